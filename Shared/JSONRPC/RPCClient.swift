@@ -1,0 +1,66 @@
+import Foundation
+
+/// Moves one JSON-RPC request body to a server and brings back the response body.
+public protocol RPCTransport: Sendable {
+    /// Posts `body` with an optional bearer token; `nil` when the server answered with no body (HTTP 204).
+    /// Connection failures and timeouts are thrown as `RPCError` with code `-32050`.
+    func post(_ body: Data, bearerToken: String?) async throws -> Data?
+}
+
+/// A typed JSON-RPC client: `try await client.call(Auth.Login.self, params)`.
+public struct RPCClient: Sendable {
+    /// The transport requests travel on.
+    public let transport: any RPCTransport
+    /// The name of the peer, used in `-32050` messages.
+    public let peerName: String
+
+    public init(transport: any RPCTransport, peerName: String) {
+        self.transport = transport
+        self.peerName = peerName
+    }
+
+    /// Calls `method` and returns its result, or throws the server's `RPCError`.
+    public func call<M: RPCMethod>(_ method: M.Type, _ params: M.Params, token: String? = nil) async throws -> M.Result {
+        let request = RPCRequestEnvelope(method: M.name, params: params, id: .string(UUID().uuidString))
+        let body = try RPCCodec.makeEncoder().encode(request)
+        guard let data = try await transport.post(body, bearerToken: token) else {
+            throw RPCError.unavailable(peerName, "empty response to a call")
+        }
+        let response: RPCResponseEnvelope<M.Result>
+        do {
+            response = try RPCCodec.makeDecoder().decode(RPCResponseEnvelope<M.Result>.self, from: data)
+        } catch {
+            throw RPCError.unavailable(peerName, "malformed response")
+        }
+        if let error = response.error { throw error }
+        guard let result = response.result else { throw RPCError.unavailable(peerName, "response without result") }
+        return result
+    }
+
+    /// Sends `method` as a notification: no id, no response.
+    public func notify<M: RPCMethod>(_ method: M.Type, _ params: M.Params, token: String? = nil) async throws {
+        let request = RPCRequestEnvelope(method: M.name, params: params, id: nil)
+        _ = try await transport.post(try RPCCodec.makeEncoder().encode(request), bearerToken: token)
+    }
+}
+
+/// A transport straight into a dispatcher in the same process: client and server tested together without sockets.
+public struct InProcessTransport: RPCTransport {
+    let dispatcher: @Sendable () -> RPCDispatcher
+    let context: @Sendable (String?) -> RPCRequestContext
+
+    /// - Parameters:
+    ///   - dispatcher: the server's dispatcher (a closure so it may be built after the transport).
+    ///   - context: builds the request context from the bearer token, as the HTTP glue would.
+    public init(
+        dispatcher: @escaping @Sendable () -> RPCDispatcher,
+        context: @escaping @Sendable (String?) -> RPCRequestContext
+    ) {
+        self.dispatcher = dispatcher
+        self.context = context
+    }
+
+    public func post(_ body: Data, bearerToken: String?) async throws -> Data? {
+        await dispatcher().handle(body: body, context: context(bearerToken))
+    }
+}

@@ -1,0 +1,204 @@
+import Foundation
+import Logging
+
+/// Routes JSON-RPC 2.0 request bodies to typed method handlers, to the letter of the specification:
+/// single calls, batches, notifications, and the standard error objects.
+public struct RPCDispatcher: Sendable {
+    /// A type-erased handler: decodes params, runs the method, returns an encodable result.
+    typealias Handler = @Sendable (JSONValue, RPCRequestContext) async throws -> any Encodable & Sendable
+
+    /// Most elements a batch may hold before the whole batch is refused with `-32600`.
+    public var maxBatchLength: Int
+    private var handlers: [String: Handler] = [:]
+
+    public init(maxBatchLength: Int = 100) {
+        self.maxBatchLength = maxBatchLength
+    }
+
+    /// The names of all registered methods.
+    public var methodNames: Set<String> { Set(handlers.keys) }
+
+    /// Registers the handler for a method; params are decoded and checked before it runs.
+    public mutating func register<M: RPCMethod>(
+        _ method: M.Type,
+        handler: @escaping @Sendable (M.Params, RPCRequestContext) async throws -> M.Result
+    ) {
+        handlers[M.name] = { params, context in
+            let decoded = try RPCDispatcher.decodeParams(M.Params.self, from: params)
+            return try await handler(decoded, context)
+        }
+    }
+
+    /// Handles one HTTP request body and returns the response body, or `nil` when nothing must be
+    /// sent back (every call was a notification: HTTP 204).
+    public func handle(body: Data, context: RPCRequestContext) async -> Data? {
+        let parsed: JSONValue
+        do {
+            parsed = try RPCCodec.makeDecoder().decode(JSONValue.self, from: body)
+        } catch {
+            return Self.encode(RPCResponse(id: .null, outcome: .error(.parseError)))
+        }
+        switch parsed {
+        case .array(let elements):
+            guard !elements.isEmpty else {
+                return Self.encode(RPCResponse(id: .null, outcome: .error(.invalidRequest("empty batch"))))
+            }
+            guard elements.count <= maxBatchLength else {
+                let error = RPCError.invalidRequest("batch of \(elements.count) calls exceeds the limit of \(maxBatchLength)")
+                return Self.encode(RPCResponse(id: .null, outcome: .error(error)))
+            }
+            var responses: [RPCResponse] = []
+            responses.reserveCapacity(elements.count)
+            for element in elements {
+                if let response = await handleCall(element, context: context) {
+                    responses.append(response)
+                }
+            }
+            return responses.isEmpty ? nil : Self.encode(responses)
+        default:
+            return await handleCall(parsed, context: context).map { Self.encode($0) }
+        }
+    }
+
+    /// Handles one request object; `nil` for a valid notification.
+    public func handleCall(_ call: JSONValue, context: RPCRequestContext) async -> RPCResponse? {
+        let request: ValidRequest
+        switch Self.validate(call) {
+        case .failure(let failure):
+            return RPCResponse(id: failure.id, outcome: .error(failure.error))
+        case .success(let valid):
+            request = valid
+        }
+        let outcome: RPCResponse.Outcome
+        if let handler = handlers[request.method] {
+            do {
+                outcome = .result(try await handler(request.params, context))
+            } catch let error as any RPCErrorConvertible {
+                outcome = .error(error.rpcError)
+            } catch {
+                context.logger.error(
+                    "rpc.handler.failed",
+                    metadata: ["rpc.method": "\(request.method)", "error": "\(String(reflecting: error))"]
+                )
+                outcome = .error(.internalError)
+            }
+        } else {
+            outcome = .error(.methodNotFound(request.method))
+        }
+        guard let id = request.id else { return nil }
+        return RPCResponse(id: id, outcome: outcome)
+    }
+
+    // MARK: - Validation
+
+    struct ValidRequest {
+        var method: String
+        var params: JSONValue
+        var id: JSONValue?
+    }
+
+    struct InvalidRequest: Error {
+        var id: JSONValue
+        var error: RPCError
+    }
+
+    static func validate(_ call: JSONValue) -> Result<ValidRequest, InvalidRequest> {
+        guard case .object(let members) = call else {
+            return .failure(InvalidRequest(id: .null, error: .invalidRequest("expected a request object, got \(call.typeName)")))
+        }
+        // The id is echoed only when it is a legal id; otherwise the error carries null.
+        var id: JSONValue? = nil
+        if let rawID = members["id"] {
+            switch rawID {
+            case .string, .int, .double, .null: id = rawID
+            default:
+                return .failure(InvalidRequest(id: .null, error: .invalidRequest("'id' must be a string, number or null")))
+            }
+        }
+        let errorID = id ?? .null
+        guard members["jsonrpc"] == .string("2.0") else {
+            return .failure(InvalidRequest(id: errorID, error: .invalidRequest("'jsonrpc' must be exactly \"2.0\"")))
+        }
+        guard case .string(let method) = members["method"] else {
+            return .failure(InvalidRequest(id: errorID, error: .invalidRequest("'method' must be a string")))
+        }
+        let params = members["params"] ?? .object([:])
+        switch params {
+        case .object, .array: break
+        default:
+            return .failure(InvalidRequest(id: errorID, error: .invalidRequest("'params' must be an object or an array")))
+        }
+        return .success(ValidRequest(method: method, params: params, id: id))
+    }
+
+    // MARK: - Params
+
+    static func decodeParams<P: Decodable>(_ type: P.Type, from params: JSONValue) throws -> P {
+        do {
+            let data = try RPCCodec.makeEncoder().encode(params)
+            return try RPCCodec.makeDecoder().decode(P.self, from: data)
+        } catch let error as DecodingError {
+            throw Self.invalidParams(from: error)
+        }
+    }
+
+    /// Turns a decoding failure into a `-32602` whose message names the field.
+    static func invalidParams(from error: DecodingError) -> RPCError {
+        func path(_ codingPath: [any CodingKey], _ last: (any CodingKey)? = nil) -> String {
+            let keys = codingPath + (last.map { [$0] } ?? [])
+            var result = ""
+            for key in keys {
+                if let index = key.intValue {
+                    result += "[\(index)]"
+                } else {
+                    result += result.isEmpty ? key.stringValue : ".\(key.stringValue)"
+                }
+            }
+            return result
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return .invalidParams(field: path(context.codingPath, key), "is required")
+        case .valueNotFound(let type, let context):
+            let field = path(context.codingPath)
+            return field.isEmpty
+                ? .invalidParams("params must not be null")
+                : .invalidParams(field: field, "must not be null (expected \(describe(type)))")
+        case .typeMismatch(let type, let context):
+            let field = path(context.codingPath)
+            return field.isEmpty
+                ? .invalidParams("expected params as \(describe(type))")
+                : .invalidParams(field: field, "must be \(describe(type))")
+        case .dataCorrupted(let context):
+            let field = path(context.codingPath)
+            return field.isEmpty
+                ? .invalidParams(context.debugDescription)
+                : .invalidParams(field: field, "is invalid: \(context.debugDescription)")
+        @unknown default:
+            return .invalidParams("could not be decoded")
+        }
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Bool.Type: "a boolean"
+        case is Int.Type, is Int64.Type, is Int32.Type, is UInt.Type, is Double.Type: "a number"
+        case is Date.Type: "an ISO 8601 date string"
+        default:
+            String(describing: type).hasPrefix("Array") ? "an array" : "an object"
+        }
+    }
+
+    // MARK: - Encoding
+
+    static func encode(_ value: some Encodable) -> Data {
+        do {
+            return try RPCCodec.makeEncoder().encode(value)
+        } catch {
+            // A result that cannot be encoded is a server bug; never leak it.
+            let fallback = RPCResponse(id: .null, outcome: .error(.internalError))
+            return (try? RPCCodec.makeEncoder().encode(fallback)) ?? Data()
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import Foundation
+import Logging
+
+/// What a method handler knows about the call beyond its params: who is calling and where to log.
+public struct RPCRequestContext: Sendable {
+    /// The token from `Authorization: Bearer <token>`, if any. Tokens never travel in params.
+    public var bearerToken: String?
+    /// A logger carrying this request's `request.id`.
+    public var logger: Logger
+
+    public init(bearerToken: String?, logger: Logger) {
+        self.bearerToken = bearerToken
+        self.logger = logger
+    }
+
+    /// Reads the bearer token out of an `Authorization` header value; `nil` for any other scheme.
+    public static func bearerToken(fromAuthorization header: String?) -> String? {
+        guard let header else { return nil }
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        let token = parts[1].trimmingCharacters(in: .whitespaces)
+        return token.isEmpty ? nil : token
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+
+extension Devices {
+    /// `devices.register {platform, token?, name?}` (user token) → `{deviceId}`.
+    /// Registering the same platform token again updates that device instead of adding one.
+    public enum Register: RPCMethod {
+        public static let name = "devices.register"
+
+        public struct Params: Codable, Sendable, Hashable {
+            public var platform: Platform
+            /// The platform's device token; optional for `direct`.
+            public var token: String?
+            /// A label for people, e.g. "Ada's phone".
+            public var name: String?
+            public init(platform: Platform, token: String? = nil, name: String? = nil) {
+                self.platform = platform
+                self.token = token
+                self.name = name
+            }
+        }
+
+        public struct Result: Codable, Sendable, Hashable {
+            public var deviceId: String
+            public init(deviceId: String) { self.deviceId = deviceId }
+        }
+    }
+
+    /// `devices.list {}` (user token) → the caller's devices.
+    public enum List: RPCMethod {
+        public static let name = "devices.list"
+        public typealias Params = Empty
+
+        public struct Result: Codable, Sendable, Hashable {
+            public var devices: [DeviceInfo]
+            public init(devices: [DeviceInfo]) { self.devices = devices }
+        }
+    }
+
+    /// A registered device.
+    public struct DeviceInfo: Codable, Sendable, Hashable {
+        public var deviceId: String
+        public var platform: Platform
+        public var name: String?
+        public var createdAt: Date
+        /// `false` once a provider reported the device gone; it is no longer targeted.
+        public var active: Bool?
+        public init(deviceId: String, platform: Platform, name: String? = nil, createdAt: Date, active: Bool? = nil) {
+            self.deviceId = deviceId
+            self.platform = platform
+            self.name = name
+            self.createdAt = createdAt
+            self.active = active
+        }
+    }
+
+    /// `devices.unregister {deviceId}` (user token) → `{}`.
+    public enum Unregister: RPCMethod {
+        public static let name = "devices.unregister"
+
+        public struct Params: Codable, Sendable, Hashable {
+            public var deviceId: String
+            public init(deviceId: String) { self.deviceId = deviceId }
+        }
+
+        public typealias Result = Empty
+    }
+
+    /// `devices.ack {deviceId, notificationId}` (user token) → `{}`: the device has the id; it is not sent again.
+    public enum Ack: RPCMethod {
+        public static let name = "devices.ack"
+
+        public struct Params: Codable, Sendable, Hashable {
+            public var deviceId: String
+            public var notificationId: String
+            public init(deviceId: String, notificationId: String) {
+                self.deviceId = deviceId
+                self.notificationId = notificationId
+            }
+        }
+
+        public typealias Result = Empty
+    }
+}

@@ -1,0 +1,16 @@
+/// Every method name each service serves, for checks that clients and servers agree.
+public enum MethodCatalog {
+    /// Methods the auth service serves.
+    public static let auth: Set<String> = [
+        Auth.Register.name, Auth.Login.name, Auth.Refresh.name, Auth.Logout.name, Auth.ClientToken.name, Auth.Keys.name,
+    ]
+    /// Methods the notification store serves.
+    public static let store: Set<String> = [
+        Store.Put.name, Store.Get.name, Store.List.name, Store.MarkRead.name, Store.Delete.name,
+    ]
+    /// Methods push-dispatch serves.
+    public static let dispatch: Set<String> = [
+        Devices.Register.name, Devices.List.name, Devices.Unregister.name, Devices.Ack.name,
+        Push.Send.name, Push.Status.name,
+    ]
+}

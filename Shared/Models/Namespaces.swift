@@ -1,0 +1,10 @@
+@_exported import JSONRPC
+
+/// Methods served by the auth service (default port 8081).
+public enum Auth {}
+/// Methods served by the notification store (default port 8082).
+public enum Store {}
+/// Device methods served by push-dispatch (default port 8083).
+public enum Devices {}
+/// Push methods served by push-dispatch (default port 8083).
+public enum Push {}

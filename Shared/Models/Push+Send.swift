@@ -1,0 +1,93 @@
+import Foundation
+
+extension Push {
+    /// `push.send {recipientId, payload, ttlSeconds?, idempotencyKey?}` (scope `push:send`) →
+    /// `{notificationId, deliveries}`. The payload goes to the store; only the id goes to devices.
+    public enum Send: RPCMethod {
+        public static let name = "push.send"
+
+        public struct Params: Codable, Sendable, Hashable {
+            public var recipientId: String
+            public var payload: String
+            public var ttlSeconds: Int?
+            /// The same key from the same client returns the first result and sends nothing again.
+            public var idempotencyKey: String?
+            public init(recipientId: String, payload: String, ttlSeconds: Int? = nil, idempotencyKey: String? = nil) {
+                self.recipientId = recipientId
+                self.payload = payload
+                self.ttlSeconds = ttlSeconds
+                self.idempotencyKey = idempotencyKey
+            }
+        }
+
+        public struct Result: Codable, Sendable, Hashable {
+            public var notificationId: String
+            public var deliveries: [Delivery]
+            public init(notificationId: String, deliveries: [Delivery]) {
+                self.notificationId = notificationId
+                self.deliveries = deliveries
+            }
+        }
+
+        /// One device the notification id is being delivered to.
+        public struct Delivery: Codable, Sendable, Hashable {
+            public var deviceId: String
+            public var platform: Platform
+            public var status: DeliveryStatus
+            public init(deviceId: String, platform: Platform, status: DeliveryStatus) {
+                self.deviceId = deviceId
+                self.platform = platform
+                self.status = status
+            }
+        }
+    }
+
+    /// `push.status {notificationId}` (scope `push:send`, the sending client only) → per-device delivery state.
+    public enum Status: RPCMethod {
+        public static let name = "push.status"
+
+        public struct Params: Codable, Sendable, Hashable {
+            public var notificationId: String
+            public init(notificationId: String) { self.notificationId = notificationId }
+        }
+
+        public struct Result: Codable, Sendable, Hashable {
+            public var notificationId: String
+            public var deliveries: [DeliveryState]
+            public init(notificationId: String, deliveries: [DeliveryState]) {
+                self.notificationId = notificationId
+                self.deliveries = deliveries
+            }
+        }
+
+        /// One delivery with its history.
+        public struct DeliveryState: Codable, Sendable, Hashable {
+            public var deviceId: String
+            public var platform: Platform
+            public var status: DeliveryStatus
+            public var attempts: Int
+            public var lastError: String?
+            public var updatedAt: Date
+            public init(deviceId: String, platform: Platform, status: DeliveryStatus, attempts: Int, lastError: String? = nil, updatedAt: Date) {
+                self.deviceId = deviceId
+                self.platform = platform
+                self.status = status
+                self.attempts = attempts
+                self.lastError = lastError
+                self.updatedAt = updatedAt
+            }
+        }
+    }
+
+    /// `push.notify {notificationId}`: the JSON-RPC notification a device receives on its direct event stream.
+    public enum Notify: RPCMethod {
+        public static let name = "push.notify"
+
+        public struct Params: Codable, Sendable, Hashable {
+            public var notificationId: String
+            public init(notificationId: String) { self.notificationId = notificationId }
+        }
+
+        public typealias Result = Empty
+    }
+}

@@ -1,0 +1,9 @@
+/// The scopes an access token can carry.
+public enum Scope {
+    /// Carried by every user (device) token; clients can never be given it.
+    public static let user = "user"
+    /// Lets an app backend call `push.send` and `push.status`.
+    public static let pushSend = "push:send"
+    /// Lets push-dispatch call `store.put`.
+    public static let storeWrite = "store:write"
+}

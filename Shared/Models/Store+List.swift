@@ -1,0 +1,45 @@
+import Foundation
+
+extension Store {
+    /// `store.list {unreadOnly?, limit?, cursor?}` (user token) → the caller's notifications, newest first, without payloads.
+    public enum List: RPCMethod {
+        public static let name = "store.list"
+
+        public struct Params: Codable, Sendable, Hashable {
+            public var unreadOnly: Bool?
+            /// 1–200; default 50.
+            public var limit: Int?
+            /// The `nextCursor` of the previous page.
+            public var cursor: String?
+            public init(unreadOnly: Bool? = nil, limit: Int? = nil, cursor: String? = nil) {
+                self.unreadOnly = unreadOnly
+                self.limit = limit
+                self.cursor = cursor
+            }
+        }
+
+        public struct Result: Codable, Sendable, Hashable {
+            public var items: [NotificationSummary]
+            /// Present when more items follow.
+            public var nextCursor: String?
+            public init(items: [NotificationSummary], nextCursor: String? = nil) {
+                self.items = items
+                self.nextCursor = nextCursor
+            }
+        }
+    }
+
+    /// A notification in a listing: everything but the payload.
+    public struct NotificationSummary: Codable, Sendable, Hashable {
+        public var notificationId: String
+        public var createdAt: Date
+        public var expiresAt: Date
+        public var readAt: Date?
+        public init(notificationId: String, createdAt: Date, expiresAt: Date, readAt: Date? = nil) {
+            self.notificationId = notificationId
+            self.createdAt = createdAt
+            self.expiresAt = expiresAt
+            self.readAt = readAt
+        }
+    }
+}

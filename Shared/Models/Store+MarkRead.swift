@@ -1,0 +1,21 @@
+import Foundation
+
+extension Store {
+    /// `store.markRead {notificationId}` (user token) → `{readAt}`; marking twice keeps the first time.
+    public enum MarkRead: RPCMethod {
+        public static let name = "store.markRead"
+        public typealias Params = Get.Params
+
+        public struct Result: Codable, Sendable, Hashable {
+            public var readAt: Date
+            public init(readAt: Date) { self.readAt = readAt }
+        }
+    }
+
+    /// `store.delete {notificationId}` (user token) → `{}`.
+    public enum Delete: RPCMethod {
+        public static let name = "store.delete"
+        public typealias Params = Get.Params
+        public typealias Result = Empty
+    }
+}
