@@ -24,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -48,10 +49,12 @@ let package = Package(
         .target(
             name: "RPCServer",
             dependencies: [
-                "JSONRPC",
+                "JSONRPC", "SharedModels",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Shared/RPCServer",
@@ -91,6 +94,7 @@ let package = Package(
             dependencies: [
                 "ServiceCore",
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Services/Auth/Sources/AuthService",
             swiftSettings: swiftSettings
@@ -126,18 +130,36 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .target(
+            name: "SecurePushStack",
+            dependencies: [
+                "ServiceCore", "AuthService", "StoreService", "DispatchService",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Services/Stack",
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Device client — SDK and CLI.
         .target(
             name: "SecurePushClient",
-            dependencies: ["JSONRPC", "SharedModels", "HTTP2Client"],
+            dependencies: [
+                "JSONRPC", "SharedModels", "HTTP2Client",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Clients/SecurePushClient",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "securepush",
             dependencies: [
-                "SecurePushClient", "AuthService", "StoreService", "DispatchService", "ServiceCore",
+                "SecurePushClient", "SecurePushStack", "AuthService", "ServiceCore", "SharedModels",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Clients/securepush",
             swiftSettings: swiftSettings
@@ -147,8 +169,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "JSONRPC", "SharedModels", "HTTP2Client", "ServiceCore",
-                "AuthService", "StoreService", "DispatchService",
+                "JSONRPC", "SharedModels", "HTTP2Client", "RPCServer",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -163,33 +184,41 @@ let package = Package(
         ),
         .testTarget(
             name: "ContractTests",
-            dependencies: ["JSONRPC", "SharedModels", "AuthService", "StoreService", "DispatchService", "TestSupport"],
+            dependencies: ["JSONRPC", "SharedModels", "TestSupport"],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "AuthServiceTests",
-            dependencies: ["AuthService", "TestSupport"],
+            dependencies: ["AuthService", "ServiceCore", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "StoreServiceTests",
-            dependencies: ["StoreService", "TestSupport"],
+            dependencies: ["StoreService", "ServiceCore", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "DispatchServiceTests",
-            dependencies: ["DispatchService", "TestSupport"],
+            dependencies: ["DispatchService", "ServiceCore", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HTTP2ClientTests",
-            dependencies: ["HTTP2Client", "RPCServer", "TestSupport"],
+            dependencies: [
+                "HTTP2Client", "RPCServer", "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["SecurePushClient", "TestSupport", "AuthService", "StoreService", "DispatchService"],
+            dependencies: [
+                "SecurePushClient", "SecurePushStack", "TestSupport", "ServiceCore",
+                "AuthService", "StoreService", "DispatchService",
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ],
             swiftSettings: swiftSettings
         ),
     ]

@@ -54,9 +54,9 @@ public struct RPCDispatcher: Sendable {
                     responses.append(response)
                 }
             }
-            return responses.isEmpty ? nil : Self.encode(responses)
+            return responses.isEmpty ? nil : Self.encode(responses, logger: context.logger)
         default:
-            return await handleCall(parsed, context: context).map { Self.encode($0) }
+            return await handleCall(parsed, context: context).map { Self.encode($0, logger: context.logger) }
         }
     }
 
@@ -161,6 +161,10 @@ public struct RPCDispatcher: Sendable {
             return .invalidParams(field: path(context.codingPath, key), "is required")
         case .valueNotFound(let type, let context):
             let field = path(context.codingPath)
+            // Foundation reports a missing positional param as a null one; only its description tells them apart.
+            if !field.isEmpty, context.debugDescription.hasPrefix("Unkeyed container is at end") {
+                return .invalidParams(field: field, "is required")
+            }
             return field.isEmpty
                 ? .invalidParams("params must not be null")
                 : .invalidParams(field: field, "must not be null (expected \(describe(type)))")
@@ -200,5 +204,23 @@ public struct RPCDispatcher: Sendable {
             let fallback = RPCResponse(id: .null, outcome: .error(.internalError))
             return (try? RPCCodec.makeEncoder().encode(fallback)) ?? Data()
         }
+    }
+
+    /// Encodes one response. A result that cannot be encoded (a server bug, e.g. a NaN) is answered
+    /// as `-32603` with the request's id; the reason goes to the log only.
+    static func encode(_ response: RPCResponse, logger: Logger) -> Data {
+        do {
+            return try RPCCodec.makeEncoder().encode(response)
+        } catch {
+            logger.error("rpc.result.unencodable", metadata: ["error": "\(String(reflecting: error))"])
+            return encode(RPCResponse(id: response.id, outcome: .error(.internalError)))
+        }
+    }
+
+    /// Encodes the responses of a batch; a result that cannot be encoded spoils only its own response.
+    static func encode(_ responses: [RPCResponse], logger: Logger) -> Data {
+        if let data = try? RPCCodec.makeEncoder().encode(responses) { return data }
+        let encoded = responses.map { encode($0, logger: logger) }
+        return Data("[".utf8) + Data(encoded.joined(separator: Data(",".utf8))) + Data("]".utf8)
     }
 }

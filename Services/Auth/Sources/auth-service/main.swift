@@ -1,1 +1,26 @@
-print("todo")
+import AuthService
+import Foundation
+import Logging
+import ServiceCore
+
+// auth-service: the auth JSON-RPC service on its own, configured by SECUREPUSH_* variables (see README.md).
+let environment = ServiceEnvironment()
+var logger = Logger(label: "securepush.auth")
+let levelName = environment.string("SECUREPUSH_LOG_LEVEL") ?? "info"
+guard let level = Logger.Level(rawValue: levelName.lowercased()) else {
+    FileHandle.standardError.write(Data("auth-service: SECUREPUSH_LOG_LEVEL must be one of trace, debug, info, notice, warning, error, critical (got '\(levelName)')\n".utf8))
+    exit(1)
+}
+logger.logLevel = level
+
+do {
+    let configuration = try AuthConfiguration(environment: environment)
+    let app = try await buildAuthApplication(configuration: configuration, logger: logger)
+    try await app.runService()
+} catch let error as ConfigurationError {
+    FileHandle.standardError.write(Data("auth-service: configuration error: \(error.description)\n".utf8))
+    exit(1)
+} catch {
+    FileHandle.standardError.write(Data("auth-service: \(error)\n".utf8))
+    exit(1)
+}

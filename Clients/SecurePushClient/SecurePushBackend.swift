@@ -1,0 +1,54 @@
+import HTTP2Client
+import Logging
+import SharedModels
+
+/// An app backend's client: authenticates as a service client (`auth.clientToken`) and calls `push.send`/`push.status`.
+public actor SecurePushBackend {
+    private let authHTTP: HTTP2Client
+    private let dispatchHTTP: HTTP2Client
+    private let auth: RPCClient
+    private let dispatch: RPCClient
+    private let clientID: String
+    private let clientSecret: String
+    private var token: (value: String, expiresAt: ContinuousClock.Instant)?
+
+    public init(
+        authURL: String,
+        dispatchURL: String,
+        clientID: String,
+        clientSecret: String,
+        configuration: HTTP2ClientConfiguration = .init(),
+        logger: Logger
+    ) throws {
+        authHTTP = try HTTP2Client(baseURL: authURL, configuration: configuration, logger: logger)
+        dispatchHTTP = try HTTP2Client(baseURL: dispatchURL, configuration: configuration, logger: logger)
+        auth = RPCClient(transport: HTTP2RPCTransport(client: authHTTP, peerName: "auth"), peerName: "auth")
+        dispatch = RPCClient(transport: HTTP2RPCTransport(client: dispatchHTTP, peerName: "push-dispatch"), peerName: "push-dispatch")
+        self.clientID = clientID
+        self.clientSecret = clientSecret
+    }
+
+    /// Sends a secure notification: the payload goes to the store, only its id to the recipient's devices.
+    public func send(_ params: Push.Send.Params) async throws -> Push.Send.Result {
+        try await dispatch.call(Push.Send.self, params, token: try await accessToken())
+    }
+
+    /// The delivery state of a notification this client sent.
+    public func status(notificationId: String) async throws -> Push.Status.Result {
+        try await dispatch.call(Push.Status.self, .init(notificationId: notificationId), token: try await accessToken())
+    }
+
+    /// Closes the connections.
+    public func shutdown() async {
+        await authHTTP.shutdown()
+        await dispatchHTTP.shutdown()
+    }
+
+    private func accessToken() async throws -> String {
+        if let token, ContinuousClock.now < token.expiresAt { return token.value }
+        let grant = try await auth.call(Auth.ClientToken.self, .init(clientId: clientID, clientSecret: clientSecret))
+        let lifetime = max(grant.expiresIn - 30, 1)
+        token = (grant.accessToken, ContinuousClock.now + .seconds(lifetime))
+        return grant.accessToken
+    }
+}

@@ -1,0 +1,259 @@
+import Foundation
+import HTTP2Client
+import Logging
+import NIOCore
+import SharedModels
+
+/// The device SDK: sign in with auth, register for pushes with push-dispatch, receive notification ids on the
+/// direct channel, and fetch payloads from notification-store — refreshing the access token as needed.
+///
+/// ```swift
+/// let device = try SecurePushDevice(endpoints: .local, logger: logger)
+/// try await device.signIn(username: "ada", password: "correct horse")
+/// let deviceId = try await device.register(device: .init(platform: .direct, name: "laptop"))
+/// for try await id in device.notifications(deviceId: deviceId) {
+///     let notification = try await device.fetch(id)
+///     try await device.acknowledge(deviceId: deviceId, notificationId: id)
+/// }
+/// ```
+public actor SecurePushDevice {
+    private let endpoints: SecurePushEndpoints
+    private let logger: Logger
+    private let authHTTP: HTTP2Client
+    private let storeHTTP: HTTP2Client
+    private let dispatchHTTP: HTTP2Client
+    private let auth: RPCClient
+    private let store: RPCClient
+    private let dispatch: RPCClient
+    private var refreshTask: Task<DeviceSession, any Error>?
+    private var onSessionChange: (@Sendable (DeviceSession?) -> Void)?
+
+    /// The current session; `nil` until signed in.
+    public private(set) var session: DeviceSession?
+
+    /// - Parameters:
+    ///   - endpoints: where the services are.
+    ///   - session: a session kept from an earlier run, if any.
+    ///   - configuration: timeouts; its `trustRootsPEMFile` is replaced by `endpoints.caFile` when that is set.
+    public init(
+        endpoints: SecurePushEndpoints,
+        session: DeviceSession? = nil,
+        configuration: HTTP2ClientConfiguration = .init(),
+        logger: Logger
+    ) throws {
+        var configuration = configuration
+        if let caFile = endpoints.caFile { configuration.trustRootsPEMFile = caFile }
+        self.endpoints = endpoints
+        self.session = session
+        self.logger = logger
+        authHTTP = try HTTP2Client(baseURL: endpoints.auth, configuration: configuration, logger: logger)
+        storeHTTP = try HTTP2Client(baseURL: endpoints.store, configuration: configuration, logger: logger)
+        dispatchHTTP = try HTTP2Client(baseURL: endpoints.dispatch, configuration: configuration, logger: logger)
+        auth = RPCClient(transport: HTTP2RPCTransport(client: authHTTP, peerName: "auth"), peerName: "auth")
+        store = RPCClient(transport: HTTP2RPCTransport(client: storeHTTP, peerName: "notification-store"), peerName: "notification-store")
+        dispatch = RPCClient(transport: HTTP2RPCTransport(client: dispatchHTTP, peerName: "push-dispatch"), peerName: "push-dispatch")
+    }
+
+    /// Called whenever the session changes (sign-in, refresh, sign-out), so the app can persist the rotated refresh token.
+    public func onSessionChange(_ handler: @escaping @Sendable (DeviceSession?) -> Void) {
+        onSessionChange = handler
+    }
+
+    // MARK: - Account
+
+    /// Creates an account; returns the new user id.
+    public func createAccount(username: String, password: String) async throws -> String {
+        try await auth.call(Auth.Register.self, .init(username: username, password: password)).userId
+    }
+
+    /// Signs in and keeps the session.
+    @discardableResult
+    public func signIn(username: String, password: String) async throws -> DeviceSession {
+        let grant = try await auth.call(Auth.Login.self, .init(username: username, password: password))
+        return adopt(grant)
+    }
+
+    /// Signs out: the refresh token's family is revoked and the session forgotten.
+    public func signOut() async throws {
+        guard let session else { return }
+        _ = try await auth.call(Auth.Logout.self, .init(refreshToken: session.refreshToken))
+        self.session = nil
+        onSessionChange?(nil)
+    }
+
+    // MARK: - Devices and notifications
+
+    /// Registers this device for pushes; returns its device id.
+    public func register(device: Devices.Register.Params) async throws -> String {
+        try await authorized { token in try await self.dispatch.call(Devices.Register.self, device, token: token) }.deviceId
+    }
+
+    /// The signed-in user's devices.
+    public func devices() async throws -> [Devices.DeviceInfo] {
+        try await authorized { token in try await self.dispatch.call(Devices.List.self, Empty(), token: token) }.devices
+    }
+
+    /// Fetches a notification's payload from notification-store (only its recipient can).
+    public func fetch(_ notificationId: String) async throws -> Store.StoredNotification {
+        try await authorized { token in
+            try await self.store.call(Store.Get.self, .init(notificationId: notificationId), token: token)
+        }
+    }
+
+    /// Marks a notification read.
+    public func markRead(_ notificationId: String) async throws -> Date {
+        try await authorized { token in
+            try await self.store.call(Store.MarkRead.self, .init(notificationId: notificationId), token: token)
+        }.readAt
+    }
+
+    /// Tells push-dispatch the device has the id, so it is not sent on the stream again.
+    public func acknowledge(deviceId: String, notificationId: String) async throws {
+        _ = try await authorized { token in
+            try await self.dispatch.call(Devices.Ack.self, .init(deviceId: deviceId, notificationId: notificationId), token: token)
+        }
+    }
+
+    /// The notification ids pushed to `deviceId` on the direct channel, as they arrive.
+    ///
+    /// The stream reconnects by itself (with backoff) when the connection drops or push-dispatch restarts; ids not yet
+    /// acknowledged are delivered again after a reconnect, so call `acknowledge` once an id is handled. Ids already
+    /// yielded by this sequence are not yielded twice. It ends with an error when the stream is refused (403/404) or
+    /// the session cannot be refreshed, and ends when the consuming task is cancelled.
+    public nonisolated func notifications(deviceId: String) -> AsyncThrowingStream<String, any Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    try await self.runEventStream(deviceId: deviceId) { id in continuation.yield(id) }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// Closes the connections.
+    public func shutdown() async {
+        await authHTTP.shutdown()
+        await storeHTTP.shutdown()
+        await dispatchHTTP.shutdown()
+    }
+
+    // MARK: - Event stream
+
+    private func runEventStream(deviceId: String, yield: @escaping @Sendable (String) -> Void) async throws {
+        var seen = Set<String>()
+        var backoff = Duration.milliseconds(200)
+        while !Task.isCancelled {
+            do {
+                let token = try await validAccessToken()
+                let request = HTTP2Request(
+                    method: .GET,
+                    path: "/devices/\(deviceId)/events",
+                    headers: [("authorization", "Bearer \(token)"), ("accept", "text/event-stream")]
+                )
+                let status = try await dispatchHTTP.withStreamingResponse(request) { response -> Int in
+                    guard response.status == 200 else { return response.status }
+                    var parser = ServerSentEventParser()
+                    for try await chunk in response.body {
+                        for event in parser.feed(chunk.readableBytesView) {
+                            guard let id = Self.notificationID(in: event), seen.insert(id).inserted else { continue }
+                            yield(id)
+                        }
+                    }
+                    return 200
+                }
+                switch status {
+                case 200:
+                    backoff = .milliseconds(200)  // the server ended a healthy stream (e.g. restart): reconnect soon
+                case 401:
+                    _ = try await refreshSession()
+                    continue
+                default:
+                    throw SecurePushClientError.streamRefused(status: status)
+                }
+            } catch let error as SecurePushClientError {
+                throw error
+            } catch let error as RPCError where error.code == RPCErrorCode.unauthenticated {
+                throw error  // the session cannot be refreshed: sign in again
+            } catch {
+                if Task.isCancelled { return }
+                logger.debug("securepush.stream.reconnecting", metadata: ["error": "\(error)"])
+            }
+            try? await Task.sleep(for: backoff)
+            backoff = min(backoff * 2, .seconds(10))
+        }
+    }
+
+    /// The notification id in a `push.notify` event, if it is one.
+    static func notificationID(in event: ServerSentEventParser.Event) -> String? {
+        guard let data = event.data.data(using: .utf8),
+            let message = try? RPCCodec.makeDecoder().decode(NotifyMessage.self, from: data),
+            message.jsonrpc == "2.0", message.method == Push.Notify.name
+        else { return nil }
+        return message.params.notificationId
+    }
+
+    private struct NotifyMessage: Decodable {
+        var jsonrpc: String
+        var method: String
+        var params: Push.Notify.Params
+    }
+
+    // MARK: - Tokens
+
+    /// Runs `call` with a valid access token; on `-32001` refreshes once and retries.
+    private func authorized<T: Sendable>(_ call: @Sendable (String) async throws -> T) async throws -> T {
+        let token = try await validAccessToken()
+        do {
+            return try await call(token)
+        } catch let error as RPCError where error.code == RPCErrorCode.unauthenticated {
+            let refreshed = try await refreshSession(ifStill: token)
+            return try await call(refreshed.accessToken)
+        }
+    }
+
+    /// The access token, refreshed first when it expires within 30 seconds.
+    private func validAccessToken() async throws -> String {
+        guard let session else { throw SecurePushClientError.notSignedIn }
+        if session.accessTokenExpiresAt.timeIntervalSinceNow > 30 { return session.accessToken }
+        return try await refreshSession(ifStill: session.accessToken).accessToken
+    }
+
+    /// Refreshes the session once, however many callers ask at the same time: refresh tokens are single use, and a
+    /// second use of a spent one revokes the whole family.
+    private func refreshSession(ifStill staleToken: String? = nil) async throws -> DeviceSession {
+        if let refreshTask { return try await refreshTask.value }
+        guard let current = session else { throw SecurePushClientError.notSignedIn }
+        if let staleToken, current.accessToken != staleToken { return current }  // someone refreshed meanwhile
+        let task = Task { [auth] in
+            let grant = try await auth.call(Auth.Refresh.self, .init(refreshToken: current.refreshToken))
+            return DeviceSession(
+                userId: grant.userId,
+                accessToken: grant.accessToken,
+                refreshToken: grant.refreshToken,
+                accessTokenExpiresAt: Date().addingTimeInterval(TimeInterval(grant.expiresIn))
+            )
+        }
+        refreshTask = task
+        defer { refreshTask = nil }
+        let refreshed = try await task.value
+        session = refreshed
+        onSessionChange?(refreshed)
+        return refreshed
+    }
+
+    private func adopt(_ grant: Auth.TokenGrant) -> DeviceSession {
+        let session = DeviceSession(
+            userId: grant.userId,
+            accessToken: grant.accessToken,
+            refreshToken: grant.refreshToken,
+            accessTokenExpiresAt: Date().addingTimeInterval(TimeInterval(grant.expiresIn))
+        )
+        self.session = session
+        onSessionChange?(session)
+        return session
+    }
+}

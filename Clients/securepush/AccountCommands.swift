@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import Logging
+import SecurePushClient
+import SharedModels
+
+/// `securepush register`: create an account with auth.
+struct RegisterCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "register", abstract: "Create a user account.")
+
+    @Option(help: "3–64 characters of a-z 0-9 . _ -") var username: String
+    @Option(help: "8–72 bytes (or SECUREPUSH_PASSWORD, or typed at the prompt)") var password: String?
+    @OptionGroup var endpoints: EndpointOptions
+
+    func run() async throws {
+        let device = try SecurePushDevice(endpoints: endpoints.endpoints, logger: cliLogger())
+        defer { Task { await device.shutdown() } }
+        let userId = try await reportingRPCErrors { try await device.createAccount(username: username, password: try readPassword(flag: password)) }
+        await device.shutdown()
+        print("registered '\(username)': user id \(userId)")
+    }
+}
+
+/// `securepush login`: sign in and keep the session in a 0600 file.
+struct LoginCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "login", abstract: "Sign in and keep the session for `listen`.")
+
+    @Option var username: String
+    @Option(help: "the password (or SECUREPUSH_PASSWORD, or typed at the prompt)") var password: String?
+    @OptionGroup var endpoints: EndpointOptions
+    @OptionGroup var credentials: CredentialsOptions
+
+    func run() async throws {
+        let device = try SecurePushDevice(endpoints: endpoints.endpoints, logger: cliLogger())
+        let session = try await reportingRPCErrors { try await device.signIn(username: username, password: try readPassword(flag: password)) }
+        await device.shutdown()
+        try SecretFile.write(
+            StoredCredentials(username: username, endpoints: endpoints.endpoints, session: session, deviceId: nil),
+            to: credentials.path)
+        print("signed in as '\(username)' (user id \(session.userId)); session saved to \(credentials.path)")
+    }
+}
+
+/// A logger for the CLI's own diagnostics: quiet unless SECUREPUSH_LOG_LEVEL says otherwise.
+func cliLogger() -> Logger {
+    var logger = Logger(label: "securepush.cli")
+    logger.logLevel = ProcessInfo.processInfo.environment["SECUREPUSH_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0.lowercased()) } ?? .warning
+    return logger
+}
+
+/// Writes a line to standard output at once (unbuffered), so piped output shows each step as it happens.
+func emit(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// Runs `body`, turning JSON-RPC errors into a one-line message for people.
+@discardableResult
+func reportingRPCErrors<T>(_ body: () async throws -> T) async throws -> T {
+    do {
+        return try await body()
+    } catch let error as RPCError {
+        throw CLIError("error \(error.code): \(error.message)")
+    }
+}

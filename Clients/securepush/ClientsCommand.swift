@@ -1,0 +1,44 @@
+import ArgumentParser
+import AuthService
+import Foundation
+import ServiceCore
+import SharedModels
+
+/// `securepush clients`: manage service clients (app backends) in auth's database.
+struct ClientsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "clients",
+        abstract: "Manage service clients (app backends) in auth's database.",
+        subcommands: [Create.self]
+    )
+
+    /// `securepush clients create --id billing --scope push:send`.
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create a client with chosen scopes; prints its secret once.",
+            discussion: "Works on the auth database directly (SECUREPUSH_DATA_DIR or --data-dir), while auth runs or not."
+        )
+
+        @Option(help: "client id") var id: String
+        @Option(name: .customLong("scope"), help: "a scope to grant, e.g. push:send (repeatable)") var scopes: [String]
+        @Option(help: "the secret (default: a random 256-bit one)") var secret: String?
+        @Option(help: "data directory holding auth.sqlite (env SECUREPUSH_DATA_DIR; default ./.securepush)") var dataDir: String?
+
+        func run() async throws {
+            var environment = ServiceEnvironment()
+            if let dataDir { environment.values["SECUREPUSH_DATA_DIR"] = dataDir }
+            let authConfiguration = try AuthConfiguration(environment: environment)
+            let registry = try await ClientRegistry.open(configuration: authConfiguration)
+            let credentials = try await reportingRPCErrors {
+                do {
+                    return try await registry.createClient(id: id, scopes: scopes, secret: secret)
+                } catch let error as any RPCErrorConvertible {
+                    throw error.rpcError
+                }
+            }
+            print("created client '\(credentials.clientId)' with scopes \(scopes.joined(separator: " "))")
+            print("secret: \(credentials.secret)")
+            print("(shown once: auth keeps only its bcrypt hash)")
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import JWTKit
+import ServiceCore
+import SharedModels
+
+/// Signs ES256 access tokens with the current key and publishes the keys that verify them.
+public struct AccessTokenSigner: Sendable {
+    /// A key that no longer signs, published until the last token it signed has expired.
+    public struct RetiredKey: Sendable, Hashable {
+        public var jwk: Auth.PublicJWK
+        public var retiredAt: Date
+        public init(jwk: Auth.PublicJWK, retiredAt: Date) {
+            self.jwk = jwk
+            self.retiredAt = retiredAt
+        }
+    }
+
+    /// The key new tokens are signed with.
+    public let currentKey: SigningKey
+    /// Older keys whose tokens may still be valid.
+    public let retiredKeys: [RetiredKey]
+    /// Lifetime of access tokens in seconds (the grants' `expiresIn`).
+    public let tokenTTL: Int
+    private let keys: JWTKeyCollection
+
+    /// - Parameters:
+    ///   - currentKey: signs every new token.
+    ///   - retiredKeys: published by `publicKeys(at:)` while `retiredAt + tokenTTL` is in the future.
+    ///   - tokenTTL: `exp - iat` of every token, in seconds.
+    public init(currentKey: SigningKey, retiredKeys: [RetiredKey] = [], tokenTTL: Int) async {
+        self.currentKey = currentKey
+        self.retiredKeys = retiredKeys
+        self.tokenTTL = tokenTTL
+        self.keys = JWTKeyCollection()
+        await keys.add(ecdsa: currentKey.privateKey, kid: JWKIdentifier(string: currentKey.kid))
+    }
+
+    /// A signed token for `subject` with `scopes`, issued at `now`.
+    public func sign(subject: String, scopes: [String], at now: Date) async throws -> String {
+        // Whole seconds: NumericDate allows fractions, but other verifiers handle integers best.
+        let issuedAt = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
+        let claims = AccessTokenClaims(
+            subject: subject,
+            scopes: scopes,
+            issuedAt: issuedAt,
+            expiresAt: issuedAt.addingTimeInterval(TimeInterval(tokenTTL)),
+            tokenID: UUID().uuidString.lowercased()
+        )
+        return try await keys.sign(claims, kid: JWKIdentifier(string: currentKey.kid))
+    }
+
+    /// Every key whose tokens may still be valid at `now`, the current key first (the JWKS of `auth.keys`).
+    public func publicKeys(at now: Date) -> [Auth.PublicJWK] {
+        let lifetime = TimeInterval(tokenTTL)
+        let stillValid = retiredKeys.filter { $0.retiredAt.addingTimeInterval(lifetime) > now && $0.jwk.kid != currentKey.kid }
+        return [currentKey.publicJWK] + stillValid.map(\.jwk)
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+import Hummingbird
+import Logging
+import RPCServer
+
+/// Builds the auth service: every dependency is created here and passed down.
+///
+/// Serves `POST /rpc` (the `auth.*` methods) and `GET /health` (check `database`), and purges expired refresh
+/// tokens in the background. Throws `ConfigurationError` when the configuration must not start.
+public func buildAuthApplication(
+    configuration: AuthConfiguration,
+    logger: Logger,
+    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+) async throws -> some ApplicationProtocol {
+    let components = try await AuthComponents.make(configuration: configuration, logger: logger)
+    return try RPCServerBuilder.buildApplication(
+        serviceName: "auth",
+        dispatcher: components.dispatcher,
+        configuration: configuration.server,
+        health: { await components.health() },
+        services: [components.purger(logger: logger)],
+        logger: logger,
+        onServerRunning: onServerRunning
+    )
+}

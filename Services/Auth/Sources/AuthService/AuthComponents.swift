@@ -1,0 +1,94 @@
+import Foundation
+import GRDB
+import Logging
+import ServiceCore
+import SharedModels
+
+/// Every part of a running auth service, wired together: what `buildAuthApplication` serves, and what tests
+/// drive without sockets (`RPCClient(transport: InProcessTransport(dispatcher: { components.dispatcher }, ...))`).
+public struct AuthComponents: Sendable {
+    /// The configuration the components were built from.
+    public let configuration: AuthConfiguration
+    /// The open auth database.
+    public let database: any DatabaseWriter
+    /// The domain service.
+    public let service: AuthenticationService
+    /// The JSON-RPC methods of `service`.
+    public let dispatcher: RPCDispatcher
+
+    /// Opens the database, chooses the signing key, provisions the configured clients and builds the dispatcher.
+    ///
+    /// Throws `ConfigurationError` for configurations that must not start (e.g. production without a signing key file).
+    /// - Parameter now: the clock (tests move it).
+    public static func make(
+        configuration: AuthConfiguration,
+        logger: Logger,
+        now: @escaping @Sendable () -> Date = Date.init
+    ) async throws -> AuthComponents {
+        try configuration.validate()
+        let database = try AuthDatabase.open(path: configuration.databasePath)
+        let repository = SQLiteAuthRepository(writer: database)
+        let hasher = try await PasswordHasher(cost: configuration.bcryptCost)
+        let signer = try await AccessTokenSigner.load(
+            keyFile: configuration.signingKeyFile,
+            isProduction: configuration.isProduction,
+            repository: repository,
+            tokenTTL: configuration.accessTokenTTL,
+            now: now(),
+            logger: logger
+        )
+        let clients = ClientRegistry(
+            repository: repository,
+            hasher: hasher,
+            minimumSecretLength: configuration.minimumClientSecretLength,
+            now: now
+        )
+        try await provision(configuration: configuration, clients: clients, logger: logger)
+        let service = AuthenticationService(
+            repository: repository,
+            signer: signer,
+            clients: clients,
+            hasher: hasher,
+            throttle: LoginThrottle(
+                maxFailures: configuration.maxFailedLogins,
+                window: TimeInterval(configuration.failedLoginWindow)
+            ),
+            refreshTokenTTL: configuration.refreshTokenTTL,
+            logger: logger,
+            now: now
+        )
+        return AuthComponents(
+            configuration: configuration,
+            database: database,
+            service: service,
+            dispatcher: service.makeDispatcher(maxBatchLength: configuration.server.maxBatchLength)
+        )
+    }
+
+    /// Readiness checks for `GET /health`.
+    public func health() async -> [String: String] {
+        ["database": await SQLiteDatabase.readiness(of: database)]
+    }
+
+    /// A background service purging expired refresh tokens every `configuration.purgeInterval`.
+    public func purger(logger: Logger) -> PeriodicService {
+        let service = service
+        return PeriodicService(name: "auth.purge", interval: configuration.purgeInterval, logger: logger) {
+            let purged = try await service.purgeExpiredTokens()
+            if purged > 0 { logger.debug("auth.purge.done", metadata: ["auth.purged_tokens": "\(purged)"]) }
+        }
+    }
+
+    /// Creates or updates the clients named by `SECUREPUSH_BOOTSTRAP_CLIENT_*` (`push:send`) and
+    /// `SECUREPUSH_DISPATCH_CLIENT_*` (`store:write`).
+    static func provision(configuration: AuthConfiguration, clients: ClientRegistry, logger: Logger) async throws {
+        let wanted: [(ClientRegistry.Credentials?, String)] = [
+            (configuration.bootstrapClient, Scope.pushSend),
+            (configuration.dispatchClient, Scope.storeWrite),
+        ]
+        for case (let credentials?, let scope) in wanted {
+            try await clients.createOrUpdateClient(id: credentials.clientId, scopes: [scope], secret: credentials.secret)
+            logger.debug("auth.client.provisioned", metadata: ["auth.client_id": "\(credentials.clientId)", "auth.scope": "\(scope)"])
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import SharedModels
+
+extension AuthenticationService {
+    /// Longest refresh token accepted; ours are 43 characters, anything far longer is not worth hashing.
+    static let maximumRefreshTokenLength = 512
+
+    /// Spends `refreshToken` and returns a new grant with its successor.
+    ///
+    /// Unknown, expired, spent or revoked tokens throw `-32001`; presenting a spent token also revokes its family,
+    /// so a stolen token that was already used by its owner (or the other way round) ends the session for both.
+    public func refresh(refreshToken: String) async throws -> Auth.TokenGrant {
+        try Self.requireNonEmpty(refreshToken)
+        guard refreshToken.utf8.count <= Self.maximumRefreshTokenLength else { throw AuthError.invalidRefreshToken }
+        let successor = OpaqueToken.generate()
+        let issuedAt = now()
+        let outcome = try await repository.rotateRefreshToken(
+            hash: OpaqueToken.storageHash(of: refreshToken),
+            successorHash: OpaqueToken.storageHash(of: successor),
+            successorExpiresAt: issuedAt.addingTimeInterval(TimeInterval(refreshTokenTTL)),
+            at: issuedAt
+        )
+        switch outcome {
+        case .rotated(let userID):
+            return try await grant(userID: userID, refreshToken: successor, at: issuedAt)
+        case .reused(let familyID):
+            logger.notice("auth.refresh.reuse_detected", metadata: ["auth.family_id": "\(familyID)"])
+            throw AuthError.invalidRefreshToken
+        case .unknown, .expired, .revoked:
+            logger.debug("auth.refresh.refused", metadata: ["auth.reason": "\(outcome)"])
+            throw AuthError.invalidRefreshToken
+        }
+    }
+
+    /// Revokes the family of `refreshToken` (signs the session out everywhere it was refreshed).
+    ///
+    /// An unknown token succeeds too, so logout cannot be used to test whether a token exists.
+    public func logout(refreshToken: String) async throws {
+        try Self.requireNonEmpty(refreshToken)
+        guard refreshToken.utf8.count <= Self.maximumRefreshTokenLength else { return }
+        _ = try await repository.revokeFamily(ofTokenHash: OpaqueToken.storageHash(of: refreshToken), at: now())
+    }
+
+    /// Deletes expired refresh tokens and empty families; returns how many tokens went.
+    @discardableResult
+    public func purgeExpiredTokens() async throws -> Int {
+        try await repository.purgeRefreshTokens(expiredBefore: now())
+    }
+
+    private static func requireNonEmpty(_ refreshToken: String) throws(AuthError) {
+        guard !refreshToken.isEmpty else { throw .invalidField("refreshToken", "must not be empty") }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import SharedModels
+
+/// Creates service clients and checks their credentials. Secrets are stored only as bcrypt hashes.
+public struct ClientRegistry: Sendable {
+    /// A client id with its secret in the clear: what an operator hands to the client, once.
+    public struct Credentials: Sendable, Hashable {
+        public var clientId: String
+        public var secret: String
+        public init(clientId: String, secret: String) {
+            self.clientId = clientId
+            self.secret = secret
+        }
+    }
+
+    private let repository: any AuthRepository
+    private let hasher: PasswordHasher
+    private let minimumSecretLength: Int
+    private let now: @Sendable () -> Date
+
+    /// - Parameters:
+    ///   - minimumSecretLength: shortest secret accepted from an operator (16 in production).
+    ///   - now: the clock.
+    public init(
+        repository: any AuthRepository,
+        hasher: PasswordHasher,
+        minimumSecretLength: Int,
+        now: @escaping @Sendable () -> Date = Date.init
+    ) {
+        self.repository = repository
+        self.hasher = hasher
+        self.minimumSecretLength = minimumSecretLength
+        self.now = now
+    }
+
+    /// Opens the auth database at `configuration.databasePath` just to manage clients (the `securepush clients` CLI);
+    /// needs no signing key.
+    public static func open(configuration: AuthConfiguration) async throws -> ClientRegistry {
+        let writer = try AuthDatabase.open(path: configuration.databasePath)
+        return ClientRegistry(
+            repository: SQLiteAuthRepository(writer: writer),
+            hasher: try await PasswordHasher(cost: configuration.bcryptCost),
+            minimumSecretLength: configuration.minimumClientSecretLength
+        )
+    }
+
+    /// Creates a client with `scopes`; a strong random secret is generated when `secret` is `nil`.
+    ///
+    /// Throws `AuthError` (`-32602` naming the field) for a bad id, secret or scope — `user` is never allowed —
+    /// and `-32009` when the id exists.
+    public func createClient(id: String, scopes: [String], secret: String?) async throws -> Credentials {
+        let (record, credentials) = try await makeRecord(id: id, scopes: scopes, secret: secret)
+        try await repository.insertClient(record)
+        return credentials
+    }
+
+    /// Creates the client, or replaces the secret and scopes of an existing one (start-up provisioning).
+    public func createOrUpdateClient(id: String, scopes: [String], secret: String) async throws {
+        let (record, _) = try await makeRecord(id: id, scopes: scopes, secret: secret)
+        try await repository.upsertClient(record)
+    }
+
+    /// The client's scopes when `secret` is right; `nil` otherwise, after the same amount of work either way.
+    public func authenticate(clientId: String, secret: String) async throws -> [String]? {
+        let client = try await repository.client(id: clientId)
+        let matches = try await hasher.verify(secret, against: client?.secretHash)
+        guard matches, let client else { return nil }
+        // Defence in depth: a row edited by hand must still never yield a user token.
+        return client.scopes.filter { $0 != Scope.user }
+    }
+
+    private func makeRecord(id: String, scopes: [String], secret: String?) async throws -> (ClientRecord, Credentials) {
+        try CredentialRules.validateClientID(id)
+        let normalizedScopes = try CredentialRules.normalizeClientScopes(scopes)
+        let secret = secret ?? OpaqueToken.generate()
+        try CredentialRules.validateClientSecret(secret, minimumLength: minimumSecretLength)
+        let record = ClientRecord(id: id, secretHash: try await hasher.hash(secret), scopes: normalizedScopes, createdAt: now())
+        return (record, Credentials(clientId: id, secret: secret))
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import JWTKit
+import SharedModels
+
+/// The claims of a SecurePush access token (an ES256 JWT signed by auth, with the key id in its `kid` header).
+public struct AccessTokenClaims: JWTPayload, Equatable {
+    /// The issuer every SecurePush token carries.
+    public static let issuer = "securepush-auth"
+
+    /// The user id, or the client id for service clients.
+    public var sub: SubjectClaim
+    /// Space-separated scopes (`user` for people; e.g. `push:send` for app backends).
+    public var scope: String
+    public var exp: ExpirationClaim
+    public var iat: IssuedAtClaim
+    /// A unique token id.
+    public var jti: IDClaim
+    public var iss: IssuerClaim
+
+    public init(subject: String, scopes: [String], issuedAt: Date, expiresAt: Date, tokenID: String) {
+        sub = SubjectClaim(value: subject)
+        scope = scopes.joined(separator: " ")
+        exp = ExpirationClaim(value: expiresAt)
+        iat = IssuedAtClaim(value: issuedAt)
+        jti = IDClaim(value: tokenID)
+        iss = IssuerClaim(value: Self.issuer)
+    }
+
+    /// The scopes as a set.
+    public var scopes: Set<String> { Set(scope.split(separator: " ").map(String.init)) }
+
+    public func verify(using algorithm: some JWTAlgorithm) async throws {
+        try exp.verifyNotExpired()
+        guard iss.value == Self.issuer else {
+            throw JWTError.claimVerificationFailure(failedClaim: iss, reason: "unexpected issuer")
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import JWTKit
+import Logging
+import SharedModels
+
+/// Verifies access tokens locally with auth's public keys (no call to auth per request).
+///
+/// Keys are fetched at start, cached, and fetched again when a token names an unknown `kid`
+/// (at most once per `refetchInterval`, so forged kids cannot hammer auth).
+public actor AccessTokenVerifier {
+    /// Fetches the current JWKS, usually `auth.keys` over RPC.
+    public typealias KeyFetcher = @Sendable () async throws -> [Auth.PublicJWK]
+
+    private let fetchKeys: KeyFetcher
+    private let logger: Logger
+    private let refetchInterval: Duration
+    private let clock = ContinuousClock()
+    private var keys = JWTKeyCollection()
+    private var knownKeyIDs: Set<String> = []
+    private var lastFetch: ContinuousClock.Instant?
+    private var lastFetchError: String? = "keys not fetched yet"
+
+    public init(refetchInterval: Duration = .seconds(10), logger: Logger, fetchKeys: @escaping KeyFetcher) {
+        self.fetchKeys = fetchKeys
+        self.logger = logger
+        self.refetchInterval = refetchInterval
+    }
+
+    /// `"ok"` once keys are loaded, otherwise why not (for `GET /health`).
+    public var readiness: String {
+        knownKeyIDs.isEmpty ? (lastFetchError ?? "no keys") : "ok"
+    }
+
+    /// Fetches the keys now; returns whether it worked.
+    @discardableResult
+    public func refresh() async -> Bool {
+        lastFetch = clock.now
+        do {
+            let jwks = try await fetchKeys()
+            let collection = JWTKeyCollection()
+            for jwk in jwks where jwk.kty == "EC" && jwk.crv == "P-256" {
+                let key = try ES256PublicKey(parameters: (x: jwk.x, y: jwk.y))
+                await collection.add(ecdsa: key, kid: JWKIdentifier(string: jwk.kid))
+            }
+            keys = collection
+            knownKeyIDs = Set(jwks.map(\.kid))
+            lastFetchError = nil
+            logger.debug("auth.keys.loaded", metadata: ["auth.keys.count": "\(jwks.count)"])
+            return true
+        } catch {
+            lastFetchError = "keys unavailable: \(error)"
+            logger.warning("auth.keys.fetch_failed", metadata: ["error": "\(error)"])
+            return false
+        }
+    }
+
+    /// Verifies `token` and returns who it belongs to; throws `-32001` for anything wrong with it,
+    /// and `-32050` when no keys could ever be loaded from auth.
+    public func verify(_ token: String?) async throws(RPCError) -> Principal {
+        guard let token, !token.isEmpty else { throw RPCError.unauthenticated("missing bearer token") }
+        guard let kid = Self.keyID(of: token) else { throw RPCError.unauthenticated("malformed token") }
+        if !knownKeyIDs.contains(kid) {
+            let due = lastFetch.map { clock.now - $0 >= refetchInterval } ?? true
+            if due || knownKeyIDs.isEmpty { await refresh() }
+            if knownKeyIDs.isEmpty { throw RPCError.unavailable("auth", "signing keys could not be loaded") }
+            guard knownKeyIDs.contains(kid) else { throw RPCError.unauthenticated("unknown signing key") }
+        }
+        do {
+            let claims = try await keys.verify(token, as: AccessTokenClaims.self)
+            return Principal(subject: claims.sub.value, scopes: claims.scopes)
+        } catch let error as JWTError where error.errorType == .claimVerificationFailure {
+            throw RPCError.unauthenticated("token expired or not valid here")
+        } catch {
+            throw RPCError.unauthenticated("invalid token")
+        }
+    }
+
+    /// Reads the `kid` from a JWT header without trusting anything else in it.
+    static func keyID(of token: String) -> String? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let header = Data(base64URLEncoded: String(parts[0])) else { return nil }
+        struct Header: Decodable { var kid: String?; var alg: String? }
+        guard let decoded = try? JSONDecoder().decode(Header.self, from: header), decoded.alg == "ES256" else { return nil }
+        return decoded.kid
+    }
+}
+
+extension Data {
+    /// Decodes base64url without padding (RFC 7515).
+    public init?(base64URLEncoded string: String) {
+        var base64 = string.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64.append("=") }
+        self.init(base64Encoded: base64)
+    }
+
+    /// Base64url without padding (RFC 7515).
+    public func base64URLEncodedString() -> String {
+        base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}

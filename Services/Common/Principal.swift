@@ -1,0 +1,28 @@
+import SharedModels
+
+/// Who is calling, as proven by a verified access token.
+public struct Principal: Sendable, Hashable {
+    /// The user id for people, the client id for service clients.
+    public var subject: String
+    /// The token's scopes.
+    public var scopes: Set<String>
+
+    public init(subject: String, scopes: Set<String>) {
+        self.subject = subject
+        self.scopes = scopes
+    }
+
+    /// Whether this is a person's (device's) token.
+    public var isUser: Bool { scopes.contains(Scope.user) }
+
+    /// Throws `-32003` unless the token carries `scope`.
+    public func require(scope: String) throws(RPCError) {
+        guard scopes.contains(scope) else { throw RPCError.forbidden(scope: scope) }
+    }
+
+    /// Throws `-32003` unless this is a user token; returns the user id.
+    public func requireUser() throws(RPCError) -> String {
+        try require(scope: Scope.user)
+        return subject
+    }
+}

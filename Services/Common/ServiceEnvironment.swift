@@ -1,0 +1,59 @@
+import Foundation
+import RPCServer
+
+/// Typed access to the `SECUREPUSH_*` environment variables every service shares (documented in README.md).
+public struct ServiceEnvironment: Sendable {
+    /// The raw variables.
+    public var values: [String: String]
+
+    public init(_ values: [String: String] = ProcessInfo.processInfo.environment) {
+        self.values = values
+    }
+
+    /// A variable's value; empty strings count as unset.
+    public func string(_ name: String) -> String? {
+        guard let value = values[name], !value.isEmpty else { return nil }
+        return value
+    }
+
+    /// An integer variable, or `defaultValue` when unset; throws when set but not an integer in `range`.
+    public func int(_ name: String, default defaultValue: Int, in range: ClosedRange<Int> = Int.min...Int.max) throws -> Int {
+        guard let raw = string(name) else { return defaultValue }
+        guard let value = Int(raw), range.contains(value) else {
+            throw ConfigurationError("\(name) must be an integer in \(range.lowerBound)...\(range.upperBound), got '\(raw)'")
+        }
+        return value
+    }
+
+    /// `SECUREPUSH_ENV=production` turns unsafe defaults into refusals.
+    public var isProduction: Bool { string("SECUREPUSH_ENV")?.lowercased() == "production" }
+
+    /// The data directory for SQLite files: `SECUREPUSH_DATA_DIR`, default `./.securepush`.
+    public var dataDirectory: String { string("SECUREPUSH_DATA_DIR") ?? "./.securepush" }
+
+    /// The listening configuration: `SECUREPUSH_HOST` (default 127.0.0.1), `portVariable` (default `defaultPort`),
+    /// `SECUREPUSH_TLS_CERT_FILE` + `SECUREPUSH_TLS_KEY_FILE`, `SECUREPUSH_MAX_BODY_BYTES`, `SECUREPUSH_MAX_BATCH`.
+    public func server(portVariable: String, defaultPort: Int) throws -> RPCServerConfiguration {
+        let certificate = string("SECUREPUSH_TLS_CERT_FILE")
+        let key = string("SECUREPUSH_TLS_KEY_FILE")
+        guard (certificate == nil) == (key == nil) else {
+            throw ConfigurationError("SECUREPUSH_TLS_CERT_FILE and SECUREPUSH_TLS_KEY_FILE must be set together")
+        }
+        return RPCServerConfiguration(
+            host: string("SECUREPUSH_HOST") ?? "127.0.0.1",
+            port: try int(portVariable, default: defaultPort, in: 0...65535),
+            tls: certificate.map { .init(certificateChainPath: $0, privateKeyPath: key!) },
+            maxBodyBytes: try int("SECUREPUSH_MAX_BODY_BYTES", default: 1 << 20, in: 1024...(64 << 20)),
+            maxBatchLength: try int("SECUREPUSH_MAX_BATCH", default: 100, in: 1...10_000)
+        )
+    }
+
+    /// The CA file to trust for https peers: `SECUREPUSH_CA_FILE` (unset: the system trust store).
+    public var peerCAFile: String? { string("SECUREPUSH_CA_FILE") }
+}
+
+/// A configuration value is missing or wrong; the message says which and how to fix it.
+public struct ConfigurationError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

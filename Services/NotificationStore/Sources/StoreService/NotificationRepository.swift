@@ -1,0 +1,26 @@
+import Foundation
+
+/// Where notifications are kept. Every read and change is scoped to a recipient and to what has not expired
+/// at `now`, so another user's notification and an expired one look exactly like a missing one.
+public protocol NotificationRepository: Sendable {
+    /// Stores a new notification.
+    func insert(_ record: NotificationRecord) async throws
+
+    /// The recipient's unexpired notification with `id`, payload included.
+    func find(id: String, recipientID: String, now: Date) async throws -> NotificationRecord?
+
+    /// Up to `limit` of the recipient's unexpired notifications, newest first (ties by id, descending),
+    /// starting after `cursor`.
+    func list(recipientID: String, unreadOnly: Bool, after cursor: ListCursor?, limit: Int, now: Date) async throws
+        -> [NotificationMetadata]
+
+    /// Marks the notification read at `at` unless it already was; returns the (first) read time,
+    /// or `nil` when there is no such unexpired notification for the recipient.
+    func markRead(id: String, recipientID: String, at: Date, now: Date) async throws -> Date?
+
+    /// Deletes the recipient's unexpired notification; `false` when there was none.
+    func delete(id: String, recipientID: String, now: Date) async throws -> Bool
+
+    /// Deletes everything that expired at or before `now`; returns how many.
+    func deleteExpired(now: Date) async throws -> Int
+}

@@ -1,0 +1,30 @@
+import Hummingbird
+import Logging
+import RPCServer
+import ServiceCore
+import SharedModels
+
+/// The notification store's composition root: opens the database, wires the domain, the token verifier and the
+/// background workers, and returns the Hummingbird application serving `POST /rpc` and `GET /health`.
+/// - Parameters:
+///   - configuration: where to listen, where the database lives, limits.
+///   - auth: a client to the auth service (for `auth.keys`); the application starts even while auth is down.
+///   - logger: the service's logger.
+///   - onServerRunning: called with the bound port once listening.
+public func buildStoreApplication(
+    configuration: StoreConfiguration,
+    auth: RPCClient,
+    logger: Logger,
+    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+) async throws -> some ApplicationProtocol {
+    let components = try StoreComponents.make(configuration: configuration, auth: auth, logger: logger)
+    return try RPCServerBuilder.buildApplication(
+        serviceName: "notification-store",
+        dispatcher: components.dispatcher,
+        configuration: configuration.server,
+        health: { await components.health() },
+        services: components.services,
+        logger: logger,
+        onServerRunning: onServerRunning
+    )
+}

@@ -1,0 +1,56 @@
+import Foundation
+import RPCServer
+import ServiceCore
+
+/// Everything the notification store needs to know to run, read from `SECUREPUSH_*` variables or given by tests.
+public struct StoreConfiguration: Sendable {
+    /// The default port (`SECUREPUSH_STORE_PORT`).
+    public static let defaultPort = 8082
+
+    /// Where and how the service listens.
+    public var server: RPCServerConfiguration
+    /// The SQLite file; `nil` keeps everything in memory (tests).
+    public var databasePath: String?
+    /// Largest payload accepted by `store.put`, in UTF-8 bytes.
+    public var maxPayloadBytes: Int
+    /// Lifetime of a notification when `store.put` gives no `ttlSeconds`.
+    public var defaultTTLSeconds: Int
+    /// Longest lifetime `store.put` accepts.
+    public var maxTTLSeconds: Int
+    /// How often expired notifications are deleted from the database.
+    public var purgeInterval: Duration
+
+    /// A configuration for tests and embedding: in-memory database, port 0 and the documented defaults.
+    public init(
+        server: RPCServerConfiguration = RPCServerConfiguration(port: 0),
+        databasePath: String? = nil,
+        maxPayloadBytes: Int = 65_536,
+        defaultTTLSeconds: Int = 604_800,
+        maxTTLSeconds: Int = 2_592_000,
+        purgeInterval: Duration = .seconds(60)
+    ) {
+        self.server = server
+        self.databasePath = databasePath
+        self.maxPayloadBytes = maxPayloadBytes
+        self.defaultTTLSeconds = defaultTTLSeconds
+        self.maxTTLSeconds = maxTTLSeconds
+        self.purgeInterval = purgeInterval
+    }
+
+    /// Reads the configuration from the environment; throws `ConfigurationError` naming the variable that is wrong.
+    ///
+    /// `SECUREPUSH_STORE_PORT` (8082), the shared server variables, `SECUREPUSH_DATA_DIR` (the database is
+    /// `store.sqlite` inside), `SECUREPUSH_MAX_PAYLOAD_BYTES` (65536), `SECUREPUSH_DEFAULT_TTL` (604800),
+    /// `SECUREPUSH_MAX_TTL` (2592000) and `SECUREPUSH_STORE_PURGE_INTERVAL` (seconds, 60).
+    public init(environment: ServiceEnvironment) throws {
+        let maxTTL = try environment.int("SECUREPUSH_MAX_TTL", default: 2_592_000, in: 1...31_536_000)
+        self.init(
+            server: try environment.server(portVariable: "SECUREPUSH_STORE_PORT", defaultPort: Self.defaultPort),
+            databasePath: URL(fileURLWithPath: environment.dataDirectory).appendingPathComponent("store.sqlite").path,
+            maxPayloadBytes: try environment.int("SECUREPUSH_MAX_PAYLOAD_BYTES", default: 65_536, in: 1...(16 << 20)),
+            defaultTTLSeconds: try environment.int("SECUREPUSH_DEFAULT_TTL", default: min(604_800, maxTTL), in: 1...maxTTL),
+            maxTTLSeconds: maxTTL,
+            purgeInterval: .seconds(try environment.int("SECUREPUSH_STORE_PURGE_INTERVAL", default: 60, in: 1...86_400))
+        )
+    }
+}

@@ -1,0 +1,43 @@
+import SharedModels
+
+/// What can go wrong in the notification store, mapped onto the stable JSON-RPC codes in one place.
+public struct StoreError: Error, Hashable, RPCErrorConvertible, CustomStringConvertible {
+    private enum Code: Hashable {
+        case invalidField(field: String, reason: String)
+        case notFound
+        case corruptPayload
+    }
+
+    private let code: Code
+
+    private init(_ code: Code) { self.code = code }
+
+    /// A parameter is malformed or out of bounds; the message names it.
+    public static func invalidField(_ field: String, _ reason: String) -> StoreError {
+        StoreError(.invalidField(field: field, reason: reason))
+    }
+
+    /// The notification does not exist, has expired, or is not the caller's: callers cannot tell which.
+    public static let notFound = StoreError(.notFound)
+
+    /// A stored payload could not be opened (e.g. it was sealed with a scheme this build does not know).
+    public static let corruptPayload = StoreError(.corruptPayload)
+
+    public var rpcError: RPCError {
+        switch code {
+        case .invalidField(let field, let reason): .invalidParams(field: field, reason)
+        // One message for every reason, so existence is never revealed.
+        case .notFound: .notFound("notification")
+        // Details stay in the server log.
+        case .corruptPayload: .internalError
+        }
+    }
+
+    public var description: String {
+        switch code {
+        case .invalidField(let field, let reason): "invalid \(field): \(reason)"
+        case .notFound: "notification not found"
+        case .corruptPayload: "stored payload could not be opened"
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+import SharedModels
+
+/// One notification id to deliver to one device: a `delivery` row, durable from the moment `push.send` answers.
+public struct DeliveryJob: Sendable, Hashable {
+    /// Monotonically increasing across all deliveries: the order a device receives its ids in.
+    public var sequence: Int64
+    public var notificationID: String
+    public var deviceID: String
+    public var platform: Platform
+    /// The device's platform token (for providers that address devices by token).
+    public var deviceToken: String?
+    public var status: DeliveryStatus
+    /// Delivery attempts so far.
+    public var attempts: Int
+    /// After this the notification is gone from the store; the job ends `expired`.
+    public var expiresAt: Date
+
+    public init(
+        sequence: Int64, notificationID: String, deviceID: String, platform: Platform, deviceToken: String?,
+        status: DeliveryStatus, attempts: Int, expiresAt: Date
+    ) {
+        self.sequence = sequence
+        self.notificationID = notificationID
+        self.deviceID = deviceID
+        self.platform = platform
+        self.deviceToken = deviceToken
+        self.status = status
+        self.attempts = attempts
+        self.expiresAt = expiresAt
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import SharedModels
+
+/// Where sends, their idempotency keys and their delivery jobs are kept. The SQLite implementation is
+/// `SQLiteDeliveryRepository`; another database only needs this.
+public protocol DeliveryRepository: Sendable {
+    /// Reserves `(clientID, key)` before the store is called, so concurrent duplicates cannot both send.
+    /// A pending reservation made before `staleBefore` (its holder crashed or hung) is taken over.
+    func reserve(clientID: String, key: String, now: Date, staleBefore: Date) async throws -> IdempotencyReservation
+
+    /// Gives a reservation up (the store call failed), so a retry with the same key can proceed.
+    func release(_ claim: IdempotencyClaim) async throws
+
+    /// In one transaction: records the send, one `queued` job per active device of the recipient, and completes
+    /// `claim`. Throws `DispatchError.sendInProgress` when the claim was taken over meanwhile.
+    func recordSend(_ send: SendRecord, claim: IdempotencyClaim?) async throws -> RecordedSend
+
+    /// The deliveries of a notification, oldest first, when `clientID` sent it (otherwise `nil`);
+    /// deliveries past the notification's expiry are marked `expired` first.
+    func deliveries(notificationID: String, clientID: String, now: Date) async throws -> [Push.Status.DeliveryState]?
+
+    /// A device's pending jobs (`queued` or `sent`, not expired) with a sequence above `sequence`, in order;
+    /// its jobs past expiry are marked `expired` first.
+    func pendingJobs(deviceID: String, after sequence: Int64, now: Date, limit: Int) async throws -> [DeliveryJob]
+
+    /// Records what an attempt on `job` achieved; a job that ended meanwhile (acknowledged, expired) keeps its state.
+    func record(_ outcome: DeliveryOutcome, for job: DeliveryJob, now: Date) async throws
+
+    /// Marks the device's delivery of the notification `acknowledged`; `false` when there is no such delivery.
+    func acknowledge(deviceID: String, notificationID: String, now: Date) async throws -> Bool
+
+    /// Marks every unfinished job past its expiry `expired`; returns how many.
+    func expireDue(now: Date) async throws -> Int
+
+    /// Deletes sends (with their jobs and idempotency keys) that expired before `cutoff`, and pending
+    /// reservations made before it; returns how many sends.
+    func purge(before cutoff: Date) async throws -> Int
+}
+
+/// A reserved idempotency key: the caller may call the store.
+public struct IdempotencyClaim: Sendable, Hashable {
+    public var clientID: String
+    public var key: String
+    /// Identifies this reservation, so a holder that lost it to a takeover cannot complete it.
+    public var reservationID: String
+
+    public init(clientID: String, key: String, reservationID: String) {
+        self.clientID = clientID
+        self.key = key
+        self.reservationID = reservationID
+    }
+}
+
+/// The outcome of `DeliveryRepository.reserve`.
+public enum IdempotencyReservation: Sendable, Hashable {
+    /// The key is ours: call the store, then `recordSend` with the claim (or `release` it on failure).
+    case reserved(IdempotencyClaim)
+    /// A send with this key finished: its first result, to be returned again.
+    case completed(Push.Send.Result)
+    /// A send with this key is still running.
+    case inProgress
+}
+
+/// A send as push-dispatch records it once the store has the payload.
+public struct SendRecord: Sendable, Hashable {
+    /// The store's id for the notification.
+    public var notificationID: String
+    /// The sending client (its token's subject).
+    public var clientID: String
+    public var recipientID: String
+    public var expiresAt: Date
+    public var createdAt: Date
+
+    public init(notificationID: String, clientID: String, recipientID: String, expiresAt: Date, createdAt: Date) {
+        self.notificationID = notificationID
+        self.clientID = clientID
+        self.recipientID = recipientID
+        self.expiresAt = expiresAt
+        self.createdAt = createdAt
+    }
+}
+
+/// A recorded send: the `push.send` result and the jobs to hand to the providers.
+public struct RecordedSend: Sendable, Hashable {
+    public var result: Push.Send.Result
+    public var jobs: [DeliveryJob]
+
+    public init(result: Push.Send.Result, jobs: [DeliveryJob]) {
+        self.result = result
+        self.jobs = jobs
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import SharedModels
+
+/// A registered device as push-dispatch keeps it.
+public struct DeviceRecord: Sendable, Hashable {
+    /// A random UUID.
+    public var id: String
+    /// The user the device belongs to.
+    public var ownerID: String
+    public var platform: Platform
+    /// The platform's device token; `nil` for a direct device registered without one.
+    public var token: String?
+    public var name: String?
+    public var createdAt: Date
+    public var lastRegisteredAt: Date
+    /// `false` once a provider reported the device gone; inactive devices are not targeted.
+    public var isActive: Bool
+
+    public init(
+        id: String, ownerID: String, platform: Platform, token: String?, name: String?,
+        createdAt: Date, lastRegisteredAt: Date, isActive: Bool
+    ) {
+        self.id = id
+        self.ownerID = ownerID
+        self.platform = platform
+        self.token = token
+        self.name = name
+        self.createdAt = createdAt
+        self.lastRegisteredAt = lastRegisteredAt
+        self.isActive = isActive
+    }
+
+    /// The device as `devices.list` shows it.
+    public var info: Devices.DeviceInfo {
+        Devices.DeviceInfo(deviceId: id, platform: platform, name: name, createdAt: createdAt, active: isActive)
+    }
+}

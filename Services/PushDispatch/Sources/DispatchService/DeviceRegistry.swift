@@ -1,0 +1,93 @@
+import Foundation
+import Logging
+import SharedModels
+
+/// The `devices.*` logic: registering, listing, removing devices and acknowledging deliveries. Knows nothing of HTTP.
+public struct DeviceRegistry: Sendable {
+    /// Longest device token accepted (a Web Push subscription is the largest kind).
+    public static let maxTokenLength = 4096
+    /// Longest device name accepted.
+    public static let maxNameLength = 128
+
+    let devices: any DeviceRepository
+    let deliveries: any DeliveryRepository
+    let providers: PushProviderRegistry
+    let hub: DirectHub
+    let now: @Sendable () -> Date
+    let logger: Logger
+
+    public init(
+        devices: any DeviceRepository,
+        deliveries: any DeliveryRepository,
+        providers: PushProviderRegistry,
+        hub: DirectHub,
+        now: @escaping @Sendable () -> Date,
+        logger: Logger
+    ) {
+        self.devices = devices
+        self.deliveries = deliveries
+        self.providers = providers
+        self.hub = hub
+        self.now = now
+        self.logger = logger
+    }
+
+    /// Registers a device for `ownerID`, or updates the device already registered with this platform token.
+    public func register(ownerID: String, platform: Platform, token: String?, name: String?) async throws -> DeviceRecord {
+        let provider = try providers.provider(for: platform)
+        if let token {
+            guard (1...Self.maxTokenLength).contains(token.count) else {
+                throw DispatchError.invalidField("token", "must be 1–\(Self.maxTokenLength) characters")
+            }
+        }
+        if let name {
+            guard (1...Self.maxNameLength).contains(name.count) else {
+                throw DispatchError.invalidField("name", "must be 1–\(Self.maxNameLength) characters")
+            }
+            guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw DispatchError.invalidField("name", "must not contain control characters")
+            }
+        }
+        let storedToken = try provider.validateToken(token)
+        let device = try await devices.register(ownerID: ownerID, platform: platform, token: storedToken, name: name, now: now())
+        // A device that changed hands must drop the previous owner's open streams.
+        await hub.wake(deviceIDs: [device.id])
+        logger.debug("devices.registered", metadata: ["device.id": "\(device.id)", "device.platform": "\(platform)"])
+        return device
+    }
+
+    /// The owner's devices, oldest first.
+    public func list(ownerID: String) async throws -> [DeviceRecord] {
+        try await devices.devices(ownerID: ownerID)
+    }
+
+    /// Removes the owner's device; its open event streams end. `-32004` when it is missing or someone else's.
+    public func unregister(deviceID: String, ownerID: String) async throws {
+        guard try await devices.unregister(id: deviceID, ownerID: ownerID, now: now()) else {
+            throw DispatchError.deviceNotFound
+        }
+        await hub.wake(deviceIDs: [deviceID])
+        logger.debug("devices.unregistered", metadata: ["device.id": "\(deviceID)"])
+    }
+
+    /// The owner's device with this id; `-32004` when it is missing or someone else's.
+    public func device(id: String, ownerID: String) async throws -> DeviceRecord {
+        guard let device = try await devices.device(id: id), device.ownerID == ownerID else {
+            throw DispatchError.deviceNotFound
+        }
+        return device
+    }
+
+    /// The device has the notification id: its delivery is `acknowledged` and never sent again.
+    public func acknowledge(deviceID: String, notificationID: String, ownerID: String) async throws {
+        _ = try await device(id: deviceID, ownerID: ownerID)
+        guard try await deliveries.acknowledge(deviceID: deviceID, notificationID: notificationID, now: now()) else {
+            throw DispatchError.notificationNotFound
+        }
+    }
+
+    /// The device's pending deliveries (not acknowledged, not expired), in the order its stream writes them.
+    public func pendingJobs(deviceID: String, after sequence: Int64 = 0, limit: Int = 100) async throws -> [DeliveryJob] {
+        try await deliveries.pendingJobs(deviceID: deviceID, after: sequence, now: now(), limit: limit)
+    }
+}

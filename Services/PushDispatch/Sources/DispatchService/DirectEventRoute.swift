@@ -1,0 +1,71 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import RPCServer
+import ServiceCore
+import SharedModels
+
+/// `GET /devices/{deviceId}/events`: the direct channel's event stream for the device owner's bearer token.
+///
+/// Refusals are JSON-RPC error objects with an HTTP status, never the stream: no or a bad token → 401,
+/// a token that is not a user's or a device of another user → 403, an unknown device → 404,
+/// a device of another platform → 400, a deactivated device → 410, auth's keys unavailable → 503.
+struct DirectEventRoute: Sendable {
+    /// The route's path pattern.
+    static let path = "/devices/:deviceId/events"
+
+    let verifier: AccessTokenVerifier
+    let devices: any DeviceRepository
+    let deliveries: any DeliveryRepository
+    let hub: DirectHub
+    let keepaliveInterval: Duration
+    let now: @Sendable () -> Date
+
+    func register(on router: RPCServerBuilder.ServiceRouter) {
+        router.get(RouterPath(stringLiteral: Self.path)) { request, context in
+            try await respond(to: request, deviceID: context.parameters.get("deviceId") ?? "", logger: context.logger)
+        }
+    }
+
+    func respond(to request: Request, deviceID: String, logger: Logger) async throws -> Response {
+        let principal: Principal
+        do {
+            principal = try await verifier.verify(
+                RPCRequestContext.bearerToken(fromAuthorization: request.headers[.authorization]))
+        } catch {
+            if error.code == RPCErrorCode.unavailable { return Self.refusal(.serviceUnavailable, error) }
+            var response = Self.refusal(.unauthorized, error)
+            response.headers[.wwwAuthenticate] = "Bearer"
+            return response
+        }
+        guard principal.isUser else { return Self.refusal(.forbidden, .forbidden(scope: Scope.user)) }
+        guard let device = try await devices.device(id: deviceID) else {
+            return Self.refusal(.notFound, .notFound("device"))
+        }
+        guard device.ownerID == principal.subject else {
+            return Self.refusal(
+                .forbidden, RPCError(code: RPCErrorCode.forbidden, message: "Forbidden: the device belongs to another user"))
+        }
+        guard device.platform == .direct else {
+            return Self.refusal(.badRequest, .invalidParams(field: "deviceId", "is not a direct device"))
+        }
+        guard device.isActive else {
+            return Self.refusal(.gone, .notFound("device (deactivated; register it again)"))
+        }
+        let stream = DirectEventStream(
+            deviceID: device.id, ownerID: principal.subject, devices: devices, deliveries: deliveries, hub: hub,
+            keepaliveInterval: keepaliveInterval, now: now, logger: logger
+        )
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
+            body: ResponseBody { writer in try await stream.run(writer: &writer) }
+        )
+    }
+
+    static func refusal(_ status: HTTPResponse.Status, _ error: RPCError) -> Response {
+        let body = (try? RPCCodec.makeEncoder().encode(RPCResponse(id: .null, outcome: .error(error)))) ?? Data()
+        return RPCServerBuilder.jsonResponse(status: status, body)
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import SharedModels
+
+/// One open `GET /devices/{deviceId}/events` stream: writes the device's pending ids in sequence order, then new
+/// ones as `push.send` queues them, until the client goes away, the device is removed or the service shuts down.
+///
+/// Each id is written as a Server-Sent Event carrying the JSON-RPC notification `push.notify` (never the payload)
+/// and recorded `sent`; everything not acknowledged is written again on the next connection (at least once).
+struct DirectEventStream: Sendable {
+    let deviceID: String
+    let ownerID: String
+    let devices: any DeviceRepository
+    let deliveries: any DeliveryRepository
+    let hub: DirectHub
+    let keepaliveInterval: Duration
+    let now: @Sendable () -> Date
+    let logger: Logger
+
+    /// Jobs read from the database per query.
+    static let batchSize = 100
+    /// The comment written when nothing else was, so proxies and clients see the stream is alive.
+    static let keepalive = ByteBuffer(string: ": keepalive\n\n")
+
+    /// Streams events into `writer`; returns after finishing the body, throws when the client is gone.
+    func run(writer: inout any ResponseBodyWriter) async throws {
+        guard let subscription = await hub.subscribe(deviceID: deviceID) else {
+            try await writer.finish(nil)
+            return
+        }
+        logger.debug("direct.stream.opened", metadata: ["device.id": "\(deviceID)"])
+        do {
+            try await withGracefulShutdownHandler {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { [signal = subscription.signal, keepaliveInterval] in
+                        while true {
+                            do { try await Task.sleep(for: keepaliveInterval) } catch { return }
+                            signal.tick()
+                        }
+                    }
+                    try await pump(subscription.signal, writer: &writer)
+                    group.cancelAll()
+                }
+            } onGracefulShutdown: {
+                subscription.signal.close()
+            }
+        } catch {
+            await hub.unsubscribe(subscription)
+            logger.debug("direct.stream.dropped", metadata: ["device.id": "\(deviceID)", "error": "\(error)"])
+            throw error
+        }
+        await hub.unsubscribe(subscription)
+        logger.debug("direct.stream.ended", metadata: ["device.id": "\(deviceID)"])
+        try await writer.finish(nil)
+    }
+
+    /// Writes pending jobs now and after every wake-up; a keepalive tick also re-reads the database, so even a
+    /// lost wake-up only delays an id until the next tick.
+    private func pump(_ signal: WakeSignal, writer: inout any ResponseBodyWriter) async throws {
+        var lastSequence = try await drain(after: 0, writer: &writer)
+        while case .woken(let keepalive) = await signal.wait() {
+            guard try await isStillOwned() else { return }
+            lastSequence = try await drain(after: lastSequence, writer: &writer)
+            if keepalive { try await writer.write(Self.keepalive) }
+        }
+    }
+
+    /// Writes every pending job after `sequence`, in order; returns the last sequence written.
+    private func drain(after sequence: Int64, writer: inout any ResponseBodyWriter) async throws -> Int64 {
+        var last = sequence
+        while true {
+            let jobs = try await deliveries.pendingJobs(deviceID: deviceID, after: last, now: now(), limit: Self.batchSize)
+            for job in jobs {
+                try await writer.write(try Self.event(for: job))
+                last = job.sequence
+                try await deliveries.record(.sent, for: job, now: now())
+            }
+            if jobs.count < Self.batchSize { return last }
+        }
+    }
+
+    /// The device was unregistered or moved to another user: this stream must stop.
+    private func isStillOwned() async throws -> Bool {
+        guard let device = try await devices.device(id: deviceID) else { return false }
+        return device.ownerID == ownerID && device.isActive
+    }
+
+    /// `id: <notificationId>`, `event: push.notify`, and the JSON-RPC notification as `data`.
+    static func event(for job: DeliveryJob) throws -> ByteBuffer {
+        let notification = RPCRequestEnvelope(
+            method: Push.Notify.name, params: Push.Notify.Params(notificationId: job.notificationID), id: nil)
+        let data = String(decoding: try RPCCodec.makeEncoder().encode(notification), as: UTF8.self)
+        return ByteBuffer(string: "id: \(job.notificationID)\nevent: \(Push.Notify.name)\ndata: \(data)\n\n")
+    }
+}

@@ -1,0 +1,45 @@
+import Hummingbird
+import Logging
+import RPCServer
+import ServiceCore
+import SharedModels
+
+/// push-dispatch's composition root: opens the database, wires the domain, the token verifier, the direct channel
+/// and the background workers, and returns the Hummingbird application serving `POST /rpc`, `GET /health` and
+/// `GET /devices/:deviceId/events`.
+/// - Parameters:
+///   - configuration: where to listen, where the database lives, limits, client credentials.
+///   - auth: a client to the auth service (`auth.keys`, `auth.clientToken`); the application starts even while auth is down.
+///   - store: a client to the notification store (`store.put`).
+///   - logger: the service's logger.
+///   - onServerRunning: called with the bound port once listening.
+public func buildDispatchApplication(
+    configuration: DispatchConfiguration,
+    auth: RPCClient,
+    store: RPCClient,
+    logger: Logger,
+    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+) async throws -> some ApplicationProtocol {
+    let components = try DispatchComponents.make(configuration: configuration, auth: auth, store: store, logger: logger)
+    return try buildDispatchApplication(
+        components: components, configuration: configuration, logger: logger, onServerRunning: onServerRunning)
+}
+
+/// The application around components built beforehand (tests and embedders that also drive the components directly).
+public func buildDispatchApplication(
+    components: DispatchComponents,
+    configuration: DispatchConfiguration,
+    logger: Logger,
+    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+) throws -> some ApplicationProtocol {
+    try RPCServerBuilder.buildApplication(
+        serviceName: "push-dispatch",
+        dispatcher: components.dispatcher,
+        configuration: configuration.server,
+        health: { await components.health() },
+        services: components.services,
+        logger: logger,
+        addRoutes: { router in components.addRoutes(to: router) },
+        onServerRunning: onServerRunning
+    )
+}

@@ -1,0 +1,73 @@
+import Foundation
+import RPCServer
+import ServiceCore
+
+/// Everything push-dispatch needs to know to run, read from `SECUREPUSH_*` variables or given by tests.
+public struct DispatchConfiguration: Sendable {
+    /// The default port (`SECUREPUSH_DISPATCH_PORT`).
+    public static let defaultPort = 8083
+
+    /// Where and how the service listens.
+    public var server: RPCServerConfiguration
+    /// The SQLite file; `nil` keeps everything in memory (tests).
+    public var databasePath: String?
+    /// push-dispatch's own client id at auth (a client with scope `store:write`).
+    public var dispatchClientID: String
+    /// push-dispatch's own client secret at auth.
+    public var dispatchClientSecret: String
+    /// Largest payload `push.send` accepts, in UTF-8 bytes (checked before the store is called).
+    public var maxPayloadBytes: Int
+    /// Longest lifetime `push.send` accepts, in seconds.
+    public var maxTTLSeconds: Int
+    /// How often an idle event stream writes `: keepalive` (and re-reads its pending deliveries).
+    public var keepaliveInterval: Duration
+    /// How often deliveries past expiry are marked `expired` and old sends purged.
+    public var expiryInterval: Duration
+
+    /// A configuration for tests and embedding: in-memory database, port 0 and the documented defaults.
+    public init(
+        server: RPCServerConfiguration = RPCServerConfiguration(port: 0),
+        databasePath: String? = nil,
+        dispatchClientID: String,
+        dispatchClientSecret: String,
+        maxPayloadBytes: Int = 65_536,
+        maxTTLSeconds: Int = 2_592_000,
+        keepaliveInterval: Duration = .seconds(15),
+        expiryInterval: Duration = .seconds(60)
+    ) {
+        self.server = server
+        self.databasePath = databasePath
+        self.dispatchClientID = dispatchClientID
+        self.dispatchClientSecret = dispatchClientSecret
+        self.maxPayloadBytes = maxPayloadBytes
+        self.maxTTLSeconds = maxTTLSeconds
+        self.keepaliveInterval = keepaliveInterval
+        self.expiryInterval = expiryInterval
+    }
+
+    /// Reads the configuration from the environment; throws `ConfigurationError` naming the variable that is wrong.
+    ///
+    /// `SECUREPUSH_DISPATCH_PORT` (8083), the shared server variables, `SECUREPUSH_DATA_DIR` (the database is
+    /// `dispatch.sqlite` inside), `SECUREPUSH_DISPATCH_CLIENT_ID` and `SECUREPUSH_DISPATCH_CLIENT_SECRET` (required),
+    /// `SECUREPUSH_MAX_PAYLOAD_BYTES` (65536), `SECUREPUSH_MAX_TTL` (2592000),
+    /// `SECUREPUSH_DISPATCH_KEEPALIVE` (seconds, 15) and `SECUREPUSH_DISPATCH_EXPIRY_INTERVAL` (seconds, 60).
+    public init(environment: ServiceEnvironment) throws {
+        guard let clientID = environment.string("SECUREPUSH_DISPATCH_CLIENT_ID"),
+            let clientSecret = environment.string("SECUREPUSH_DISPATCH_CLIENT_SECRET")
+        else {
+            throw ConfigurationError(
+                "SECUREPUSH_DISPATCH_CLIENT_ID and SECUREPUSH_DISPATCH_CLIENT_SECRET must be set: push-dispatch calls "
+                    + "store.put as this client (auth provisions it from the same two variables)")
+        }
+        self.init(
+            server: try environment.server(portVariable: "SECUREPUSH_DISPATCH_PORT", defaultPort: Self.defaultPort),
+            databasePath: URL(fileURLWithPath: environment.dataDirectory).appendingPathComponent("dispatch.sqlite").path,
+            dispatchClientID: clientID,
+            dispatchClientSecret: clientSecret,
+            maxPayloadBytes: try environment.int("SECUREPUSH_MAX_PAYLOAD_BYTES", default: 65_536, in: 1...(16 << 20)),
+            maxTTLSeconds: try environment.int("SECUREPUSH_MAX_TTL", default: 2_592_000, in: 1...31_536_000),
+            keepaliveInterval: .seconds(try environment.int("SECUREPUSH_DISPATCH_KEEPALIVE", default: 15, in: 1...3_600)),
+            expiryInterval: .seconds(try environment.int("SECUREPUSH_DISPATCH_EXPIRY_INTERVAL", default: 60, in: 1...86_400))
+        )
+    }
+}

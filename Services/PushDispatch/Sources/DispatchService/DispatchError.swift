@@ -1,0 +1,56 @@
+import SharedModels
+
+/// What can go wrong in push-dispatch, mapped onto the stable JSON-RPC codes in one place.
+public struct DispatchError: Error, Hashable, RPCErrorConvertible, CustomStringConvertible {
+    private enum Code: Hashable {
+        case invalidField(field: String, reason: String)
+        case deviceNotFound
+        case notificationNotFound
+        case sendInProgress
+        case dependencyUnavailable(dependency: String, reason: String)
+    }
+
+    private let code: Code
+
+    private init(_ code: Code) { self.code = code }
+
+    /// A parameter is malformed, out of bounds or not supported; the message names it.
+    public static func invalidField(_ field: String, _ reason: String) -> DispatchError {
+        DispatchError(.invalidField(field: field, reason: reason))
+    }
+
+    /// The device does not exist or is not the caller's: callers cannot tell which.
+    public static let deviceNotFound = DispatchError(.deviceNotFound)
+
+    /// The notification (or its delivery) does not exist or is not the caller's: callers cannot tell which.
+    public static let notificationNotFound = DispatchError(.notificationNotFound)
+
+    /// Another `push.send` with the same idempotency key from the same client has not finished yet.
+    public static let sendInProgress = DispatchError(.sendInProgress)
+
+    /// A service push-dispatch depends on (the store, or auth for our own token) failed or could not be reached.
+    public static func dependencyUnavailable(_ dependency: String, _ reason: String) -> DispatchError {
+        DispatchError(.dependencyUnavailable(dependency: dependency, reason: reason))
+    }
+
+    public var rpcError: RPCError {
+        switch code {
+        case .invalidField(let field, let reason): .invalidParams(field: field, reason)
+        // One message for every reason, so existence is never revealed.
+        case .deviceNotFound: .notFound("device")
+        case .notificationNotFound: .notFound("notification")
+        case .sendInProgress: .conflict("a send with this idempotency key is in progress")
+        case .dependencyUnavailable(let dependency, let reason): .unavailable(dependency, reason)
+        }
+    }
+
+    public var description: String {
+        switch code {
+        case .invalidField(let field, let reason): "invalid \(field): \(reason)"
+        case .deviceNotFound: "device not found"
+        case .notificationNotFound: "notification not found"
+        case .sendInProgress: "send with this idempotency key in progress"
+        case .dependencyUnavailable(let dependency, let reason): "\(dependency) unavailable: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import Logging
+import ServiceCore
+import SharedModels
+
+/// Calls `store.put` on the notification store with push-dispatch's own client token (scope `store:write`).
+public struct NotificationStoreWriter: Sendable {
+    let store: RPCClient
+    let tokens: ClientCredentialsTokenProvider
+
+    /// - Parameters:
+    ///   - store: a client to the notification store; its `peerName` names it in `-32050` errors.
+    ///   - tokens: push-dispatch's client token from `auth.clientToken`.
+    public init(store: RPCClient, tokens: ClientCredentialsTokenProvider) {
+        self.store = store
+        self.tokens = tokens
+    }
+
+    /// Stores the payload. Every failure — the store or auth unreachable, or refusing — is a `-32050`.
+    /// A token the store refuses (`-32001`, e.g. after auth rotated its key) is fetched again and the call retried once.
+    public func put(_ params: Store.Put.Params) async throws -> Store.Put.Result {
+        do {
+            do {
+                return try await store.call(Store.Put.self, params, token: try await tokens.token())
+            } catch let error as RPCError where error.code == RPCErrorCode.unauthenticated {
+                await tokens.invalidate()
+                return try await store.call(Store.Put.self, params, token: try await tokens.token())
+            }
+        } catch let error as RPCError where error.code == RPCErrorCode.unavailable {
+            // Already names the dependency that failed: the store, or auth when our token could not be had.
+            throw error
+        } catch let error as RPCError {
+            throw DispatchError.dependencyUnavailable(store.peerName, "store.put failed (\(error.code)): \(error.message)")
+        } catch {
+            throw DispatchError.dependencyUnavailable(store.peerName, "store.put failed")
+        }
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import Logging
+import SharedModels
+
+/// The `push.*` logic: store the payload, record one delivery job per device, wake the channels. Knows nothing of HTTP.
+public struct PushSender: Sendable {
+    /// Bounds on what `push.send` accepts.
+    public struct Limits: Sendable, Hashable {
+        /// Largest payload, in UTF-8 bytes (checked before the store is called).
+        public var maxPayloadBytes: Int
+        /// Longest lifetime, in seconds (the store's bound).
+        public var maxTTLSeconds: Int
+        /// How long an idempotency reservation may stay pending before another call may take it over.
+        public var idempotencyTimeout: Duration
+        /// How long a send is kept after its notification expired (for `push.status` and its idempotency key).
+        public var retention: Duration
+
+        public init(
+            maxPayloadBytes: Int = 65_536, maxTTLSeconds: Int = 2_592_000,
+            idempotencyTimeout: Duration = .seconds(120), retention: Duration = .seconds(86_400)
+        ) {
+            self.maxPayloadBytes = maxPayloadBytes
+            self.maxTTLSeconds = maxTTLSeconds
+            self.idempotencyTimeout = idempotencyTimeout
+            self.retention = retention
+        }
+    }
+
+    /// Longest recipient id accepted.
+    public static let maxRecipientLength = 255
+    /// Longest idempotency key accepted.
+    public static let maxIdempotencyKeyLength = 255
+
+    let deliveries: any DeliveryRepository
+    let store: NotificationStoreWriter
+    let providers: PushProviderRegistry
+    let limits: Limits
+    let now: @Sendable () -> Date
+    let logger: Logger
+
+    public init(
+        deliveries: any DeliveryRepository,
+        store: NotificationStoreWriter,
+        providers: PushProviderRegistry,
+        limits: Limits,
+        now: @escaping @Sendable () -> Date,
+        logger: Logger
+    ) {
+        self.deliveries = deliveries
+        self.store = store
+        self.providers = providers
+        self.limits = limits
+        self.now = now
+        self.logger = logger
+    }
+
+    /// Sends `params.payload` to `params.recipientId`'s devices on behalf of `clientID`.
+    ///
+    /// Nothing is recorded unless the store accepted the payload; the same idempotency key from the same client
+    /// returns the first result without sending again.
+    public func send(clientID: String, params: Push.Send.Params) async throws -> Push.Send.Result {
+        try validate(params)
+        var claim: IdempotencyClaim?
+        if let key = params.idempotencyKey {
+            let start = now()
+            switch try await deliveries.reserve(
+                clientID: clientID, key: key, now: start, staleBefore: start.adding(.zero - limits.idempotencyTimeout))
+            {
+            case .completed(let first): return first
+            case .inProgress: throw DispatchError.sendInProgress
+            case .reserved(let reserved): claim = reserved
+            }
+        }
+        let stored: Store.Put.Result
+        do {
+            stored = try await store.put(
+                .init(recipientId: params.recipientId, payload: params.payload, ttlSeconds: params.ttlSeconds))
+        } catch {
+            logger.warning("push.send.store_failed", metadata: ["push.client.id": "\(clientID)", "error": "\(error)"])
+            await release(claim)
+            throw error
+        }
+        let recorded: RecordedSend
+        do {
+            recorded = try await deliveries.recordSend(
+                SendRecord(
+                    notificationID: stored.notificationId, clientID: clientID, recipientID: params.recipientId,
+                    expiresAt: stored.expiresAt, createdAt: now()),
+                claim: claim
+            )
+        } catch let error as DispatchError where error == .sendInProgress {
+            throw error
+        } catch {
+            await release(claim)
+            throw error
+        }
+        await providers.jobsQueued(recorded.jobs)
+        logger.debug(
+            "push.send.recorded",
+            metadata: ["push.notification.id": "\(stored.notificationId)", "push.deliveries": "\(recorded.jobs.count)"]
+        )
+        return recorded.result
+    }
+
+    /// Where each delivery of a notification stands; `-32004` unless `clientID` sent it.
+    public func status(clientID: String, notificationID: String) async throws -> Push.Status.Result {
+        guard let states = try await deliveries.deliveries(notificationID: notificationID, clientID: clientID, now: now())
+        else { throw DispatchError.notificationNotFound }
+        return Push.Status.Result(notificationId: notificationID, deliveries: states)
+    }
+
+    /// Marks deliveries past expiry `expired` and forgets sends whose retention ended (run periodically).
+    public func expireAndPurge() async throws {
+        let current = now()
+        let expired = try await deliveries.expireDue(now: current)
+        let purged = try await deliveries.purge(before: current.adding(.zero - limits.retention))
+        if expired > 0 || purged > 0 {
+            logger.debug("push.expiry.swept", metadata: ["push.expired": "\(expired)", "push.purged": "\(purged)"])
+        }
+    }
+
+    func validate(_ params: Push.Send.Params) throws(DispatchError) {
+        guard (1...Self.maxRecipientLength).contains(params.recipientId.count) else {
+            throw .invalidField("recipientId", "must be 1–\(Self.maxRecipientLength) characters")
+        }
+        guard !params.payload.isEmpty else { throw .invalidField("payload", "must not be empty") }
+        let bytes = params.payload.utf8.count
+        guard bytes <= limits.maxPayloadBytes else {
+            throw .invalidField("payload", "must be at most \(limits.maxPayloadBytes) bytes of UTF-8 (got \(bytes))")
+        }
+        if let ttl = params.ttlSeconds, !(1...limits.maxTTLSeconds).contains(ttl) {
+            throw .invalidField("ttlSeconds", "must be between 1 and \(limits.maxTTLSeconds)")
+        }
+        if let key = params.idempotencyKey, !(1...Self.maxIdempotencyKeyLength).contains(key.count) {
+            throw .invalidField("idempotencyKey", "must be 1–\(Self.maxIdempotencyKeyLength) characters")
+        }
+    }
+
+    private func release(_ claim: IdempotencyClaim?) async {
+        guard let claim else { return }
+        do {
+            try await deliveries.release(claim)
+        } catch {
+            logger.error("push.send.release_failed", metadata: ["error": "\(error)"])
+        }
+    }
+}

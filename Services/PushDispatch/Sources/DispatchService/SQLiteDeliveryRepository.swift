@@ -1,0 +1,193 @@
+import Foundation
+import GRDB
+import SharedModels
+
+/// `DeliveryRepository` on SQLite (GRDB): sends and their delivery jobs. Idempotency keys are in
+/// `SQLiteDeliveryRepository+Idempotency.swift`.
+public struct SQLiteDeliveryRepository: DeliveryRepository {
+    let database: any DatabaseWriter
+
+    public init(database: any DatabaseWriter) {
+        self.database = database
+    }
+
+    /// Statuses of a job that is not finished yet.
+    static let unfinished = "('queued', 'sent', 'retrying')"
+
+    public func recordSend(_ send: SendRecord, claim: IdempotencyClaim?) async throws -> RecordedSend {
+        let createdMS = send.createdAt.millisecondsSince1970
+        let expiresMS = send.expiresAt.millisecondsSince1970
+        return try await database.write { db in
+            if let claim, try !Self.holds(claim, db) { throw DispatchError.sendInProgress }
+            let devices = try Row.fetchAll(
+                db,
+                sql: "SELECT id, platform, token FROM device WHERE owner_id = ? AND active = 1 ORDER BY created_at, rowid",
+                arguments: [send.recipientID]
+            )
+            let result = Push.Send.Result(
+                notificationId: send.notificationID,
+                deliveries: devices.map { Push.Send.Delivery(deviceId: $0["id"], platform: Platform(rawValue: $0["platform"]), status: .queued) }
+            )
+            let resultJSON = String(decoding: try RPCCodec.makeEncoder().encode(result), as: UTF8.self)
+            try db.execute(
+                sql: """
+                    INSERT INTO push_send (notification_id, client_id, recipient_id, expires_at, created_at, result)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [send.notificationID, send.clientID, send.recipientID, expiresMS, createdMS, resultJSON]
+            )
+            var jobs: [DeliveryJob] = []
+            for device in devices {
+                try db.execute(
+                    sql: """
+                        INSERT INTO delivery (notification_id, device_id, platform, status, attempts, expires_at, updated_at)
+                        VALUES (?, ?, ?, 'queued', 0, ?, ?)
+                        """,
+                    arguments: [send.notificationID, device["id"], device["platform"], expiresMS, createdMS]
+                )
+                jobs.append(
+                    DeliveryJob(
+                        sequence: db.lastInsertedRowID, notificationID: send.notificationID, deviceID: device["id"],
+                        platform: Platform(rawValue: device["platform"]), deviceToken: device["token"], status: .queued,
+                        attempts: 0, expiresAt: Date(millisecondsSince1970: expiresMS)
+                    )
+                )
+            }
+            if let claim {
+                try db.execute(
+                    sql: "UPDATE idempotency_key SET state = 'done', notification_id = ? WHERE client_id = ? AND key = ?",
+                    arguments: [send.notificationID, claim.clientID, claim.key]
+                )
+            }
+            return RecordedSend(result: result, jobs: jobs)
+        }
+    }
+
+    public func deliveries(notificationID: String, clientID: String, now: Date) async throws -> [Push.Status.DeliveryState]? {
+        let nowMS = now.millisecondsSince1970
+        return try await database.write { db in
+            let sender = try String.fetchOne(
+                db, sql: "SELECT client_id FROM push_send WHERE notification_id = ?", arguments: [notificationID])
+            guard sender == clientID else { return nil }
+            try db.execute(
+                sql: """
+                    UPDATE delivery SET status = 'expired', updated_at = ?
+                    WHERE notification_id = ? AND status IN \(Self.unfinished) AND expires_at <= ?
+                    """,
+                arguments: [nowMS, notificationID, nowMS]
+            )
+            return try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT device_id, platform, status, attempts, last_error, updated_at FROM delivery
+                    WHERE notification_id = ? ORDER BY sequence
+                    """,
+                arguments: [notificationID]
+            ).map { row in
+                Push.Status.DeliveryState(
+                    deviceId: row["device_id"], platform: Platform(rawValue: row["platform"]),
+                    status: DeliveryStatus(rawValue: row["status"]), attempts: row["attempts"],
+                    lastError: row["last_error"], updatedAt: Date(millisecondsSince1970: row["updated_at"])
+                )
+            }
+        }
+    }
+
+    public func pendingJobs(deviceID: String, after sequence: Int64, now: Date, limit: Int) async throws -> [DeliveryJob] {
+        let nowMS = now.millisecondsSince1970
+        return try await database.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE delivery SET status = 'expired', updated_at = ?
+                    WHERE device_id = ? AND status IN \(Self.unfinished) AND expires_at <= ?
+                    """,
+                arguments: [nowMS, deviceID, nowMS]
+            )
+            return try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT delivery.*, device.token FROM delivery LEFT JOIN device ON device.id = delivery.device_id
+                    WHERE delivery.device_id = ? AND delivery.status IN ('queued', 'sent') AND delivery.sequence > ?
+                    ORDER BY delivery.sequence LIMIT ?
+                    """,
+                arguments: [deviceID, sequence, limit]
+            ).map(Self.job(from:))
+        }
+    }
+
+    public func record(_ outcome: DeliveryOutcome, for job: DeliveryJob, now: Date) async throws {
+        let nowMS = now.millisecondsSince1970
+        let (status, lastError, nextAttemptMS): (DeliveryStatus, String?, Int64?) =
+            switch outcome {
+            case .sent: (.sent, nil, nil)
+            case .retry(let after, let reason): (.retrying, reason, now.adding(after).millisecondsSince1970)
+            case .failed(let reason): (.failed, reason, nil)
+            case .deactivate(let reason): (.deactivated, reason, nil)
+            }
+        try await database.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE delivery SET status = ?, attempts = attempts + 1, last_error = ?, next_attempt_at = ?, updated_at = ?
+                    WHERE sequence = ? AND status IN \(Self.unfinished)
+                    """,
+                arguments: [status.rawValue, lastError, nextAttemptMS, nowMS, job.sequence]
+            )
+            if case .deactivate = outcome, db.changesCount > 0 {
+                try db.execute(sql: "UPDATE device SET active = 0 WHERE id = ?", arguments: [job.deviceID])
+            }
+        }
+    }
+
+    public func acknowledge(deviceID: String, notificationID: String, now: Date) async throws -> Bool {
+        try await database.write { db in
+            guard
+                try Bool.fetchOne(
+                    db, sql: "SELECT 1 FROM delivery WHERE device_id = ? AND notification_id = ?",
+                    arguments: [deviceID, notificationID]) != nil
+            else { return false }
+            try db.execute(
+                sql: """
+                    UPDATE delivery SET status = 'acknowledged', updated_at = ?
+                    WHERE device_id = ? AND notification_id = ? AND status IN \(Self.unfinished)
+                    """,
+                arguments: [now.millisecondsSince1970, deviceID, notificationID]
+            )
+            return true
+        }
+    }
+
+    public func expireDue(now: Date) async throws -> Int {
+        let nowMS = now.millisecondsSince1970
+        return try await database.write { db in
+            try db.execute(
+                sql: "UPDATE delivery SET status = 'expired', updated_at = ? WHERE status IN \(Self.unfinished) AND expires_at <= ?",
+                arguments: [nowMS, nowMS]
+            )
+            return db.changesCount
+        }
+    }
+
+    public func purge(before cutoff: Date) async throws -> Int {
+        let cutoffMS = cutoff.millisecondsSince1970
+        return try await database.write { db in
+            try db.execute(sql: "DELETE FROM push_send WHERE expires_at < ?", arguments: [cutoffMS])
+            let purged = db.changesCount
+            try db.execute(
+                sql: "DELETE FROM idempotency_key WHERE state = 'pending' AND reserved_at < ?", arguments: [cutoffMS])
+            return purged
+        }
+    }
+
+    static func job(from row: Row) -> DeliveryJob {
+        DeliveryJob(
+            sequence: row["sequence"],
+            notificationID: row["notification_id"],
+            deviceID: row["device_id"],
+            platform: Platform(rawValue: row["platform"]),
+            deviceToken: row["token"],
+            status: DeliveryStatus(rawValue: row["status"]),
+            attempts: row["attempts"],
+            expiresAt: Date(millisecondsSince1970: row["expires_at"])
+        )
+    }
+}

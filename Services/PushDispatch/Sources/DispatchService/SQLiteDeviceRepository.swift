@@ -1,0 +1,100 @@
+import Foundation
+import GRDB
+import SharedModels
+
+/// `DeviceRepository` on SQLite (GRDB). Every change runs in one write transaction, so concurrent registrations
+/// of the same token cannot both insert (and the unique index would refuse it anyway).
+public struct SQLiteDeviceRepository: DeviceRepository {
+    let database: any DatabaseWriter
+
+    public init(database: any DatabaseWriter) {
+        self.database = database
+    }
+
+    public func register(ownerID: String, platform: Platform, token: String?, name: String?, now: Date) async throws -> DeviceRecord {
+        let nowMS = now.millisecondsSince1970
+        return try await database.write { db in
+            if let token,
+                var existing = try Row.fetchOne(
+                    db, sql: "SELECT * FROM device WHERE platform = ? AND token = ?", arguments: [platform.rawValue, token]
+                ).map(Self.device(from:))
+            {
+                let changesHands = existing.ownerID != ownerID
+                if changesHands {
+                    // Ids queued for the previous owner must not reach the next one.
+                    try db.execute(
+                        sql: """
+                            UPDATE delivery SET status = 'failed', last_error = 'device re-registered by another user',
+                                updated_at = ? WHERE device_id = ? AND status IN ('queued', 'sent', 'retrying')
+                            """,
+                        arguments: [nowMS, existing.id]
+                    )
+                }
+                existing.ownerID = ownerID
+                existing.name = changesHands ? name : (name ?? existing.name)
+                existing.lastRegisteredAt = Date(millisecondsSince1970: nowMS)
+                existing.isActive = true
+                try db.execute(
+                    sql: "UPDATE device SET owner_id = ?, name = ?, last_registered_at = ?, active = 1 WHERE id = ?",
+                    arguments: [ownerID, existing.name, nowMS, existing.id]
+                )
+                return existing
+            }
+            let device = DeviceRecord(
+                id: UUID().uuidString.lowercased(), ownerID: ownerID, platform: platform, token: token, name: name,
+                createdAt: Date(millisecondsSince1970: nowMS), lastRegisteredAt: Date(millisecondsSince1970: nowMS),
+                isActive: true
+            )
+            try db.execute(
+                sql: """
+                    INSERT INTO device (id, owner_id, platform, token, name, created_at, last_registered_at, active)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, 1)
+                    """,
+                arguments: [device.id, ownerID, platform.rawValue, token, name, nowMS, nowMS]
+            )
+            return device
+        }
+    }
+
+    public func devices(ownerID: String) async throws -> [DeviceRecord] {
+        try await database.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM device WHERE owner_id = ? ORDER BY created_at, rowid", arguments: [ownerID]
+            ).map(Self.device(from:))
+        }
+    }
+
+    public func device(id: String) async throws -> DeviceRecord? {
+        try await database.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM device WHERE id = ?", arguments: [id]).map(Self.device(from:))
+        }
+    }
+
+    public func unregister(id: String, ownerID: String, now: Date) async throws -> Bool {
+        try await database.write { db in
+            try db.execute(sql: "DELETE FROM device WHERE id = ? AND owner_id = ?", arguments: [id, ownerID])
+            guard db.changesCount > 0 else { return false }
+            try db.execute(
+                sql: """
+                    UPDATE delivery SET status = 'failed', last_error = 'device unregistered', updated_at = ?
+                    WHERE device_id = ? AND status IN ('queued', 'sent', 'retrying')
+                    """,
+                arguments: [now.millisecondsSince1970, id]
+            )
+            return true
+        }
+    }
+
+    static func device(from row: Row) -> DeviceRecord {
+        DeviceRecord(
+            id: row["id"],
+            ownerID: row["owner_id"],
+            platform: Platform(rawValue: row["platform"]),
+            token: row["token"],
+            name: row["name"],
+            createdAt: Date(millisecondsSince1970: row["created_at"]),
+            lastRegisteredAt: Date(millisecondsSince1970: row["last_registered_at"]),
+            isActive: row["active"]
+        )
+    }
+}

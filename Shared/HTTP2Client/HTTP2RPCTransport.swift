@@ -1,0 +1,48 @@
+import Foundation
+import JSONRPC
+import NIOCore
+
+/// JSON-RPC over an ``HTTP2Client``: `POST <path>`, `Content-Type: application/json`,
+/// `Authorization: Bearer <token>`.
+public struct HTTP2RPCTransport: RPCTransport {
+    /// The client the requests travel on.
+    public let client: HTTP2Client
+    /// The endpoint path, `/rpc` by default.
+    public let path: String
+    /// The peer's name, used in `-32050` messages.
+    public let peerName: String
+
+    public init(client: HTTP2Client, path: String = "/rpc", peerName: String) {
+        self.client = client
+        self.path = path
+        self.peerName = peerName
+    }
+
+    /// Posts `body`. 200 gives the body, 204 gives `nil`; another status gives the body when it is a JSON-RPC
+    /// response, else `RPCError.unavailable`. Every client failure becomes `RPCError.unavailable` (`-32050`).
+    public func post(_ body: Data, bearerToken: String?) async throws -> Data? {
+        var headers = [("content-type", "application/json"), ("accept", "application/json")]
+        if let bearerToken {
+            headers.append(("authorization", "Bearer \(bearerToken)"))
+        }
+        let request = HTTP2Request(method: .POST, path: path, headers: headers, body: ByteBuffer(bytes: body))
+        let response: HTTP2Response
+        do {
+            response = try await client.execute(request)
+        } catch let error as HTTP2ClientError {
+            throw RPCError.unavailable(peerName, error.description)
+        }
+        let data = Data(response.body.readableBytesView)
+        switch response.status {
+        case 200:
+            return data
+        case 204:
+            return nil
+        default:
+            if (try? RPCCodec.makeDecoder().decode(RPCResponseEnvelope<JSONValue>.self, from: data)) != nil {
+                return data
+            }
+            throw RPCError.unavailable(peerName, "HTTP \(response.status)")
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import HummingbirdHTTP2
+import JSONRPC
+import Logging
+import NIOCore
+import NIOSSL
+import ServiceLifecycle
+import SharedModels
+
+/// Builds the Hummingbird application every SecurePush service runs: `POST /rpc`, `GET /health`, and any extra routes.
+public enum RPCServerBuilder {
+    /// The router type services add extra routes to.
+    public typealias ServiceRouter = Router<BasicRequestContext>
+
+    /// Builds the application.
+    /// - Parameters:
+    ///   - serviceName: `auth`, `notification-store` or `push-dispatch`; names the logger and the health body.
+    ///   - dispatcher: the service's JSON-RPC methods.
+    ///   - configuration: address, TLS and limits.
+    ///   - health: readiness checks, run on every `GET /health`; the service is ready when all say `"ok"`.
+    ///   - services: background services (workers, purgers) the application runs and stops with itself.
+    ///   - logger: the service's logger.
+    ///   - addRoutes: adds service-specific routes (e.g. push-dispatch's event stream).
+    ///   - onServerRunning: called with the bound port once listening.
+    public static func buildApplication(
+        serviceName: String,
+        dispatcher: RPCDispatcher,
+        configuration: RPCServerConfiguration,
+        health: @escaping @Sendable () async -> [String: String],
+        services: [any Service] = [],
+        logger: Logger,
+        addRoutes: (ServiceRouter) -> Void = { _ in },
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) throws -> some ApplicationProtocol {
+        let router = ServiceRouter(context: BasicRequestContext.self)
+        let maxBodyBytes = configuration.maxBodyBytes
+        router.post("/rpc") { request, context in
+            try await handleRPC(request: request, context: context, dispatcher: dispatcher, maxBodyBytes: maxBodyBytes)
+        }
+        router.get("/health") { _, _ in
+            let checks = await health()
+            let ready = checks.values.allSatisfy { $0 == "ok" }
+            let body = ServiceHealth(status: ready ? "ok" : "unavailable", service: serviceName, checks: checks)
+            let data = (try? RPCCodec.makeEncoder().encode(body)) ?? Data()
+            return jsonResponse(status: ready ? .ok : .serviceUnavailable, data)
+        }
+        addRoutes(router)
+
+        let server: HTTPServerBuilder
+        if let tls = configuration.tls {
+            server = try .http2Upgrade(tlsConfiguration: try makeTLSConfiguration(tls))
+        } else {
+            server = .plaintextHTTP2()
+        }
+        return Application(
+            router: router,
+            server: server,
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: serviceName),
+            services: services,
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
+            logger: logger
+        )
+    }
+
+    /// Loads a PEM certificate chain and key into a server TLS configuration (ALPN is set by Hummingbird).
+    public static func makeTLSConfiguration(_ files: RPCServerConfiguration.TLSFiles) throws -> TLSConfiguration {
+        let chain = try NIOSSLCertificate.fromPEMFile(files.certificateChainPath)
+        let key = try NIOSSLPrivateKey(file: files.privateKeyPath, format: .pem)
+        return TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+    }
+
+    static func handleRPC(
+        request: Request,
+        context: BasicRequestContext,
+        dispatcher: RPCDispatcher,
+        maxBodyBytes: Int
+    ) async throws -> Response {
+        if let contentType = request.headers[.contentType],
+            !contentType.lowercased().hasPrefix("application/json")
+        {
+            return errorResponse(.unsupportedMediaType, .invalidRequest("Content-Type must be application/json"))
+        }
+        let tooLarge = errorResponse(.contentTooLarge, .invalidRequest("request body exceeds the limit of \(maxBodyBytes) bytes"))
+        if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > maxBodyBytes {
+            return tooLarge  // refuse before reading a byte of it
+        }
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: maxBodyBytes)
+        } catch is NIOTooManyBytesError {
+            return tooLarge
+        }
+        let rpcContext = RPCRequestContext(
+            bearerToken: RPCRequestContext.bearerToken(fromAuthorization: request.headers[.authorization]),
+            logger: context.logger
+        )
+        guard let data = await dispatcher.handle(body: Data(buffer: buffer), context: rpcContext) else {
+            return Response(status: .noContent)
+        }
+        return jsonResponse(status: .ok, data)
+    }
+
+    static func errorResponse(_ status: HTTPResponse.Status, _ error: RPCError) -> Response {
+        let data = (try? RPCCodec.makeEncoder().encode(RPCResponse(id: .null, outcome: .error(error)))) ?? Data()
+        return jsonResponse(status: status, data)
+    }
+
+    /// A response with a JSON body.
+    public static func jsonResponse(status: HTTPResponse.Status, _ data: Data) -> Response {
+        Response(
+            status: status,
+            headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data))
+        )
+    }
+}

@@ -1,0 +1,34 @@
+/// Where and how a SecurePush service listens.
+public struct RPCServerConfiguration: Sendable {
+    /// The address to bind, e.g. `127.0.0.1` or `0.0.0.0`.
+    public var host: String
+    /// The port to bind; `0` picks a free one (tests).
+    public var port: Int
+    /// With a certificate, TLS with ALPN `h2` and `http/1.1`; without, cleartext HTTP/2 with prior knowledge.
+    public var tls: TLSFiles?
+    /// Largest request body accepted on `POST /rpc`; larger ones get HTTP 413.
+    public var maxBodyBytes: Int
+    /// Most calls a batch may hold.
+    public var maxBatchLength: Int
+
+    public init(host: String = "127.0.0.1", port: Int, tls: TLSFiles? = nil, maxBodyBytes: Int = 1 << 20, maxBatchLength: Int = 100) {
+        self.host = host
+        self.port = port
+        self.tls = tls
+        self.maxBodyBytes = maxBodyBytes
+        self.maxBatchLength = maxBatchLength
+    }
+
+    /// PEM files of a server certificate chain and its private key.
+    public struct TLSFiles: Sendable, Hashable {
+        public var certificateChainPath: String
+        public var privateKeyPath: String
+        public init(certificateChainPath: String, privateKeyPath: String) {
+            self.certificateChainPath = certificateChainPath
+            self.privateKeyPath = privateKeyPath
+        }
+    }
+
+    /// `https` with TLS, `http` without.
+    public var scheme: String { tls == nil ? "http" : "https" }
+}

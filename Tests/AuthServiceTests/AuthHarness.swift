@@ -1,0 +1,95 @@
+import AuthService
+import Foundation
+import Logging
+import ServiceCore
+import SharedModels
+import Testing
+
+/// A real auth service (SQLite, bcrypt cost 10, real signer) driven through its dispatcher without sockets.
+struct AuthHarness {
+    let components: AuthComponents
+    let clock: TestClock
+    let rpc: RPCClient
+
+    static let logger: Logger = {
+        var logger = Logger(label: "auth-tests")
+        logger.logLevel = .critical
+        return logger
+    }()
+
+    /// A test configuration: in-memory database unless `databasePath` is given, bcrypt cost 10.
+    static func configuration(
+        databasePath: String? = nil,
+        signingKeyFile: String? = nil,
+        bootstrapClient: ClientRegistry.Credentials? = nil,
+        dispatchClient: ClientRegistry.Credentials? = nil,
+        maxFailedLogins: Int = 10
+    ) -> AuthConfiguration {
+        AuthConfiguration(
+            databasePath: databasePath,
+            signingKeyFile: signingKeyFile,
+            bcryptCost: 10,
+            bootstrapClient: bootstrapClient,
+            dispatchClient: dispatchClient,
+            maxFailedLogins: maxFailedLogins
+        )
+    }
+
+    static func make(_ configuration: AuthConfiguration = configuration(), clock: TestClock = TestClock()) async throws -> AuthHarness {
+        let components = try await AuthComponents.make(configuration: configuration, logger: logger, now: { clock.now })
+        let dispatcher = components.dispatcher
+        let rpc = RPCClient(
+            transport: InProcessTransport(
+                dispatcher: { dispatcher },
+                context: { RPCRequestContext(bearerToken: $0, logger: AuthHarness.logger) }
+            ),
+            peerName: "auth"
+        )
+        return AuthHarness(components: components, clock: clock, rpc: rpc)
+    }
+
+    /// A verifier as notification-store and push-dispatch run it, fetching keys with `auth.keys`.
+    func verifier() -> AccessTokenVerifier {
+        let rpc = rpc
+        return AccessTokenVerifier(logger: Self.logger) { try await rpc.call(Auth.Keys.self, Empty()).keys }
+    }
+
+    @discardableResult
+    func register(_ username: String, _ password: String = "correct horse") async throws -> String {
+        try await rpc.call(Auth.Register.self, .init(username: username, password: password)).userId
+    }
+
+    func login(_ username: String, _ password: String = "correct horse") async throws -> Auth.TokenGrant {
+        try await rpc.call(Auth.Login.self, .init(username: username, password: password))
+    }
+
+    func refresh(_ token: String) async throws -> Auth.TokenGrant {
+        try await rpc.call(Auth.Refresh.self, .init(refreshToken: token))
+    }
+}
+
+/// A fresh directory under the system temporary directory, removed by `remove()`.
+struct TemporaryDirectory {
+    let path: String
+
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("auth-tests-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    func file(_ name: String) -> String { path + "/" + name }
+
+    func remove() { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// The JSON header of a JWT.
+struct TokenHeader: Decodable {
+    var alg: String
+    var kid: String?
+
+    init(of token: String) throws {
+        let encoded = try #require(token.split(separator: ".").first.map(String.init))
+        let data = try #require(Data(base64URLEncoded: encoded))
+        self = try JSONDecoder().decode(TokenHeader.self, from: data)
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import SharedModels
+import Testing
+
+@Suite("auth.* wire contract")
+struct AuthContractTests {
+    static let userId = "4f3c2a1e-8b7d-4c6a-9e5f-0a1b2c3d4e5f"
+
+    @Test("auth.register {username, password} → {userId}")
+    func register() throws {
+        let params = try Fixture.params(Auth.Register.self, "auth.register")
+        #expect(params == Auth.Register.Params(username: "ada.lovelace", password: "correct horse battery staple"))
+        let result = try Fixture.result(Auth.Register.self, "auth.register")
+        #expect(result.userId == Self.userId)
+    }
+
+    @Test("auth.login {username, password} → token grant")
+    func login() throws {
+        let params = try Fixture.params(Auth.Login.self, "auth.login")
+        #expect(params.username == "ada.lovelace")
+        #expect(params.password == "correct horse battery staple")
+        let grant = try Fixture.result(Auth.Login.self, "auth.login")
+        #expect(grant.userId == Self.userId)
+        #expect(grant.accessToken.split(separator: ".").count == 3)
+        #expect(grant.accessToken.hasPrefix("eyJhbGciOiJFUzI1NiIs"))
+        #expect(grant.refreshToken == "rt_Jx8mQ2vN5pL7kR3tW9yB4cF6hD1gS0aZ")
+        #expect(grant.tokenType == "Bearer")
+        #expect(grant.expiresIn == 900)
+    }
+
+    @Test("auth.refresh {refreshToken} → a rotated token grant")
+    func refresh() throws {
+        let params = try Fixture.params(Auth.Refresh.self, "auth.refresh")
+        #expect(params == Auth.Refresh.Params(refreshToken: "rt_Jx8mQ2vN5pL7kR3tW9yB4cF6hD1gS0aZ"))
+        let grant = try Fixture.result(Auth.Refresh.self, "auth.refresh")
+        #expect(grant.refreshToken == "rt_Vb3nM6qP9sT2wY5zC8eG1jK4lO7rU0xA")
+        #expect(grant.refreshToken != params.refreshToken)
+        #expect(grant.userId == Self.userId)
+        #expect(grant.tokenType == "Bearer")
+        #expect(grant.expiresIn == 900)
+    }
+
+    @Test("auth.logout {refreshToken} → {}")
+    func logout() throws {
+        let params = try Fixture.params(Auth.Logout.self, "auth.logout")
+        #expect(params.refreshToken == "rt_Vb3nM6qP9sT2wY5zC8eG1jK4lO7rU0xA")
+        #expect(try Fixture.result(Auth.Logout.self, "auth.logout") == Empty())
+    }
+
+    @Test("auth.clientToken {clientId, clientSecret} → scoped access token")
+    func clientToken() throws {
+        let params = try Fixture.params(Auth.ClientToken.self, "auth.clientToken")
+        #expect(
+            params
+                == Auth.ClientToken.Params(
+                    clientId: "billing-backend", clientSecret: "cs_live_5kQ9wE2rT7yU1iO4pA8sD3fG6hJ0lZ"))
+        let result = try Fixture.result(Auth.ClientToken.self, "auth.clientToken")
+        #expect(result.scopes == [Scope.pushSend])
+        #expect(result.tokenType == "Bearer")
+        #expect(result.expiresIn == 3600)
+        #expect(result.accessToken.split(separator: ".").count == 3)
+    }
+
+    @Test("auth.keys {} → JWKS of EC P-256 keys")
+    func keys() throws {
+        #expect(try Fixture.params(Auth.Keys.self, "auth.keys") == Empty())
+        let result = try Fixture.result(Auth.Keys.self, "auth.keys")
+        #expect(
+            result.keys == [
+                Auth.PublicJWK(
+                    x: "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                    y: "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0",
+                    kid: "key-2026-11")
+            ])
+        let key = try #require(result.keys.first)
+        #expect([key.kty, key.crv, key.alg, key.use] == ["EC", "P-256", "ES256", "sig"])
+    }
+}

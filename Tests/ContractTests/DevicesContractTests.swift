@@ -1,0 +1,66 @@
+import Foundation
+import SharedModels
+import Testing
+
+@Suite("devices.* wire contract")
+struct DevicesContractTests {
+    static let phone = "9b2f8c3e-6a1d-4e7b-8c5f-2d3e4f5a6b7c"
+    static let tablet = "1e2d3c4b-5a69-4788-97a6-b5c4d3e2f1a0"
+
+    @Test("devices.register {platform, token?, name?} → {deviceId}")
+    func register() throws {
+        let full = try Fixture.params(Devices.Register.self, "devices.register")
+        #expect(
+            full
+                == Devices.Register.Params(
+                    platform: .apns, token: "740f4707bebcf74f9b7c25d48e3358945f6aa01da5ddb387462c7eaf61bb78ad",
+                    name: "Ada's phone"))
+        let minimal = try Fixture.params(Devices.Register.self, "devices.register", minimal: true)
+        #expect(minimal == Devices.Register.Params(platform: .direct))
+        #expect(try Fixture.result(Devices.Register.self, "devices.register").deviceId == Self.phone)
+    }
+
+    @Test("devices.list {} → the caller's devices")
+    func list() throws {
+        #expect(try Fixture.params(Devices.List.self, "devices.list") == Empty())
+        let full = try Fixture.result(Devices.List.self, "devices.list")
+        #expect(
+            full.devices == [
+                Devices.DeviceInfo(
+                    deviceId: Self.phone, platform: .apns, name: "Ada's phone",
+                    createdAt: Fixture.utc(2026, 11, 20, 8, 15, 0),
+                    active: true),
+                Devices.DeviceInfo(
+                    deviceId: Self.tablet, platform: .fcm, name: "Old tablet",
+                    createdAt: Fixture.utc(2026, 10, 2, 19, 45, 12),
+                    active: false),
+            ])
+        let minimal = try Fixture.result(Devices.List.self, "devices.list", minimal: true)
+        #expect(
+            minimal.devices == [
+                Devices.DeviceInfo(
+                    deviceId: Self.phone, platform: .direct, createdAt: Fixture.utc(2026, 11, 20, 8, 15, 0))
+            ])
+    }
+
+    @Test("devices.unregister {deviceId} → {}")
+    func unregister() throws {
+        #expect(try Fixture.params(Devices.Unregister.self, "devices.unregister").deviceId == Self.tablet)
+        #expect(try Fixture.result(Devices.Unregister.self, "devices.unregister") == Empty())
+    }
+
+    @Test("devices.ack {deviceId, notificationId} → {}")
+    func ack() throws {
+        let params = try Fixture.params(Devices.Ack.self, "devices.ack")
+        #expect(params == Devices.Ack.Params(deviceId: Self.phone, notificationId: StoreContractTests.notificationId))
+        #expect(try Fixture.result(Devices.Ack.self, "devices.ack") == Empty())
+    }
+
+    @Test("platforms are open sets: an unknown platform survives a round trip")
+    func unknownPlatform() throws {
+        let data = Data(#"{"platform":"carrier-pigeon"}"#.utf8)
+        let params = try RPCCodec.makeDecoder().decode(Devices.Register.Params.self, from: data)
+        #expect(params.platform == Platform(rawValue: "carrier-pigeon"))
+        #expect(try RPCCodec.makeEncoder().encode(params) == data)
+    }
+}

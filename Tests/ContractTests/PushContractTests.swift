@@ -1,0 +1,67 @@
+import Foundation
+import SharedModels
+import Testing
+
+@Suite("push.* wire contract")
+struct PushContractTests {
+    static let payload = "Your order #81723 has shipped and arrives Tuesday."
+
+    @Test("push.send {recipientId, payload, ttlSeconds?, idempotencyKey?} → {notificationId, deliveries}")
+    func send() throws {
+        let full = try Fixture.params(Push.Send.self, "push.send")
+        #expect(
+            full
+                == Push.Send.Params(
+                    recipientId: AuthContractTests.userId, payload: Self.payload, ttlSeconds: 86_400,
+                    idempotencyKey: "order-81723-shipped"))
+        let minimal = try Fixture.params(Push.Send.self, "push.send", minimal: true)
+        #expect(minimal == Push.Send.Params(recipientId: AuthContractTests.userId, payload: Self.payload))
+
+        let result = try Fixture.result(Push.Send.self, "push.send")
+        #expect(result.notificationId == StoreContractTests.notificationId)
+        #expect(
+            result.deliveries == [
+                Push.Send.Delivery(deviceId: DevicesContractTests.phone, platform: .apns, status: .queued),
+                Push.Send.Delivery(deviceId: DevicesContractTests.tablet, platform: .direct, status: .sent),
+            ])
+    }
+
+    @Test("push.status {notificationId} → per-device delivery state")
+    func status() throws {
+        #expect(try Fixture.params(Push.Status.self, "push.status").notificationId == StoreContractTests.notificationId)
+        let full = try Fixture.result(Push.Status.self, "push.status")
+        #expect(full.notificationId == StoreContractTests.notificationId)
+        #expect(
+            full.deliveries == [
+                Push.Status.DeliveryState(
+                    deviceId: DevicesContractTests.phone, platform: .apns, status: .retrying, attempts: 3,
+                    lastError: "apns: 503 ServiceUnavailable", updatedAt: Fixture.utc(2026, 11, 22, 10, 2, 0)),
+                Push.Status.DeliveryState(
+                    deviceId: DevicesContractTests.tablet, platform: .fcm, status: .deactivated, attempts: 1,
+                    lastError: "fcm: 404 UNREGISTERED", updatedAt: Fixture.utc(2026, 11, 22, 10, 0, 1)),
+            ])
+        let minimal = try Fixture.result(Push.Status.self, "push.status", minimal: true)
+        #expect(
+            minimal.deliveries == [
+                Push.Status.DeliveryState(
+                    deviceId: DevicesContractTests.tablet, platform: .direct, status: .acknowledged, attempts: 1,
+                    updatedAt: Fixture.utc(2026, 11, 22, 10, 0, 1))
+            ])
+    }
+
+    @Test("push.notify {notificationId}: the notification a device receives")
+    func notify() throws {
+        let params = try Fixture.params(Push.Notify.self, "push.notify")
+        #expect(params == Push.Notify.Params(notificationId: StoreContractTests.notificationId))
+        #expect(try Fixture.result(Push.Notify.self, "push.notify") == Empty())
+    }
+
+    @Test("delivery states keep their wire names")
+    func deliveryStatusNames() {
+        let all: [DeliveryStatus] = [.queued, .sent, .acknowledged, .retrying, .failed, .expired, .deactivated]
+        #expect(
+            all.map(\.rawValue) == ["queued", "sent", "acknowledged", "retrying", "failed", "expired", "deactivated"])
+        let platforms: [Platform] = [.direct, .apns, .fcm, .wns, .webpush]
+        #expect(platforms.map(\.rawValue) == ["direct", "apns", "fcm", "wns", "webpush"])
+    }
+}

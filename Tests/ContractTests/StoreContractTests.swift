@@ -1,0 +1,82 @@
+import Foundation
+import SharedModels
+import Testing
+
+@Suite("store.* wire contract")
+struct StoreContractTests {
+    static let notificationId = "c0ffee00-1234-4abc-8def-0123456789ab"
+    static let payload = "Your verification code is 482913. It expires in 10 minutes."
+    static let createdAt = Fixture.utc(2026, 11, 22, 10, 0, 0)
+    static let expiresAt = Fixture.utc(2026, 11, 29, 10, 0, 0)
+    static let readAt = Fixture.utc(2026, 11, 22, 10, 5, 30)
+
+    @Test("store.put {recipientId, payload, ttlSeconds?} → {notificationId, expiresAt}")
+    func put() throws {
+        let full = try Fixture.params(Store.Put.self, "store.put")
+        #expect(
+            full == Store.Put.Params(recipientId: AuthContractTests.userId, payload: Self.payload, ttlSeconds: 604_800))
+        let minimal = try Fixture.params(Store.Put.self, "store.put", minimal: true)
+        #expect(minimal == Store.Put.Params(recipientId: AuthContractTests.userId, payload: Self.payload))
+        #expect(minimal.ttlSeconds == nil)
+        let result = try Fixture.result(Store.Put.self, "store.put")
+        #expect(result == Store.Put.Result(notificationId: Self.notificationId, expiresAt: Self.expiresAt))
+    }
+
+    @Test("store.get {notificationId} → the notification with its payload")
+    func get() throws {
+        #expect(try Fixture.params(Store.Get.self, "store.get").notificationId == Self.notificationId)
+        let full = try Fixture.result(Store.Get.self, "store.get")
+        #expect(
+            full
+                == Store.StoredNotification(
+                    notificationId: Self.notificationId, payload: Self.payload, createdAt: Self.createdAt,
+                    expiresAt: Self.expiresAt, readAt: Self.readAt))
+        let unread = try Fixture.result(Store.Get.self, "store.get", minimal: true)
+        #expect(unread.readAt == nil)
+        #expect(unread.payload == Self.payload)
+    }
+
+    @Test("store.list {unreadOnly?, limit?, cursor?} → a page of summaries")
+    func list() throws {
+        let full = try Fixture.params(Store.List.self, "store.list")
+        #expect(
+            full
+                == Store.List.Params(
+                    unreadOnly: true, limit: 20, cursor: "eyJjcmVhdGVkQXQiOiIyMDI2LTExLTIyVDEwOjAwOjAwWiJ9"))
+        #expect(try Fixture.params(Store.List.self, "store.list", minimal: true) == Store.List.Params())
+
+        let page = try Fixture.result(Store.List.self, "store.list")
+        #expect(page.nextCursor == "eyJjcmVhdGVkQXQiOiIyMDI2LTExLTIxVDE4OjMwOjAwWiJ9")
+        #expect(
+            page.items == [
+                Store.NotificationSummary(
+                    notificationId: Self.notificationId, createdAt: Self.createdAt, expiresAt: Self.expiresAt,
+                    readAt: Self.readAt),
+                Store.NotificationSummary(
+                    notificationId: "7d9e5a10-3b2c-4f8e-a1d6-9c8b7a6f5e4d",
+                    createdAt: Fixture.utc(2026, 11, 21, 18, 30, 0),
+                    expiresAt: Fixture.utc(2026, 11, 28, 18, 30, 0),
+                    readAt: Fixture.utc(2026, 11, 21, 18, 31, 7)),
+            ])
+
+        let last = try Fixture.result(Store.List.self, "store.list", minimal: true)
+        #expect(last.nextCursor == nil)
+        #expect(
+            last.items == [
+                Store.NotificationSummary(
+                    notificationId: Self.notificationId, createdAt: Self.createdAt, expiresAt: Self.expiresAt)
+            ])
+    }
+
+    @Test("store.markRead {notificationId} → {readAt}")
+    func markRead() throws {
+        #expect(try Fixture.params(Store.MarkRead.self, "store.markRead").notificationId == Self.notificationId)
+        #expect(try Fixture.result(Store.MarkRead.self, "store.markRead").readAt == Self.readAt)
+    }
+
+    @Test("store.delete {notificationId} → {}")
+    func delete() throws {
+        #expect(try Fixture.params(Store.Delete.self, "store.delete").notificationId == Self.notificationId)
+        #expect(try Fixture.result(Store.Delete.self, "store.delete") == Empty())
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import Synchronization
+
+/// One Server-Sent Event as a client parses it.
+struct ServerSentEvent: Equatable {
+    var id: String?
+    var event: String?
+    var data: String?
+}
+
+/// `curl --http2-prior-knowledge -N` reading an event stream in the background, as a device would.
+/// Every run is bounded by `--max-time`, and `stop()` ends it earlier.
+final class CurlStream: @unchecked Sendable {
+    private final class Buffer: Sendable {
+        let data = Mutex(Data())
+    }
+
+    private let process = Process()
+    private let buffer = Buffer()
+    /// Where curl dumps the response headers.
+    let headersFile: URL
+
+    init(url: String, token: String?, maxSeconds: Int = 30) throws {
+        headersFile = FileManager.default.temporaryDirectory.appendingPathComponent("dispatch-sse-\(UUID().uuidString).headers")
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        var arguments = ["--http2-prior-knowledge", "-N", "-s", "--max-time", "\(maxSeconds)", "-D", headersFile.path]
+        if let token { arguments += ["-H", "Authorization: Bearer \(token)"] }
+        process.arguments = arguments + [url]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        pipe.fileHandleForReading.readabilityHandler = { [buffer] handle in
+            let chunk = handle.availableData
+            if chunk.isEmpty {
+                handle.readabilityHandler = nil
+            } else {
+                buffer.data.withLock { $0.append(chunk) }
+            }
+        }
+        try process.run()
+    }
+
+    /// Everything received so far.
+    var text: String { String(decoding: buffer.data.withLock { $0 }, as: UTF8.self) }
+
+    /// The complete events received so far (comments left out).
+    var events: [ServerSentEvent] {
+        let blocks = text.components(separatedBy: "\n\n").dropLast()  // the last piece is incomplete or empty
+        return blocks.compactMap { block in
+            var event = ServerSentEvent()
+            for line in block.split(separator: "\n", omittingEmptySubsequences: true) where !line.hasPrefix(":") {
+                let parts = line.split(separator: ":", maxSplits: 1)
+                let value = parts.count == 2 ? String(parts[1].drop(while: { $0 == " " })) : ""
+                switch parts.first {
+                case "id": event.id = value
+                case "event": event.event = value
+                case "data": event.data = value
+                default: break
+                }
+            }
+            return event == ServerSentEvent() ? nil : event
+        }
+    }
+
+    /// The ids of the events received so far, in order.
+    var ids: [String] { events.compactMap(\.id) }
+
+    /// The response headers, lowercased names, once they arrived.
+    var headers: [String: String] {
+        guard let raw = try? String(contentsOf: headersFile, encoding: .utf8) else { return [:] }
+        var headers: [String: String] = [:]
+        for line in raw.components(separatedBy: "\r\n") {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2 else { continue }
+            headers[parts[0].lowercased()] = parts[1].trimmingCharacters(in: .whitespaces)
+        }
+        return headers
+    }
+
+    var isRunning: Bool { process.isRunning }
+
+    /// Waits (bounded) until `condition` holds; returns whether it did.
+    func waitUntil(timeout: Duration = .seconds(10), _ condition: (CurlStream) -> Bool) async -> Bool {
+        await eventually(timeout: timeout) { condition(self) }
+    }
+
+    /// Ends curl at once with SIGKILL, like a device losing its connection (no orderly HTTP/2 close).
+    func stop() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(at: headersFile)
+    }
+}
+
+/// A single `curl --http2-prior-knowledge` GET that must answer (not stream): status and body.
+func curlGet(_ url: String, token: String?) async throws -> (status: Int, body: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+    var arguments = ["--http2-prior-knowledge", "-s", "--max-time", "5", "-w", "\n%{http_code}"]
+    if let token { arguments += ["-H", "Authorization: Bearer \(token)"] }
+    process.arguments = arguments + [url]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = FileHandle.nullDevice
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        process.terminationHandler = { _ in continuation.resume() }
+        do {
+            try process.run()
+        } catch {
+            process.terminationHandler = nil
+            continuation.resume()
+        }
+    }
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let lines = output.split(separator: "\n", omittingEmptySubsequences: false)
+    return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
+}
+
+/// Polls `condition` every 20 ms until it holds or `timeout` passes; returns whether it held.
+func eventually(timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return try await condition()
+}

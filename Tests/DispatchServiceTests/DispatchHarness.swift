@@ -1,0 +1,99 @@
+import DispatchService
+import Foundation
+import GRDB
+import Logging
+import ServiceCore
+import SharedModels
+import Testing
+
+/// push-dispatch wired as in production (real dispatcher, SQLite, token verification) but driven in-process,
+/// with a hand-moved clock, a fake auth serving the test signer's key and a fake store.
+struct DispatchHarness {
+    let components: DispatchComponents
+    let configuration: DispatchConfiguration
+    let clock: TestClock
+    let signer: TestSigner
+    let auth: FakeAuth
+    let store: FakeStore
+    let client: RPCClient
+
+    /// A configuration with the test client's credentials, an in-memory database and a short keepalive.
+    static func configuration(maxPayloadBytes: Int = 65_536, keepalive: Duration = .milliseconds(200)) -> DispatchConfiguration {
+        DispatchConfiguration(
+            dispatchClientID: FakeAuth.clientID, dispatchClientSecret: FakeAuth.clientSecret,
+            maxPayloadBytes: maxPayloadBytes, keepaliveInterval: keepalive)
+    }
+
+    init(configuration: DispatchConfiguration = DispatchHarness.configuration()) async throws {
+        let clock = TestClock()
+        let signer = try await TestSigner()
+        let auth = FakeAuth(signer: signer)
+        let store = FakeStore(clock: clock)
+        let components = try DispatchComponents.make(
+            configuration: configuration, auth: auth.client, store: store.client, logger: .silent, now: { clock.now })
+        let loaded = await components.verifier.refresh()
+        try #require(loaded)
+        let dispatcher = components.dispatcher
+        self.components = components
+        self.configuration = configuration
+        self.clock = clock
+        self.signer = signer
+        self.auth = auth
+        self.store = store
+        self.client = RPCClient(
+            transport: InProcessTransport(
+                dispatcher: { dispatcher }, context: { RPCRequestContext(bearerToken: $0, logger: .silent) }),
+            peerName: "push-dispatch"
+        )
+    }
+
+    /// Registers a device for `user` and returns its id.
+    func registerDevice(
+        user: String, platform: Platform = .direct, token: String? = nil, name: String? = nil
+    ) async throws -> String {
+        try await client.call(
+            Devices.Register.self, .init(platform: platform, token: token, name: name),
+            token: try await signer.userToken(user)
+        ).deviceId
+    }
+
+    /// `push.send` as the app backend `sender`.
+    func send(
+        to recipient: String, payload: String = "the secret text", ttlSeconds: Int? = nil,
+        idempotencyKey: String? = nil, as sender: String = "app-backend"
+    ) async throws -> Push.Send.Result {
+        try await client.call(
+            Push.Send.self,
+            .init(recipientId: recipient, payload: payload, ttlSeconds: ttlSeconds, idempotencyKey: idempotencyKey),
+            token: try await signer.senderToken(sender)
+        )
+    }
+
+    /// `push.status` as the app backend `sender`.
+    func status(_ notificationID: String, as sender: String = "app-backend") async throws -> Push.Status.Result {
+        try await client.call(Push.Status.self, .init(notificationId: notificationID), token: try await signer.senderToken(sender))
+    }
+
+    /// The notification ids pending for a device, in stream order.
+    func pendingIDs(_ deviceID: String) async throws -> [String] {
+        try await components.devices.pendingJobs(deviceID: deviceID).map(\.notificationID)
+    }
+
+    /// How many rows a table holds (to prove nothing was recorded).
+    func count(_ table: String) async throws -> Int {
+        try await components.database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? -1 }
+    }
+}
+
+/// Runs `body` expecting a JSON-RPC error and returns it (fails the test when none or another error is thrown).
+func expectRPCError(_ body: () async throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) async -> RPCError? {
+    do {
+        try await body()
+        Issue.record("expected an RPCError, but the call succeeded", sourceLocation: sourceLocation)
+    } catch let error as RPCError {
+        return error
+    } catch {
+        Issue.record("expected an RPCError, got \(error)", sourceLocation: sourceLocation)
+    }
+    return nil
+}

@@ -1,0 +1,136 @@
+import Foundation
+import ServiceCore
+import SharedModels
+import Synchronization
+import Testing
+
+/// A stand-in for the notification store serving `store.put`: records every call (params and token), can be
+/// unreachable (the transport throws `-32050`) or failing (it answers `-32603`), can refuse tokens (`-32001`),
+/// and can hold calls at a gate. Any other store method fails the test loudly.
+final class FakeStore: Sendable {
+    /// How the fake answers.
+    enum Mode: Sendable {
+        case up
+        /// Calls never reach it: the transport throws `-32050`, as for a refused connection.
+        case unreachable
+        /// It answers every call with an internal error.
+        case failing
+    }
+
+    /// One `store.put` that reached the store.
+    struct Call: Sendable {
+        var params: Store.Put.Params
+        var token: String?
+        var notificationID: String?
+    }
+
+    private struct State {
+        var mode = Mode.up
+        var tokensToRefuse = 0
+        var calls: [Call] = []
+        var gateClosed = false
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let clock: TestClock
+    private let state = Mutex(State())
+
+    init(clock: TestClock) {
+        self.clock = clock
+    }
+
+    /// Every call that reached the store, oldest first (including refused ones).
+    var calls: [Call] { state.withLock { $0.calls } }
+
+    /// Calls that stored a notification.
+    var storedCalls: [Call] { calls.filter { $0.notificationID != nil } }
+
+    /// Switches how the fake answers.
+    func setMode(_ mode: Mode) {
+        state.withLock { $0.mode = mode }
+    }
+
+    /// The next `count` calls are refused with `-32001`, as for a token the store no longer accepts.
+    func refuseTokens(_ count: Int) {
+        state.withLock { $0.tokensToRefuse = count }
+    }
+
+    /// Holds every following call until `openGate()`.
+    func closeGate() {
+        state.withLock { $0.gateClosed = true }
+    }
+
+    /// Lets held calls (and later ones) through.
+    func openGate() {
+        let waiting = state.withLock { state in
+            state.gateClosed = false
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
+    /// How many calls are held at the gate.
+    var heldCount: Int { state.withLock { $0.waiting.count } }
+
+    /// A client to this fake, as push-dispatch's composition root receives one.
+    var client: RPCClient {
+        RPCClient(transport: Transport(store: self), peerName: "notification-store")
+    }
+
+    private struct Transport: RPCTransport {
+        let store: FakeStore
+
+        func post(_ body: Data, bearerToken: String?) async throws -> Data? {
+            guard store.state.withLock({ $0.mode }) != .unreachable else {
+                throw RPCError.unavailable("notification-store", "connection refused")
+            }
+            return await store.dispatcher.handle(body: body, context: RPCRequestContext(bearerToken: bearerToken, logger: .silent))
+        }
+    }
+
+    private var dispatcher: RPCDispatcher {
+        var dispatcher = RPCDispatcher()
+        dispatcher.register(Store.Put.self) { [self] params, context in
+            await passGate()
+            return try put(params, token: context.bearerToken)
+        }
+        Self.refuse(Store.Get.self, in: &dispatcher)
+        Self.refuse(Store.List.self, in: &dispatcher)
+        Self.refuse(Store.MarkRead.self, in: &dispatcher)
+        Self.refuse(Store.Delete.self, in: &dispatcher)
+        return dispatcher
+    }
+
+    private func put(_ params: Store.Put.Params, token: String?) throws -> Store.Put.Result {
+        try state.withLock { state in
+            guard state.mode == .up else { throw RPCError.internalError }
+            guard state.tokensToRefuse == 0 else {
+                state.tokensToRefuse -= 1
+                state.calls.append(Call(params: params, token: token))
+                throw RPCError.unauthenticated("token expired or not valid here")
+            }
+            let id = UUID().uuidString.lowercased()
+            state.calls.append(Call(params: params, token: token, notificationID: id))
+            let expiresAt = clock.now.addingTimeInterval(TimeInterval(params.ttlSeconds ?? 604_800))
+            return Store.Put.Result(notificationId: id, expiresAt: expiresAt)
+        }
+    }
+
+    private func passGate() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let held = state.withLock { state in
+                if state.gateClosed { state.waiting.append(continuation) }
+                return state.gateClosed
+            }
+            if !held { continuation.resume() }
+        }
+    }
+
+    private static func refuse<M: RPCMethod>(_ method: M.Type, in dispatcher: inout RPCDispatcher) {
+        dispatcher.register(method) { _, _ in
+            Issue.record("FakeStore: push-dispatch must not call \(M.name)")
+            throw RPCError.internalError
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import JWTKit
+import ServiceCore
+import SharedModels
+
+/// Signs access tokens the way auth does (ES256, `kid` header, `AccessTokenClaims`), so the store can be tested
+/// with real tokens and without the auth service.
+struct TestSigner: Sendable {
+    struct MissingKeyParameters: Error {}
+
+    let kid: String
+    /// The public key as `auth.keys` would publish it.
+    let jwk: Auth.PublicJWK
+    private let keys: JWTKeyCollection
+
+    init(kid: String = "test-\(UUID().uuidString.prefix(8))") async throws {
+        let key = ES256PrivateKey()
+        guard let parameters = key.parameters else { throw MissingKeyParameters() }
+        let keys = JWTKeyCollection()
+        await keys.add(ecdsa: key, kid: JWKIdentifier(string: kid))
+        self.kid = kid
+        self.keys = keys
+        self.jwk = Auth.PublicJWK(x: parameters.x, y: parameters.y, kid: kid)
+    }
+
+    /// A token for `subject` with `scopes`, valid from `issuedAt` for `lifetime` seconds (negative: already expired).
+    func token(
+        subject: String,
+        scopes: [String],
+        issuedAt: Date = Date(),
+        lifetime: TimeInterval = 900,
+        kid overridingKID: String? = nil
+    ) async throws -> String {
+        let claims = AccessTokenClaims(
+            subject: subject,
+            scopes: scopes,
+            issuedAt: issuedAt,
+            expiresAt: issuedAt.addingTimeInterval(lifetime),
+            tokenID: UUID().uuidString
+        )
+        var header = JWTHeader()
+        header.kid = overridingKID ?? kid
+        return try await keys.sign(claims, header: header)
+    }
+
+    /// A person's token.
+    func userToken(_ userID: String) async throws -> String {
+        try await token(subject: userID, scopes: [Scope.user])
+    }
+
+    /// push-dispatch's service token.
+    func writerToken(_ clientID: String = "push-dispatch") async throws -> String {
+        try await token(subject: clientID, scopes: [Scope.storeWrite])
+    }
+}

@@ -1,0 +1,135 @@
+import Crypto
+import Foundation
+import NIOSSL
+import X509
+
+/// A throwaway PKI for TLS tests, generated at test time: a CA and a server certificate it signed,
+/// written as PEM files into a fresh temporary directory.
+///
+/// The server certificate is for `localhost` with the SANs `DNS:localhost`, `IP:127.0.0.1` and `IP:::1`,
+/// so clients may connect by name or by loopback address.
+public struct TestCertificates: Sendable {
+    /// The temporary directory holding the files.
+    public let directory: String
+    /// The CA certificate (PEM): what clients trust.
+    public let caCertificatePath: String
+    /// The server's leaf certificate (PEM), signed by the CA.
+    public let serverCertificatePath: String
+    /// The server's P-256 private key (PKCS#8 PEM).
+    public let serverKeyPath: String
+
+    /// Generates a new CA and server certificate in a new temporary directory.
+    public static func make() throws -> TestCertificates {
+        let directory = try makeTemporaryDirectory()
+        let ca = try CertificateAuthority(commonName: "SecurePush Test CA")
+        let serverKey = P256.Signing.PrivateKey()
+        let serverCertificate = try ca.issueServerCertificate(
+            commonName: "localhost",
+            publicKey: Certificate.PublicKey(serverKey.publicKey)
+        )
+
+        let certificates = TestCertificates(
+            directory: directory,
+            caCertificatePath: directory + "/ca.pem",
+            serverCertificatePath: directory + "/server.pem",
+            serverKeyPath: directory + "/server-key.pem"
+        )
+        try write(ca.certificate.serializeAsPEM().pemString, to: certificates.caCertificatePath)
+        try write(serverCertificate.serializeAsPEM().pemString, to: certificates.serverCertificatePath)
+        try write(serverKey.pemRepresentation, to: certificates.serverKeyPath)
+        return certificates
+    }
+
+    /// Generates a CA unrelated to any other and returns the path of its certificate (PEM) in a new temporary
+    /// directory: a client trusting only it must refuse every ``TestCertificates`` server.
+    public static func makeUnrelatedCA() throws -> String {
+        let directory = try makeTemporaryDirectory()
+        let ca = try CertificateAuthority(commonName: "Unrelated Test CA")
+        let path = directory + "/unrelated-ca.pem"
+        try write(ca.certificate.serializeAsPEM().pemString, to: path)
+        return path
+    }
+
+    /// A server TLS configuration presenting the server certificate; the caller sets ALPN protocols if needed.
+    public func makeServerTLSConfiguration() throws -> TLSConfiguration {
+        TLSConfiguration.makeServerConfiguration(
+            certificateChain: try NIOSSLCertificate.fromPEMFile(serverCertificatePath).map { .certificate($0) },
+            privateKey: .privateKey(try NIOSSLPrivateKey(file: serverKeyPath, format: .pem))
+        )
+    }
+
+    /// Deletes the temporary directory.
+    public func remove() {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    private static func makeTemporaryDirectory() throws -> String {
+        let path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("securepush-certs-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    private static func write(_ pem: String, to path: String) throws {
+        try Data(pem.utf8).write(to: URL(fileURLWithPath: path))
+    }
+}
+
+/// A self-signed CA that can issue server certificates.
+private struct CertificateAuthority {
+    let key: P256.Signing.PrivateKey
+    let name: DistinguishedName
+    let certificate: Certificate
+
+    init(commonName: String) throws {
+        key = P256.Signing.PrivateKey()
+        name = try DistinguishedName {
+            OrganizationName("SecurePush Tests")
+            CommonName(commonName)
+        }
+        let publicKey = Certificate.PublicKey(key.publicKey)
+        let now = Date()
+        certificate = try Certificate(
+            version: .v3,
+            serialNumber: Certificate.SerialNumber(),
+            publicKey: publicKey,
+            notValidBefore: now.addingTimeInterval(-3600),
+            notValidAfter: now.addingTimeInterval(7 * 24 * 3600),
+            issuer: name,
+            subject: name,
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
+                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+                SubjectKeyIdentifier(hash: publicKey)
+            },
+            issuerPrivateKey: Certificate.PrivateKey(key)
+        )
+    }
+
+    func issueServerCertificate(commonName: String, publicKey: Certificate.PublicKey) throws -> Certificate {
+        let now = Date()
+        return try Certificate(
+            version: .v3,
+            serialNumber: Certificate.SerialNumber(),
+            publicKey: publicKey,
+            notValidBefore: now.addingTimeInterval(-3600),
+            notValidAfter: now.addingTimeInterval(7 * 24 * 3600),
+            issuer: name,
+            subject: try DistinguishedName { CommonName(commonName) },
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.notCertificateAuthority)
+                Critical(KeyUsage(digitalSignature: true))
+                try ExtendedKeyUsage([.serverAuth])
+                SubjectAlternativeNames([
+                    .dnsName("localhost"),
+                    .ipAddress(.init(contentBytes: [127, 0, 0, 1])),
+                    .ipAddress(.init(contentBytes: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1])),
+                ])
+                AuthorityKeyIdentifier(keyIdentifier: try certificate.extensions.subjectKeyIdentifier?.keyIdentifier)
+            },
+            issuerPrivateKey: Certificate.PrivateKey(key)
+        )
+    }
+}
