@@ -48,7 +48,8 @@ public actor AccessTokenVerifier {
             logger.debug("auth.keys.loaded", metadata: ["auth.keys.count": "\(jwks.count)"])
             return true
         } catch {
-            lastFetchError = "keys unavailable: \(error)"
+            // The detail (URLs, socket errors) goes to the log only; health bodies may be seen by outsiders.
+            lastFetchError = "auth keys unavailable"
             logger.warning("auth.keys.fetch_failed", metadata: ["error": "\(error)"])
             return false
         }
@@ -60,8 +61,11 @@ public actor AccessTokenVerifier {
         guard let token, !token.isEmpty else { throw RPCError.unauthenticated("missing bearer token") }
         guard let kid = Self.keyID(of: token) else { throw RPCError.unauthenticated("malformed token") }
         if !knownKeyIDs.contains(kid) {
-            let due = lastFetch.map { clock.now - $0 >= refetchInterval } ?? true
-            if due || knownKeyIDs.isEmpty { await refresh() }
+            // Without any keys yet, retry at most once a second; with keys, at most once per refetch interval,
+            // so neither a down auth nor forged key ids turn every request into a call to auth.
+            let interval = knownKeyIDs.isEmpty ? min(.seconds(1), refetchInterval) : refetchInterval
+            let due = lastFetch.map { clock.now - $0 >= interval } ?? true
+            if due { await refresh() }
             if knownKeyIDs.isEmpty { throw RPCError.unavailable("auth", "signing keys could not be loaded") }
             guard knownKeyIDs.contains(kid) else { throw RPCError.unauthenticated("unknown signing key") }
         }

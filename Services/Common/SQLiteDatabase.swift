@@ -10,8 +10,7 @@ public enum SQLiteDatabase {
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         if let path {
-            let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try prepareFile(at: path)
             writer = try DatabasePool(path: path, configuration: configuration)
         } else {
             writer = try DatabaseQueue(configuration: configuration)
@@ -19,6 +18,22 @@ public enum SQLiteDatabase {
         let migrator = migrator
         try migrator.migrate(writer)
         return writer
+    }
+
+    /// Creates the data directory (0700) and the database file (0600) before SQLite opens it, so that the file and
+    /// its `-wal`/`-shm` companions (which SQLite creates with the database's mode) are readable by the owner only:
+    /// they hold password hashes, signing keys and payloads.
+    static func prepareFile(at path: String) throws {
+        let manager = FileManager.default
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        if !manager.fileExists(atPath: directory) {
+            try manager.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+        if !manager.fileExists(atPath: path) {
+            guard manager.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
+            }
+        }
     }
 
     /// `"ok"` when the database answers a trivial query, otherwise the reason (for `GET /health`).

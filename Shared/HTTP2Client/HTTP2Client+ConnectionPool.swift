@@ -31,8 +31,8 @@ extension HTTP2Client {
             switch pool.state {
             case .shutdown:
                 return .fail(HTTP2ClientError(.shutdown))
-            case .connecting:
-                return .wait(startConnect(&pool), retiring: nil)
+            case .connecting(_, let future, _):
+                return .wait(future, retiring: nil)
             case .connected(let connection) where connection.acceptsNewStreams:
                 return .use(connection)
             case .connected(let stale):

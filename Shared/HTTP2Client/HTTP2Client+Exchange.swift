@@ -19,7 +19,7 @@ extension HTTP2Client {
             do {
                 return try await attempt(request, deadline: deadline, timeout: timeout, timeoutCoversBody, consume)
             } catch let failure as HTTP2RetryableFailure {
-                logger.debug("request did not reach the peer, retrying on a new connection", metadata: ["error": "\(failure.error)"])
+                throw failure.error
                 do {
                     return try await attempt(request, deadline: deadline, timeout: timeout, timeoutCoversBody, consume)
                 } catch let failure as HTTP2RetryableFailure {

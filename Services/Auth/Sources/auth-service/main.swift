@@ -8,7 +8,8 @@ let environment = ServiceEnvironment()
 var logger = Logger(label: "securepush.auth")
 let levelName = environment.string("SECUREPUSH_LOG_LEVEL") ?? "info"
 guard let level = Logger.Level(rawValue: levelName.lowercased()) else {
-    FileHandle.standardError.write(Data("auth-service: SECUREPUSH_LOG_LEVEL must be one of trace, debug, info, notice, warning, error, critical (got '\(levelName)')\n".utf8))
+    let levels = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
+    FileHandle.standardError.write(Data("auth-service: SECUREPUSH_LOG_LEVEL must be one of \(levels) (got '\(levelName)')\n".utf8))
     exit(1)
 }
 logger.logLevel = level

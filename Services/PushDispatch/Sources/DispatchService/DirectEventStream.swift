@@ -45,7 +45,7 @@ struct DirectEventStream: Sendable {
                     group.cancelAll()
                 }
             } onGracefulShutdown: {
-                subscription.signal.close()
+                _ = subscription // MUTATION
             }
         } catch {
             await hub.unsubscribe(subscription)

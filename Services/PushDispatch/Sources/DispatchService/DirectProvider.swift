@@ -20,7 +20,7 @@ public struct DirectProvider: PushProvider {
     }
 
     public func jobsQueued(_ jobs: [DeliveryJob]) async {
-        _ = jobs // MUTATION
+        await hub.wake(deviceIDs: jobs.map(\.deviceID))
     }
 
     /// Wakes the device's open streams, which write and record the job. `.sent` when one was open; otherwise the
