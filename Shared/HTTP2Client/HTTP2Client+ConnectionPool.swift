@@ -51,7 +51,10 @@ extension HTTP2Client {
             stale?.retire()
             return try await future.get(
                 deadline: deadline,
-                timeoutError: HTTP2ClientError(.timeout, "\(endpoint.authority): still connecting when the request timed out")
+                timeoutError: HTTP2ClientError(
+                    .timeout,
+                    "\(endpoint.authority): still connecting when the request timed out"
+                )
             )
         }
     }

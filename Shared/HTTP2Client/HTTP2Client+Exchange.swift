@@ -19,7 +19,10 @@ extension HTTP2Client {
             do {
                 return try await attempt(request, deadline: deadline, timeout: timeout, timeoutCoversBody, consume)
             } catch let failure as HTTP2RetryableFailure {
-                throw failure.error
+                logger.debug(
+                    "request did not reach the peer, retrying on a new connection",
+                    metadata: ["error": "\(failure.error)"]
+                )
                 do {
                     return try await attempt(request, deadline: deadline, timeout: timeout, timeoutCoversBody, consume)
                 } catch let failure as HTTP2RetryableFailure {
@@ -41,7 +44,9 @@ extension HTTP2Client {
     ) async throws -> T {
         let connection = try await connection(deadline: deadline)
         guard connection.state.reserveStream() else {
-            throw HTTP2RetryableFailure(error: HTTP2ClientError(.connectionClosed, "the connection closed before the request was sent"))
+            throw HTTP2RetryableFailure(
+                error: HTTP2ClientError(.connectionClosed, "the connection closed before the request was sent")
+            )
         }
         defer { connection.releaseStream() }
 
@@ -129,7 +134,9 @@ extension HTTP2Client {
             // After GOAWAY, streams above its last stream id were not processed by the peer (RFC 9113 §6.8).
             if let streamID, let goAwayLastStreamID, streamID > goAwayLastStreamID {
                 connection.retire()
-                return HTTP2RetryableFailure(error: HTTP2ClientError(.goAway, "stream \(streamID) not processed by the peer"))
+                return HTTP2RetryableFailure(
+                    error: HTTP2ClientError(.goAway, "stream \(streamID) not processed by the peer")
+                )
             }
             if refused {
                 return HTTP2RetryableFailure(error: HTTP2ClientError(.connectionClosed, "stream refused by the peer"))
@@ -149,7 +156,12 @@ extension HTTP2Client {
         if let body = request.body, !headers.contains(name: "content-length") {
             headers.add(name: "content-length", value: String(body.readableBytes))
         }
-        return HTTPRequestHead(version: .http1_1, method: request.method, uri: endpoint.basePath + request.path, headers: headers)
+        return HTTPRequestHead(
+            version: .http1_1,
+            method: request.method,
+            uri: endpoint.basePath + request.path,
+            headers: headers
+        )
     }
 
     /// Buffers a response body, refusing to hold more than `limit` bytes.
@@ -178,14 +190,4 @@ extension HTTP2Client {
             body: body
         )
     }
-}
-
-/// A request that never reached the peer: safe to send again on a new connection.
-struct HTTP2RetryableFailure: Error {
-    var error: HTTP2ClientError
-}
-
-/// An error thrown by the caller's own closure: passed through untouched.
-struct HTTP2CallerError: Error {
-    var underlying: any Error
 }

@@ -64,7 +64,9 @@ struct HTTP2Endpoint: Sendable, Hashable {
             host = String(parts[0])
             portText = parts.count == 2 ? parts[1] : nil
             let allowed = host.unicodeScalars.allSatisfy { scalar in
-                scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "." || scalar == "-" || scalar == "_")
+                scalar.isASCII
+                    && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "." || scalar == "-"
+                        || scalar == "_")
             }
             guard allowed else { throw invalid("bad host name") }
         }

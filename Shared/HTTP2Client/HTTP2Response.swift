@@ -20,10 +20,3 @@ public struct HTTP2Response: Sendable {
         headers.first { $0.0.caseInsensitiveEquals(name) }?.1
     }
 }
-
-extension String {
-    /// Case-insensitive comparison, as header names need.
-    func caseInsensitiveEquals(_ other: String) -> Bool {
-        self.utf8.count == other.utf8.count && self.lowercased() == other.lowercased()
-    }
-}

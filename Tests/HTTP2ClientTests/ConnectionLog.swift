@@ -33,7 +33,10 @@ final class ConnectionLog: Sendable {
     /// Sends GOAWAY on every connection from the server's side, leaving the connections open.
     func sendGoAway(lastStreamID: HTTP2StreamID) async throws {
         for channel in channels.withLock({ $0 }) {
-            let frame = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: lastStreamID, errorCode: .noError, opaqueData: nil))
+            let frame = HTTP2Frame(
+                streamID: .rootStream,
+                payload: .goAway(lastStreamID: lastStreamID, errorCode: .noError, opaqueData: nil)
+            )
             try await channel.writeAndFlush(frame).get()
         }
     }

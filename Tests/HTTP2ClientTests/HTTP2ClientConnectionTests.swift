@@ -1,11 +1,14 @@
 import HTTP2Client
 import NIOCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite("HTTP2Client connection lifecycle")
 struct HTTP2ClientConnectionTests {
-    @Test("after the server restarts on the same port, the next request succeeds on a new connection", arguments: ServerMode.http2Modes)
+    @Test(
+        "after the server restarts on the same port, the next request succeeds on a new connection",
+        arguments: ServerMode.http2Modes
+    )
     func serverRestart(mode: ServerMode) async throws {
         let router = makeTestRouter()
         let certificates = try TestCertificates.make()
@@ -18,7 +21,9 @@ struct HTTP2ClientConnectionTests {
         }
         // The first server shut down gracefully (GOAWAY, then close) when the closure returned.
         try await withTestServer(mode, port: port, certificates: certificates, router: router) { server in
-            let response = try await client.execute(HTTP2Request(method: .POST, path: "/echo", body: ByteBuffer(string: "again")))
+            let response = try await client.execute(
+                HTTP2Request(method: .POST, path: "/echo", body: ByteBuffer(string: "again"))
+            )
             #expect(String(buffer: response.body) == "again")
             #expect(server.connections.count == 1)
         }
@@ -33,14 +38,19 @@ struct HTTP2ClientConnectionTests {
             // The server sends GOAWAY once the connection idles; the connection then closes.
             #expect(await server.connections.closed.wait())
 
-            let response = try await client.execute(HTTP2Request(method: .POST, path: "/echo", body: ByteBuffer(string: "after goaway")))
+            let response = try await client.execute(
+                HTTP2Request(method: .POST, path: "/echo", body: ByteBuffer(string: "after goaway"))
+            )
             await client.shutdown()
             #expect(String(buffer: response.body) == "after goaway")
             #expect(server.connections.count == 2)
         }
     }
 
-    @Test("after a GOAWAY on a connection the server keeps open, the next request uses a new connection", arguments: ServerMode.http2Modes)
+    @Test(
+        "after a GOAWAY on a connection the server keeps open, the next request uses a new connection",
+        arguments: ServerMode.http2Modes
+    )
     func goAwayOnOpenConnection(mode: ServerMode) async throws {
         try await withTestServer(mode, router: makeTestRouter()) { server in
             let client = try server.makeClient()
@@ -95,17 +105,18 @@ struct HTTP2ClientConnectionTests {
 
     @Test("a request the peer refused with GOAWAY before processing it is retried once on a new connection")
     func unprocessedRequestIsRetried() async throws {
-        try await withTestServer(
-            .cleartext,
-            prepareConnection: { channel, index in
-                if index == 0 {
-                    try channel.pipeline.syncOperations.addHandler(GoAwayOnFirstRequestHandler())
-                }
-            },
-            router: makeTestRouter()
-        ) { server in
+        // Only the first connection plays the departing server.
+        let goAwayOnFirstConnection: @Sendable (any Channel, Int) throws -> Void = { channel, index in
+            if index == 0 {
+                try channel.pipeline.syncOperations.addHandler(GoAwayOnFirstRequestHandler())
+            }
+        }
+        try await withTestServer(.cleartext, prepareConnection: goAwayOnFirstConnection, router: makeTestRouter()) {
+            server in
             let client = try server.makeClient()
-            let response = try await client.execute(HTTP2Request(method: .POST, path: "/echo", body: ByteBuffer(string: "retried")))
+            let response = try await client.execute(
+                HTTP2Request(method: .POST, path: "/echo", body: ByteBuffer(string: "retried"))
+            )
             await client.shutdown()
             #expect(String(buffer: response.body) == "retried")
             #expect(server.connections.count == 2)

@@ -4,12 +4,20 @@ import Testing
 
 @Suite("HTTP2Client requests and responses")
 struct HTTP2ClientExchangeTests {
-    @Test("a request reaches the server with its method, path, authority, headers and body, and the response comes back", arguments: ServerMode.http2Modes)
+    @Test(
+        "a request reaches the server with its method, path, authority, headers and body, and the response comes back",
+        arguments: ServerMode.http2Modes
+    )
     func echo(mode: ServerMode) async throws {
         try await withTestServer(mode, router: makeTestRouter()) { server in
             let client = try server.makeClient()
             let response = try await client.execute(
-                HTTP2Request(method: .POST, path: "/echo?q=1", headers: [("X-Test", "hello header")], body: ByteBuffer(string: "hello body"))
+                HTTP2Request(
+                    method: .POST,
+                    path: "/echo?q=1",
+                    headers: [("X-Test", "hello header")],
+                    body: ByteBuffer(string: "hello body")
+                )
             )
             await client.shutdown()
 

@@ -72,7 +72,9 @@ struct HTTP2ClientStreamingTests {
         try await withTestServer(.cleartext, router: makeTestRouter(probes: probes)) { server in
             let client = try server.makeClient()
             let result = await capture {
-                try await client.withStreamingResponse(HTTP2Request(path: "/slow-head", timeout: .milliseconds(300))) { _ in true }
+                try await client.withStreamingResponse(HTTP2Request(path: "/slow-head", timeout: .milliseconds(300))) {
+                    _ in true
+                }
             }
             probes.release.fire()
             await client.shutdown()

@@ -1,12 +1,15 @@
 import Foundation
 import HTTP2Client
 import NIOCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite("HTTP2Client over TLS")
 struct HTTP2ClientTLSTests {
-    @Test("the server certificate is verified against the host name, sent as SNI", arguments: ["localhost", "127.0.0.1"])
+    @Test(
+        "the server certificate is verified against the host name, sent as SNI",
+        arguments: ["localhost", "127.0.0.1"]
+    )
     func hostVerification(host: String) async throws {
         try await withTestServer(.tls, router: makeTestRouter()) { server in
             let client = try server.makeClient(host: host)

@@ -4,13 +4,18 @@ import Testing
 
 @Suite("HTTP2Client timeouts and cancellation")
 struct HTTP2ClientTimeoutTests {
-    @Test("a handler slower than the timeout gives a timeout error, and the client keeps working", arguments: ServerMode.http2Modes)
+    @Test(
+        "a handler slower than the timeout gives a timeout error, and the client keeps working",
+        arguments: ServerMode.http2Modes
+    )
     func timeout(mode: ServerMode) async throws {
         let probes = Probes()
         try await withTestServer(mode, router: makeTestRouter(probes: probes)) { server in
             let client = try server.makeClient()
             // The handler holds the response until `release` fires, which happens only after the client gave up.
-            let result = await capture { try await client.execute(HTTP2Request(path: "/wait", timeout: .milliseconds(300))) }
+            let result = await capture {
+                try await client.execute(HTTP2Request(path: "/wait", timeout: .milliseconds(300)))
+            }
             probes.release.fire()
             #expect(throws: HTTP2ClientError.timeout) { try result.get() }
 

@@ -19,7 +19,9 @@ struct HTTP2ClientURLTests {
 
     @Test(
         "well-formed base URLs are accepted",
-        arguments: ["http://127.0.0.1:8080", "HTTPS://localhost", "http://[::1]:9000/", "https://auth.internal:8443/api/v1"]
+        arguments: [
+            "http://127.0.0.1:8080", "HTTPS://localhost", "http://[::1]:9000/", "https://auth.internal:8443/api/v1",
+        ]
     )
     func wellFormed(url: String) throws {
         _ = try HTTP2Client(baseURL: url, logger: .quiet)

@@ -19,7 +19,11 @@ struct HTTP2RPCTransportTests {
                 "receivedBody": .string(String(buffer: body)),
             ])
             let data = try RPCCodec.makeEncoder().encode(RPCResponse(id: .int(1), outcome: .result(result)))
-            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+            return Response(
+                status: .ok,
+                headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(bytes: data))
+            )
         }
         router.post("/rpc-notification") { _, _ in Response(status: .noContent) }
         router.post("/rpc-error") { _, _ -> Response in

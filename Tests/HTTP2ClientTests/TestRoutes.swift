@@ -53,61 +53,77 @@ func makeTestRouter(probes: Probes = Probes()) -> Router<BasicRequestContext> {
         guard request.uri.queryParameters.get("stream") == "1" else {
             return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(repeating: UInt8(ascii: "x"), count: size)))
         }
-        return Response(status: .ok, body: ResponseBody { writer in
-            for _ in 0..<(size / 1024) {
-                try await writer.write(chunk)
+        return Response(
+            status: .ok,
+            body: ResponseBody { writer in
+                for _ in 0..<(size / 1024) {
+                    try await writer.write(chunk)
+                }
+                try await writer.finish(nil)
             }
-            try await writer.finish(nil)
-        })
+        )
     }
 
     // Three chunks; before the second and third it waits for the test to fire `release`.
     router.get("/chunks") { _, _ -> Response in
-        Response(status: .ok, headers: [.contentType: "text/event-stream"], body: ResponseBody { writer in
-            for index in 1...3 {
-                if index > 1 {
-                    guard await probes.release.wait() else { break }
+        Response(
+            status: .ok,
+            headers: [.contentType: "text/event-stream"],
+            body: ResponseBody { writer in
+                for index in 1...3 {
+                    if index > 1 {
+                        guard await probes.release.wait() else { break }
+                    }
+                    try await writer.write(ByteBuffer(string: "chunk-\(index)\n"))
                 }
-                try await writer.write(ByteBuffer(string: "chunk-\(index)\n"))
+                try await writer.finish(nil)
             }
-            try await writer.finish(nil)
-        })
+        )
     }
 
     // Writes a chunk every 20 ms (at most 250) until the client goes away.
     router.get("/endless") { _, _ -> Response in
-        Response(status: .ok, body: ResponseBody { writer in
-            do {
-                for index in 0..<250 {
-                    try await writer.write(ByteBuffer(string: "tick-\(index)\n"))
-                    try await Task.sleep(for: .milliseconds(20))
+        Response(
+            status: .ok,
+            body: ResponseBody { writer in
+                do {
+                    for index in 0..<250 {
+                        try await writer.write(ByteBuffer(string: "tick-\(index)\n"))
+                        try await Task.sleep(for: .milliseconds(20))
+                    }
+                    try await writer.finish(nil)
+                } catch {
+                    probes.clientWentAway.fire()
+                    throw error
                 }
-                try await writer.finish(nil)
-            } catch {
-                probes.clientWentAway.fire()
-                throw error
             }
-        })
+        )
     }
 
     // Sends the head and a first chunk at once, the second chunk when the test fires `release`.
     router.get("/slow-body") { _, _ -> Response in
-        Response(status: .ok, body: ResponseBody { writer in
-            try await writer.write(ByteBuffer(string: "first\n"))
-            guard await probes.release.wait() else { return }
-            try await writer.write(ByteBuffer(string: "second\n"))
-            try await writer.finish(nil)
-        })
+        Response(
+            status: .ok,
+            body: ResponseBody { writer in
+                try await writer.write(ByteBuffer(string: "first\n"))
+                guard await probes.release.wait() else { return }
+                try await writer.write(ByteBuffer(string: "second\n"))
+                try await writer.finish(nil)
+            }
+        )
     }
 
     // Sends nothing, not even the head, until the test fires `release` (or after 5 s).
     router.get("/slow-head") { _, _ -> Response in
         probes.entered.fire()
         _ = await probes.release.wait()
-        return Response(status: .ok, body: ResponseBody { writer in
-            try await writer.write(ByteBuffer(string: "late\n"))
-            try await writer.finish(nil)
-        })
+        return Response(
+            status: .ok,
+            body: ResponseBody { writer in
+                try await writer.write(ByteBuffer(string: "late\n"))
+                try await writer.finish(nil)
+            }
+        )
     }
 
     return router

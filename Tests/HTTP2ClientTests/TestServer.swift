@@ -38,7 +38,8 @@ struct TestServer: Sendable {
     }
 
     /// A client for this server trusting its CA.
-    func makeClient(host: String = "127.0.0.1", configuration: HTTP2ClientConfiguration = .init()) throws -> HTTP2Client {
+    func makeClient(host: String = "127.0.0.1", configuration: HTTP2ClientConfiguration = .init()) throws -> HTTP2Client
+    {
         var configuration = configuration
         if configuration.trustRootsPEMFile == nil {
             configuration.trustRootsPEMFile = certificates?.caCertificatePath
@@ -96,7 +97,11 @@ func withTestServer<T>(
         let tlsConfiguration = try certificates!.makeServerTLSConfiguration()
         builder = HTTPServerBuilder { responder in
             ObservedChildChannel(
-                base: try HTTP2UpgradeChannel(tlsConfiguration: tlsConfiguration, configuration: http2Configuration, responder: responder),
+                base: try HTTP2UpgradeChannel(
+                    tlsConfiguration: tlsConfiguration,
+                    configuration: http2Configuration,
+                    responder: responder
+                ),
                 log: connections,
                 prepare: prepareConnection
             )

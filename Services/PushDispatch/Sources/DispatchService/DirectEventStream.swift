@@ -45,7 +45,7 @@ struct DirectEventStream: Sendable {
                     group.cancelAll()
                 }
             } onGracefulShutdown: {
-                _ = subscription // MUTATION
+                subscription.signal.close()
             }
         } catch {
             await hub.unsubscribe(subscription)

@@ -20,7 +20,8 @@ public func makeDispatchDispatcher(
 
     dispatcher.register(Devices.Register.self) { params, context in
         let userID = try await context.authenticate(with: verifier).requireUser()
-        let device = try await devices.register(ownerID: userID, platform: params.platform, token: params.token, name: params.name)
+        let device = try await devices.register(
+            ownerID: userID, platform: params.platform, token: params.token, name: params.name)
         return Devices.Register.Result(deviceId: device.id)
     }
 

@@ -34,7 +34,10 @@ extension SQLiteDeliveryRepository {
             guard reservedAt < staleBefore.millisecondsSince1970 else { return .inProgress }
             // The holder crashed or hung: take the reservation over; its late `recordSend` will be refused.
             try db.execute(
-                sql: "UPDATE idempotency_key SET state = 'pending', reservation_id = ?, reserved_at = ? WHERE client_id = ? AND key = ?",
+                sql: """
+                    UPDATE idempotency_key SET state = 'pending', reservation_id = ?, reserved_at = ?
+                    WHERE client_id = ? AND key = ?
+                    """,
                 arguments: [claim.reservationID, nowMS, clientID, key]
             )
             return .reserved(claim)

@@ -26,7 +26,9 @@ public struct SQLiteDeliveryRepository: DeliveryRepository {
             )
             let result = Push.Send.Result(
                 notificationId: send.notificationID,
-                deliveries: devices.map { Push.Send.Delivery(deviceId: $0["id"], platform: Platform(rawValue: $0["platform"]), status: .queued) }
+                deliveries: devices.map {
+                    Push.Send.Delivery(deviceId: $0["id"], platform: Platform(rawValue: $0["platform"]), status: .queued)
+                }
             )
             let resultJSON = String(decoding: try RPCCodec.makeEncoder().encode(result), as: UTF8.self)
             try db.execute(
@@ -160,7 +162,10 @@ public struct SQLiteDeliveryRepository: DeliveryRepository {
         let nowMS = now.millisecondsSince1970
         return try await database.write { db in
             try db.execute(
-                sql: "UPDATE delivery SET status = 'expired', updated_at = ? WHERE status IN \(Self.unfinished) AND expires_at <= ?",
+                sql: """
+                    UPDATE delivery SET status = 'expired', updated_at = ?
+                    WHERE status IN \(Self.unfinished) AND expires_at <= ?
+                    """,
                 arguments: [nowMS, nowMS]
             )
             return db.changesCount

@@ -11,7 +11,9 @@ public struct SQLiteDeviceRepository: DeviceRepository {
         self.database = database
     }
 
-    public func register(ownerID: String, platform: Platform, token: String?, name: String?, now: Date) async throws -> DeviceRecord {
+    public func register(
+        ownerID: String, platform: Platform, token: String?, name: String?, now: Date
+    ) async throws -> DeviceRecord {
         let nowMS = now.millisecondsSince1970
         return try await database.write { db in
             if let token,
