@@ -1,10 +1,58 @@
 // swift-tools-version:6.2
 import PackageDescription
 
-/// Settings every SecurePush target shares: Swift 6 language mode with complete concurrency checking.
-let swiftSettings: [SwiftSetting] = [
-    .swiftLanguageMode(.v6)
-]
+/// Settings every SecurePush target shares: Swift 6 language mode (complete concurrency checking).
+let swiftSettings: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+// MARK: Products of our dependencies, named once.
+let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
+let hummingbirdCore: Target.Dependency = .product(name: "HummingbirdCore", package: "hummingbird")
+let hummingbirdHTTP2: Target.Dependency = .product(name: "HummingbirdHTTP2", package: "hummingbird")
+let bcrypt: Target.Dependency = .product(name: "HummingbirdBcrypt", package: "hummingbird-auth")
+let nioCore: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
+let nioPosix: Target.Dependency = .product(name: "NIOPosix", package: "swift-nio")
+let nioHTTP1: Target.Dependency = .product(name: "NIOHTTP1", package: "swift-nio")
+let nioHTTP2: Target.Dependency = .product(name: "NIOHTTP2", package: "swift-nio-http2")
+let nioSSL: Target.Dependency = .product(name: "NIOSSL", package: "swift-nio-ssl")
+let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-http-types")
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let jwtKit: Target.Dependency = .product(name: "JWTKit", package: "jwt-kit")
+let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
+let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
+let x509: Target.Dependency = .product(name: "X509", package: "swift-certificates")
+let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
+
+/// Every service has the same shape: a library with all its logic under `Services/<Directory>/Sources/<Library>`,
+/// a thin executable beside it, and unit tests in `Tests/<Library>Tests`.
+func service(
+    _ library: String,
+    executable: String,
+    directory: String,
+    dependencies: [Target.Dependency] = [],
+    testDependencies: [Target.Dependency] = []
+) -> [Target] {
+    [
+        .target(
+            name: library,
+            dependencies: ["ServiceCore", "SharedModels", "RPCServer", grdb, hummingbird, logging] + dependencies,
+            path: "Services/\(directory)/Sources/\(library)",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: executable,
+            dependencies: [.target(name: library), "ServiceCore", logging],
+            path: "Services/\(directory)/Sources/\(executable)",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "\(library)Tests",
+            dependencies: [.target(name: library), "ServiceCore", "SharedModels", "TestSupport", logging]
+                + testDependencies,
+            swiftSettings: swiftSettings
+        ),
+    ]
+}
 
 let package = Package(
     name: "SecurePush",
@@ -34,192 +82,105 @@ let package = Package(
     ],
     targets: [
         // MARK: Shared — what both sides of a wire need. No database code here.
-        .target(
-            name: "JSONRPC",
-            dependencies: [.product(name: "Logging", package: "swift-log")],
-            path: "Shared/JSONRPC",
-            swiftSettings: swiftSettings
-        ),
-        .target(
-            name: "SharedModels",
-            dependencies: ["JSONRPC"],
-            path: "Shared/Models",
-            swiftSettings: swiftSettings
-        ),
+        .target(name: "JSONRPC", dependencies: [logging], path: "Shared/JSONRPC", swiftSettings: swiftSettings),
+        .target(name: "SharedModels", dependencies: ["JSONRPC"], path: "Shared/Models", swiftSettings: swiftSettings),
         .target(
             name: "RPCServer",
             dependencies: [
-                "JSONRPC", "SharedModels",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
+                "JSONRPC", "SharedModels", hummingbird, hummingbirdCore, hummingbirdHTTP2, nioCore, nioSSL, httpTypes,
+                serviceLifecycle, logging,
             ],
             path: "Shared/RPCServer",
             swiftSettings: swiftSettings
         ),
         .target(
             name: "HTTP2Client",
-            dependencies: [
-                "JSONRPC",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
+            dependencies: ["JSONRPC", nioCore, nioPosix, nioHTTP1, nioHTTP2, nioSSL, logging],
             path: "Shared/HTTP2Client",
             swiftSettings: swiftSettings
         ),
 
-        // MARK: Services — each a library with all its logic plus a thin executable.
+        // MARK: Services
         .target(
             name: "ServiceCore",
             dependencies: [
-                "JSONRPC", "SharedModels", "RPCServer", "HTTP2Client",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
+                "JSONRPC", "SharedModels", "RPCServer", "HTTP2Client", grdb, jwtKit, hummingbird, serviceLifecycle,
+                logging,
             ],
             path: "Services/Common",
             swiftSettings: swiftSettings
         ),
-        .target(
-            name: "AuthService",
-            dependencies: [
-                "ServiceCore",
-                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
-                .product(name: "Crypto", package: "swift-crypto"),
-            ],
-            path: "Services/Auth/Sources/AuthService",
-            swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "auth-service",
-            dependencies: ["AuthService"],
-            path: "Services/Auth/Sources/auth-service",
-            swiftSettings: swiftSettings
-        ),
-        .target(
-            name: "StoreService",
-            dependencies: ["ServiceCore"],
-            path: "Services/NotificationStore/Sources/StoreService",
-            swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "store-service",
-            dependencies: ["StoreService"],
-            path: "Services/NotificationStore/Sources/store-service",
-            swiftSettings: swiftSettings
-        ),
-        .target(
-            name: "DispatchService",
-            dependencies: ["ServiceCore"],
-            path: "Services/PushDispatch/Sources/DispatchService",
-            swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "dispatch-service",
-            dependencies: ["DispatchService"],
-            path: "Services/PushDispatch/Sources/dispatch-service",
-            swiftSettings: swiftSettings
-        ),
-
-        .target(
-            name: "SecurePushStack",
-            dependencies: [
-                "ServiceCore", "AuthService", "StoreService", "DispatchService",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Services/Stack",
-            swiftSettings: swiftSettings
-        ),
-
-        // MARK: Device client — SDK and CLI.
-        .target(
-            name: "SecurePushClient",
-            dependencies: [
-                "JSONRPC", "SharedModels", "HTTP2Client",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Clients/SecurePushClient",
-            swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "securepush",
-            dependencies: [
-                "SecurePushClient", "SecurePushStack", "AuthService", "ServiceCore", "SharedModels",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Clients/securepush",
-            swiftSettings: swiftSettings
-        ),
-
-        // MARK: Tests
-        .target(
-            name: "TestSupport",
-            dependencies: [
-                "JSONRPC", "SharedModels", "HTTP2Client", "RPCServer",
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            ],
-            path: "Tests/TestSupport",
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "JSONRPCTests",
-            dependencies: ["JSONRPC"],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "ContractTests",
-            dependencies: ["JSONRPC", "SharedModels", "TestSupport"],
-            resources: [.copy("Fixtures")],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "AuthServiceTests",
-            dependencies: ["AuthService", "ServiceCore", "TestSupport"],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "StoreServiceTests",
-            dependencies: ["StoreService", "ServiceCore", "TestSupport"],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "DispatchServiceTests",
-            dependencies: ["DispatchService", "ServiceCore", "TestSupport"],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "HTTP2ClientTests",
-            dependencies: [
-                "HTTP2Client", "RPCServer", "TestSupport",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
-            ],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "EndToEndTests",
-            dependencies: [
-                "SecurePushClient", "SecurePushStack", "TestSupport", "ServiceCore",
-                "AuthService", "StoreService", "DispatchService",
-                .product(name: "JWTKit", package: "jwt-kit"),
-            ],
-            swiftSettings: swiftSettings
-        ),
     ]
+        + service(
+            "AuthService", executable: "auth-service", directory: "Auth",
+            dependencies: [bcrypt, jwtKit, crypto, nioPosix],
+            testDependencies: [grdb, jwtKit, crypto])
+        + service(
+            "StoreService", executable: "store-service", directory: "NotificationStore",
+            dependencies: [serviceLifecycle],
+            testDependencies: [jwtKit, serviceLifecycle])
+        + service(
+            "DispatchService", executable: "dispatch-service", directory: "PushDispatch",
+            dependencies: [serviceLifecycle, nioCore, httpTypes],
+            testDependencies: [grdb, jwtKit, serviceLifecycle])
+        + [
+            .target(
+                name: "SecurePushStack",
+                dependencies: [
+                    "ServiceCore", "AuthService", "StoreService", "DispatchService", hummingbird, serviceLifecycle,
+                    logging,
+                ],
+                path: "Services/Stack",
+                swiftSettings: swiftSettings
+            ),
+
+            // MARK: Device client — SDK and CLI.
+            .target(
+                name: "SecurePushClient",
+                dependencies: ["JSONRPC", "SharedModels", "HTTP2Client", nioCore, logging],
+                path: "Clients/SecurePushClient",
+                swiftSettings: swiftSettings
+            ),
+            .executableTarget(
+                name: "securepush",
+                dependencies: [
+                    "SecurePushClient", "SecurePushStack", "AuthService", "ServiceCore", "SharedModels", argumentParser,
+                    serviceLifecycle, logging,
+                ],
+                path: "Clients/securepush",
+                swiftSettings: swiftSettings
+            ),
+
+            // MARK: Tests
+            .target(
+                name: "TestSupport",
+                dependencies: [x509, crypto, nioSSL],
+                path: "Tests/TestSupport",
+                swiftSettings: swiftSettings
+            ),
+            .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", logging], swiftSettings: swiftSettings),
+            .testTarget(
+                name: "ContractTests",
+                dependencies: ["JSONRPC", "SharedModels", logging],
+                resources: [.copy("Fixtures")],
+                swiftSettings: swiftSettings
+            ),
+            .testTarget(
+                name: "HTTP2ClientTests",
+                dependencies: [
+                    "HTTP2Client", "JSONRPC", "TestSupport", hummingbird, hummingbirdCore, hummingbirdHTTP2, httpTypes,
+                    nioCore,
+                    nioHTTP2, nioSSL, serviceLifecycle, logging,
+                ],
+                swiftSettings: swiftSettings
+            ),
+            .testTarget(
+                name: "EndToEndTests",
+                dependencies: [
+                    "SecurePushClient", "SecurePushStack", "TestSupport", "ServiceCore", "SharedModels", "HTTP2Client",
+                    "AuthService", "StoreService", "DispatchService", jwtKit, logging,
+                ],
+                swiftSettings: swiftSettings
+            ),
+        ]
 )

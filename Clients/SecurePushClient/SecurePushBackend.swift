@@ -23,7 +23,8 @@ public actor SecurePushBackend {
         authHTTP = try HTTP2Client(baseURL: authURL, configuration: configuration, logger: logger)
         dispatchHTTP = try HTTP2Client(baseURL: dispatchURL, configuration: configuration, logger: logger)
         auth = RPCClient(transport: HTTP2RPCTransport(client: authHTTP, peerName: "auth"), peerName: "auth")
-        dispatch = RPCClient(transport: HTTP2RPCTransport(client: dispatchHTTP, peerName: "push-dispatch"), peerName: "push-dispatch")
+        dispatch = RPCClient(
+            transport: HTTP2RPCTransport(client: dispatchHTTP, peerName: "push-dispatch"), peerName: "push-dispatch")
         self.clientID = clientID
         self.clientSecret = clientSecret
     }

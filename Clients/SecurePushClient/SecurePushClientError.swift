@@ -14,7 +14,9 @@ public struct SecurePushClientError: Error, CustomStringConvertible, Sendable, H
     /// The client was shut down.
     public static let shutDown = SecurePushClientError(.shutDown)
     /// push-dispatch refused the event stream with this HTTP status (403: not your device; 404: no such device).
-    public static func streamRefused(status: Int) -> SecurePushClientError { SecurePushClientError(.streamRefused(status)) }
+    public static func streamRefused(status: Int) -> SecurePushClientError {
+        SecurePushClientError(.streamRefused(status))
+    }
 
     public var description: String {
         switch code {

@@ -14,7 +14,9 @@ public struct SecurePushDemo: Sendable {
     /// How long to wait for the id to arrive on the device.
     public var timeout: Duration
 
-    public init(endpoints: SecurePushEndpoints, clientID: String, clientSecret: String, timeout: Duration = .seconds(15)) {
+    public init(
+        endpoints: SecurePushEndpoints, clientID: String, clientSecret: String, timeout: Duration = .seconds(15)
+    ) {
         self.endpoints = endpoints
         self.clientID = clientID
         self.clientSecret = clientSecret
@@ -41,7 +43,8 @@ public struct SecurePushDemo: Sendable {
             authURL: endpoints.auth, dispatchURL: endpoints.dispatch, clientID: clientID, clientSecret: clientSecret,
             configuration: configuration, logger: logger)
         do {
-            let outcome = try await story(device: device, backend: backend, username: username, password: password, secret: secret, step: step)
+            let outcome = try await story(
+                device: device, backend: backend, username: username, password: password, secret: secret, step: step)
             await device.shutdown()
             await backend.shutdown()
             return outcome
@@ -65,8 +68,9 @@ public struct SecurePushDemo: Sendable {
 
         let ids = device.notifications(deviceId: deviceId)
         let result = try await backend.send(.init(recipientId: userId, payload: secret, ttlSeconds: 600))
-        step("4. push.send (backend '\(clientID)'): payload stored, notification \(result.notificationId), deliveries: "
-            + result.deliveries.map { "\($0.deviceId) \($0.status)" }.joined(separator: ", "))
+        step(
+            "4. push.send (backend '\(clientID)'): payload stored, notification \(result.notificationId), deliveries: "
+                + result.deliveries.map { "\($0.deviceId) \($0.status)" }.joined(separator: ", "))
 
         let received = try await firstID(of: ids)
         step("5. device received id \(received) on its event stream (the payload never travelled there)")
@@ -74,7 +78,9 @@ public struct SecurePushDemo: Sendable {
         step("6. store.get: the recipient fetched the payload: \"\(fetched.payload)\"")
         try await device.acknowledge(deviceId: deviceId, notificationId: received)
         let status = try await backend.status(notificationId: result.notificationId)
-        step("7. devices.ack + push.status: " + status.deliveries.map { "\($0.deviceId) \($0.status)" }.joined(separator: ", "))
+        step(
+            "7. devices.ack + push.status: "
+                + status.deliveries.map { "\($0.deviceId) \($0.status)" }.joined(separator: ", "))
         guard received == result.notificationId, fetched.payload == secret else {
             throw DemoError(description: "the device received \(received), expected \(result.notificationId)")
         }

@@ -50,8 +50,11 @@ public actor SecurePushDevice {
         storeHTTP = try HTTP2Client(baseURL: endpoints.store, configuration: configuration, logger: logger)
         dispatchHTTP = try HTTP2Client(baseURL: endpoints.dispatch, configuration: configuration, logger: logger)
         auth = RPCClient(transport: HTTP2RPCTransport(client: authHTTP, peerName: "auth"), peerName: "auth")
-        store = RPCClient(transport: HTTP2RPCTransport(client: storeHTTP, peerName: "notification-store"), peerName: "notification-store")
-        dispatch = RPCClient(transport: HTTP2RPCTransport(client: dispatchHTTP, peerName: "push-dispatch"), peerName: "push-dispatch")
+        store = RPCClient(
+            transport: HTTP2RPCTransport(client: storeHTTP, peerName: "notification-store"),
+            peerName: "notification-store")
+        dispatch = RPCClient(
+            transport: HTTP2RPCTransport(client: dispatchHTTP, peerName: "push-dispatch"), peerName: "push-dispatch")
     }
 
     /// Called whenever the session changes (sign-in, refresh, sign-out), so the app can persist the rotated refresh token.
@@ -85,7 +88,8 @@ public actor SecurePushDevice {
 
     /// Registers this device for pushes; returns its device id.
     public func register(device: Devices.Register.Params) async throws -> String {
-        try await authorized { token in try await self.dispatch.call(Devices.Register.self, device, token: token) }.deviceId
+        try await authorized { token in try await self.dispatch.call(Devices.Register.self, device, token: token) }
+            .deviceId
     }
 
     /// The signed-in user's devices.
@@ -110,7 +114,8 @@ public actor SecurePushDevice {
     /// Tells push-dispatch the device has the id, so it is not sent on the stream again.
     public func acknowledge(deviceId: String, notificationId: String) async throws {
         _ = try await authorized { token in
-            try await self.dispatch.call(Devices.Ack.self, .init(deviceId: deviceId, notificationId: notificationId), token: token)
+            try await self.dispatch.call(
+                Devices.Ack.self, .init(deviceId: deviceId, notificationId: notificationId), token: token)
         }
     }
 

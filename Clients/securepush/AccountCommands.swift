@@ -15,7 +15,9 @@ struct RegisterCommand: AsyncParsableCommand {
     func run() async throws {
         let device = try SecurePushDevice(endpoints: endpoints.endpoints, logger: cliLogger())
         defer { Task { await device.shutdown() } }
-        let userId = try await reportingRPCErrors { try await device.createAccount(username: username, password: try readPassword(flag: password)) }
+        let userId = try await reportingRPCErrors {
+            try await device.createAccount(username: username, password: try readPassword(flag: password))
+        }
         await device.shutdown()
         print("registered '\(username)': user id \(userId)")
     }
@@ -23,7 +25,8 @@ struct RegisterCommand: AsyncParsableCommand {
 
 /// `securepush login`: sign in and keep the session in a 0600 file.
 struct LoginCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "login", abstract: "Sign in and keep the session for `listen`.")
+    static let configuration = CommandConfiguration(
+        commandName: "login", abstract: "Sign in and keep the session for `listen`.")
 
     @Option var username: String
     @Option(help: "the password (or SECUREPUSH_PASSWORD, or typed at the prompt)") var password: String?
@@ -32,7 +35,9 @@ struct LoginCommand: AsyncParsableCommand {
 
     func run() async throws {
         let device = try SecurePushDevice(endpoints: endpoints.endpoints, logger: cliLogger())
-        let session = try await reportingRPCErrors { try await device.signIn(username: username, password: try readPassword(flag: password)) }
+        let session = try await reportingRPCErrors {
+            try await device.signIn(username: username, password: try readPassword(flag: password))
+        }
         await device.shutdown()
         try SecretFile.write(
             StoredCredentials(username: username, endpoints: endpoints.endpoints, session: session, deviceId: nil),
@@ -44,7 +49,9 @@ struct LoginCommand: AsyncParsableCommand {
 /// A logger for the CLI's own diagnostics: quiet unless SECUREPUSH_LOG_LEVEL says otherwise.
 func cliLogger() -> Logger {
     var logger = Logger(label: "securepush.cli")
-    logger.logLevel = ProcessInfo.processInfo.environment["SECUREPUSH_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0.lowercased()) } ?? .warning
+    logger.logLevel =
+        ProcessInfo.processInfo.environment["SECUREPUSH_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0.lowercased()) }
+        ?? .warning
     return logger
 }
 

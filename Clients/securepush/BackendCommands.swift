@@ -8,16 +8,23 @@ import SharedModels
 struct BackendClientOptions: ParsableArguments {
     @Option(help: "backend client id (env SECUREPUSH_CLIENT_ID)") var clientId: String?
     @Option(help: "backend client secret (env SECUREPUSH_CLIENT_SECRET)") var clientSecret: String?
-    @Option(help: "data directory of a local `securepush up`, to find its development client") var dataDir: String = "./.securepush"
+    @Option(help: "data directory of a local `securepush up`, to find its development client") var dataDir: String =
+        "./.securepush"
 
     func resolve() throws -> (id: String, secret: String) {
         let environment = ProcessInfo.processInfo.environment
         func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
         if let clientId, let clientSecret { return (clientId, clientSecret) }
-        if let id = value("SECUREPUSH_CLIENT_ID"), let secret = value("SECUREPUSH_CLIENT_SECRET") { return (id, secret) }
-        if let id = value("SECUREPUSH_BOOTSTRAP_CLIENT_ID"), let secret = value("SECUREPUSH_BOOTSTRAP_CLIENT_SECRET") { return (id, secret) }
+        if let id = value("SECUREPUSH_CLIENT_ID"), let secret = value("SECUREPUSH_CLIENT_SECRET") {
+            return (id, secret)
+        }
+        if let id = value("SECUREPUSH_BOOTSTRAP_CLIENT_ID"), let secret = value("SECUREPUSH_BOOTSTRAP_CLIENT_SECRET") {
+            return (id, secret)
+        }
         let path = (dataDir as NSString).appendingPathComponent("backend-client.json")
-        if let file = try SecretFile.read(BackendClientFile.self, from: path) { return (file.clientId, file.clientSecret) }
+        if let file = try SecretFile.read(BackendClientFile.self, from: path) {
+            return (file.clientId, file.clientSecret)
+        }
         throw CLIError("no backend client: pass --client-id and --client-secret, or set SECUREPUSH_CLIENT_ID/SECRET")
     }
 
@@ -31,7 +38,8 @@ struct BackendClientOptions: ParsableArguments {
 
 /// `securepush send`: be the app backend — send a secure notification.
 struct SendCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "send", abstract: "Send a secure notification to a user (push.send).")
+    static let configuration = CommandConfiguration(
+        commandName: "send", abstract: "Send a secure notification to a user (push.send).")
 
     @Option(help: "the recipient's user id (printed by `register` and `login`)") var to: String
     @Option(help: "the sensitive text; it goes to notification-store, never to the push channel") var message: String
@@ -43,11 +51,14 @@ struct SendCommand: AsyncParsableCommand {
     func run() async throws {
         let backend = try client.makeBackend(endpoints.endpoints)
         let result = try await reportingRPCErrors {
-            try await backend.send(.init(recipientId: to, payload: message, ttlSeconds: ttl, idempotencyKey: idempotencyKey))
+            try await backend.send(
+                .init(recipientId: to, payload: message, ttlSeconds: ttl, idempotencyKey: idempotencyKey))
         }
         await backend.shutdown()
         print("notification \(result.notificationId)")
-        if result.deliveries.isEmpty { print("  (the recipient has no registered devices yet; the payload waits in the store)") }
+        if result.deliveries.isEmpty {
+            print("  (the recipient has no registered devices yet; the payload waits in the store)")
+        }
         for delivery in result.deliveries {
             print("  device \(delivery.deviceId) [\(delivery.platform)]: \(delivery.status)")
         }
@@ -56,7 +67,8 @@ struct SendCommand: AsyncParsableCommand {
 
 /// `securepush status`: delivery state of a notification this backend sent.
 struct StatusCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "status", abstract: "Show the delivery state of a notification (push.status).")
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Show the delivery state of a notification (push.status).")
 
     @Argument(help: "the notification id printed by `send`") var notificationId: String
     @OptionGroup var client: BackendClientOptions
@@ -69,7 +81,9 @@ struct StatusCommand: AsyncParsableCommand {
         print("notification \(status.notificationId)")
         for delivery in status.deliveries {
             let error = delivery.lastError.map { " — \($0)" } ?? ""
-            print("  device \(delivery.deviceId) [\(delivery.platform)]: \(delivery.status), \(delivery.attempts) attempt(s)\(error)")
+            print(
+                "  device \(delivery.deviceId) [\(delivery.platform)]: \(delivery.status), \(delivery.attempts) attempt(s)\(error)"
+            )
         }
     }
 }

@@ -16,13 +16,15 @@ struct ClientsCommand: AsyncParsableCommand {
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create a client with chosen scopes; prints its secret once.",
-            discussion: "Works on the auth database directly (SECUREPUSH_DATA_DIR or --data-dir), while auth runs or not."
+            discussion:
+                "Works on the auth database directly (SECUREPUSH_DATA_DIR or --data-dir), while auth runs or not."
         )
 
         @Option(help: "client id") var id: String
         @Option(name: .customLong("scope"), help: "a scope to grant, e.g. push:send (repeatable)") var scopes: [String]
         @Option(help: "the secret (default: a random 256-bit one)") var secret: String?
-        @Option(help: "data directory holding auth.sqlite (env SECUREPUSH_DATA_DIR; default ./.securepush)") var dataDir: String?
+        @Option(help: "data directory holding auth.sqlite (env SECUREPUSH_DATA_DIR; default ./.securepush)")
+        var dataDir: String?
 
         func run() async throws {
             var environment = ServiceEnvironment()

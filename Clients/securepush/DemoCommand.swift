@@ -25,10 +25,13 @@ struct DemoCommand: AsyncParsableCommand {
         if againstRunning {
             let (id, secret) = try client.resolve()
             try await reportingRPCErrors {
-                try await SecurePushDemo(endpoints: endpoints.endpoints, clientID: id, clientSecret: secret).run(logger: logger, step: step)
+                try await SecurePushDemo(endpoints: endpoints.endpoints, clientID: id, clientSecret: secret).run(
+                    logger: logger, step: step)
             }
         } else {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("securepush-demo-\(UUID().uuidString)").path
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "securepush-demo-\(UUID().uuidString)"
+            ).path
             defer { try? FileManager.default.removeItem(atPath: directory) }
             let secret = randomSecret()
             var environment = ProcessInfo.processInfo.environment
@@ -40,11 +43,16 @@ struct DemoCommand: AsyncParsableCommand {
                 "SECUREPUSH_BCRYPT_COST": "10",
             ]) { _, new in new }
             let stack = try await LocalStack.start(environment: environment, logger: logger)
-            step("0. started auth \(stack.authURL), notification-store \(stack.storeURL), push-dispatch \(stack.dispatchURL)")
-            let endpoints = SecurePushEndpoints(auth: stack.authURL, store: stack.storeURL, dispatch: stack.dispatchURL, caFile: environment["SECUREPUSH_CA_FILE"])
+            step(
+                "0. started auth \(stack.authURL), notification-store \(stack.storeURL), push-dispatch \(stack.dispatchURL)"
+            )
+            let endpoints = SecurePushEndpoints(
+                auth: stack.authURL, store: stack.storeURL, dispatch: stack.dispatchURL,
+                caFile: environment["SECUREPUSH_CA_FILE"])
             do {
                 try await reportingRPCErrors {
-                    try await SecurePushDemo(endpoints: endpoints, clientID: "demo-backend", clientSecret: secret).run(logger: logger, step: step)
+                    try await SecurePushDemo(endpoints: endpoints, clientID: "demo-backend", clientSecret: secret).run(
+                        logger: logger, step: step)
                 }
             } catch {
                 await stack.stop()

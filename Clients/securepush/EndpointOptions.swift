@@ -34,7 +34,10 @@ struct CredentialsOptions: ParsableArguments {
 
     var path: String {
         if let credentials { return credentials }
-        if let variable = ProcessInfo.processInfo.environment["SECUREPUSH_CREDENTIALS"], !variable.isEmpty { return variable }
-        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".securepush/credentials.json").path
+        if let variable = ProcessInfo.processInfo.environment["SECUREPUSH_CREDENTIALS"], !variable.isEmpty {
+            return variable
+        }
+        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".securepush/credentials.json")
+            .path
     }
 }

@@ -8,7 +8,8 @@ struct ListenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "listen",
         abstract: "Register this machine as a direct-channel device, then print every secure notification it receives.",
-        discussion: "Uses the session saved by `securepush login`; the device id is kept with it, so restarts reuse the device."
+        discussion:
+            "Uses the session saved by `securepush login`; the device id is kept with it, so restarts reuse the device."
     )
 
     @Option(help: "device name shown in devices.list") var name: String = "securepush-cli"
@@ -32,7 +33,9 @@ struct ListenCommand: AsyncParsableCommand {
         }
         do {
             if stored.deviceId == nil || newDevice {
-                let deviceId = try await reportingRPCErrors { try await device.register(device: .init(platform: .direct, name: name)) }
+                let deviceId = try await reportingRPCErrors {
+                    try await device.register(device: .init(platform: .direct, name: name))
+                }
                 stored = (try SecretFile.read(StoredCredentials.self, from: path)) ?? stored
                 stored.deviceId = deviceId
                 try SecretFile.write(stored, to: path)

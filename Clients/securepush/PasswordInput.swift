@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A password from the flag, else `SECUREPUSH_PASSWORD`, else a prompt (not echoed on a terminal).

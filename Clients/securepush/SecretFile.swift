@@ -11,7 +11,8 @@ enum SecretFile {
         let data = try encoder.encode(value)
         // Create with 0600 before writing, so the secret is never readable by others, not even briefly.
         if !FileManager.default.fileExists(atPath: path) {
-            guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+            guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+            else {
                 throw CLIError("cannot create \(path)")
             }
         }

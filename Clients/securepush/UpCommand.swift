@@ -29,13 +29,17 @@ struct UpCommand: AsyncParsableCommand {
         if let host { environment["SECUREPUSH_HOST"] = host }
         let isProduction = environment["SECUREPUSH_ENV"]?.lowercased() == "production"
 
-        var backendNote = "backend client: from SECUREPUSH_BOOTSTRAP_CLIENT_ID (\(environment["SECUREPUSH_BOOTSTRAP_CLIENT_ID"] ?? ""))"
+        var backendNote =
+            "backend client: from SECUREPUSH_BOOTSTRAP_CLIENT_ID (\(environment["SECUREPUSH_BOOTSTRAP_CLIENT_ID"] ?? ""))"
         if (environment["SECUREPUSH_BOOTSTRAP_CLIENT_ID"] ?? "").isEmpty {
             guard !isProduction else {
-                throw CLIError("SECUREPUSH_ENV=production: set SECUREPUSH_BOOTSTRAP_CLIENT_ID and SECUREPUSH_BOOTSTRAP_CLIENT_SECRET")
+                throw CLIError(
+                    "SECUREPUSH_ENV=production: set SECUREPUSH_BOOTSTRAP_CLIENT_ID and SECUREPUSH_BOOTSTRAP_CLIENT_SECRET"
+                )
             }
             let path = (dataDir as NSString).appendingPathComponent("backend-client.json")
-            let client = try SecretFile.read(BackendClientFile.self, from: path)
+            let client =
+                try SecretFile.read(BackendClientFile.self, from: path)
                 ?? BackendClientFile(clientId: "demo-backend", clientSecret: randomSecret())
             try SecretFile.write(client, to: path)
             environment["SECUREPUSH_BOOTSTRAP_CLIENT_ID"] = client.clientId
@@ -49,11 +53,14 @@ struct UpCommand: AsyncParsableCommand {
         }
 
         var logger = Logger(label: "securepush")
-        logger.logLevel = environment["SECUREPUSH_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0.lowercased()) } ?? .notice
+        logger.logLevel =
+            environment["SECUREPUSH_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0.lowercased()) } ?? .notice
         // SIGINT/SIGTERM trigger a graceful shutdown: push-dispatch, then notification-store, then auth.
         let group = ServiceGroup(
             configuration: .init(
-                services: [StackService(environment: environment, dataDir: dataDir, backendNote: backendNote, logger: logger)],
+                services: [
+                    StackService(environment: environment, dataDir: dataDir, backendNote: backendNote, logger: logger)
+                ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         try await group.run()
@@ -86,5 +93,6 @@ func randomSecret() -> String {
     var generator = SystemRandomNumberGenerator()
     let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
     return Data(bytes).base64EncodedString()
-        .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(
+            of: "=", with: "")
 }

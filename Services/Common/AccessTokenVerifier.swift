@@ -19,6 +19,7 @@ public actor AccessTokenVerifier {
     private var knownKeyIDs: Set<String> = []
     private var lastFetch: ContinuousClock.Instant?
     private var lastFetchError: String? = "keys not fetched yet"
+    private var inFlight: Task<Bool, Never>?
 
     public init(refetchInterval: Duration = .seconds(10), logger: Logger, fetchKeys: @escaping KeyFetcher) {
         self.fetchKeys = fetchKeys
@@ -31,10 +32,18 @@ public actor AccessTokenVerifier {
         knownKeyIDs.isEmpty ? (lastFetchError ?? "no keys") : "ok"
     }
 
-    /// Fetches the keys now; returns whether it worked.
+    /// Fetches the keys now (or joins a fetch already under way); returns whether it worked.
     @discardableResult
     public func refresh() async -> Bool {
+        if let inFlight { return await inFlight.value }
         lastFetch = clock.now
+        let task = Task { await self.load() }
+        inFlight = task
+        defer { inFlight = nil }
+        return await task.value
+    }
+
+    private func load() async -> Bool {
         do {
             let jwks = try await fetchKeys()
             let collection = JWTKeyCollection()
@@ -65,7 +74,7 @@ public actor AccessTokenVerifier {
             // so neither a down auth nor forged key ids turn every request into a call to auth.
             let interval = knownKeyIDs.isEmpty ? min(.seconds(1), refetchInterval) : refetchInterval
             let due = lastFetch.map { clock.now - $0 >= interval } ?? true
-            if due { await refresh() }
+            if due || inFlight != nil { await refresh() }
             if knownKeyIDs.isEmpty { throw RPCError.unavailable("auth", "signing keys could not be loaded") }
             guard knownKeyIDs.contains(kid) else { throw RPCError.unauthenticated("unknown signing key") }
         }
@@ -83,8 +92,13 @@ public actor AccessTokenVerifier {
     static func keyID(of token: String) -> String? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let header = Data(base64URLEncoded: String(parts[0])) else { return nil }
-        struct Header: Decodable { var kid: String?; var alg: String? }
-        guard let decoded = try? JSONDecoder().decode(Header.self, from: header), decoded.alg == "ES256" else { return nil }
+        struct Header: Decodable {
+            var kid: String?
+            var alg: String?
+        }
+        guard let decoded = try? JSONDecoder().decode(Header.self, from: header), decoded.alg == "ES256" else {
+            return nil
+        }
         return decoded.kid
     }
 }

@@ -27,7 +27,8 @@ public enum SQLiteDatabase {
         let manager = FileManager.default
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
         if !manager.fileExists(atPath: directory) {
-            try manager.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try manager.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
         if !manager.fileExists(atPath: path) {
             guard manager.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {

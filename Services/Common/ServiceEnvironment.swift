@@ -17,10 +17,13 @@ public struct ServiceEnvironment: Sendable {
     }
 
     /// An integer variable, or `defaultValue` when unset; throws when set but not an integer in `range`.
-    public func int(_ name: String, default defaultValue: Int, in range: ClosedRange<Int> = Int.min...Int.max) throws -> Int {
+    public func int(_ name: String, default defaultValue: Int, in range: ClosedRange<Int> = Int.min...Int.max) throws
+        -> Int
+    {
         guard let raw = string(name) else { return defaultValue }
         guard let value = Int(raw), range.contains(value) else {
-            throw ConfigurationError("\(name) must be an integer in \(range.lowerBound)...\(range.upperBound), got '\(raw)'")
+            throw ConfigurationError(
+                "\(name) must be an integer in \(range.lowerBound)...\(range.upperBound), got '\(raw)'")
         }
         return value
     }

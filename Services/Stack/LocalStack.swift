@@ -22,7 +22,10 @@ public final class LocalStack: Sendable {
     public let host: String
     private let peers: [PeerClient]
 
-    private init(auth: RunningService, store: RunningService, dispatch: RunningService, scheme: String, host: String, peers: [PeerClient]) {
+    private init(
+        auth: RunningService, store: RunningService, dispatch: RunningService, scheme: String, host: String,
+        peers: [PeerClient]
+    ) {
         self.auth = auth
         self.store = store
         self.dispatch = dispatch
@@ -63,23 +66,29 @@ public final class LocalStack: Sendable {
         do {
             let auth = try await RunningService.start(name: "auth", logger: logger) { onRunning in
                 let configuration = try AuthConfiguration(environment: ServiceEnvironment(environment))
-                return try await buildAuthApplication(configuration: configuration, logger: child(logger, "auth"), onServerRunning: onRunning)
+                return try await buildAuthApplication(
+                    configuration: configuration, logger: child(logger, "auth"), onServerRunning: onRunning)
             }
             started.append(auth)
             environment["SECUREPUSH_AUTH_URL"] = "\(scheme)://\(peerHostLiteral):\(auth.port)"
 
-            let storeAuth = try PeerClient(url: environment["SECUREPUSH_AUTH_URL"]!, peerName: "auth", caFile: caFile, logger: logger)
+            let storeAuth = try PeerClient(
+                url: environment["SECUREPUSH_AUTH_URL"]!, peerName: "auth", caFile: caFile, logger: logger)
             peers.append(storeAuth)
             let store = try await RunningService.start(name: "notification-store", logger: logger) { onRunning in
                 let configuration = try StoreConfiguration(environment: ServiceEnvironment(environment))
                 return try await buildStoreApplication(
-                    configuration: configuration, auth: storeAuth.rpc, logger: child(logger, "notification-store"), onServerRunning: onRunning)
+                    configuration: configuration, auth: storeAuth.rpc, logger: child(logger, "notification-store"),
+                    onServerRunning: onRunning)
             }
             started.append(store)
             environment["SECUREPUSH_STORE_URL"] = "\(scheme)://\(peerHostLiteral):\(store.port)"
 
-            let dispatchAuth = try PeerClient(url: environment["SECUREPUSH_AUTH_URL"]!, peerName: "auth", caFile: caFile, logger: logger)
-            let dispatchStore = try PeerClient(url: environment["SECUREPUSH_STORE_URL"]!, peerName: "notification-store", caFile: caFile, logger: logger)
+            let dispatchAuth = try PeerClient(
+                url: environment["SECUREPUSH_AUTH_URL"]!, peerName: "auth", caFile: caFile, logger: logger)
+            let dispatchStore = try PeerClient(
+                url: environment["SECUREPUSH_STORE_URL"]!, peerName: "notification-store", caFile: caFile,
+                logger: logger)
             peers += [dispatchAuth, dispatchStore]
             let dispatch = try await RunningService.start(name: "push-dispatch", logger: logger) { onRunning in
                 let configuration = try DispatchConfiguration(environment: ServiceEnvironment(environment))
@@ -87,7 +96,8 @@ public final class LocalStack: Sendable {
                     configuration: configuration, auth: dispatchAuth.rpc, store: dispatchStore.rpc,
                     logger: child(logger, "push-dispatch"), onServerRunning: onRunning)
             }
-            return LocalStack(auth: auth, store: store, dispatch: dispatch, scheme: scheme, host: peerHost, peers: peers)
+            return LocalStack(
+                auth: auth, store: store, dispatch: dispatch, scheme: scheme, host: peerHost, peers: peers)
         } catch {
             for service in started.reversed() { await service.stop() }
             for peer in peers { await peer.shutdown() }

@@ -20,7 +20,8 @@ public struct RPCClient: Sendable {
     }
 
     /// Calls `method` and returns its result, or throws the server's `RPCError`.
-    public func call<M: RPCMethod>(_ method: M.Type, _ params: M.Params, token: String? = nil) async throws -> M.Result {
+    public func call<M: RPCMethod>(_ method: M.Type, _ params: M.Params, token: String? = nil) async throws -> M.Result
+    {
         let request = RPCRequestEnvelope(method: M.name, params: params, id: .string(UUID().uuidString))
         let body = try RPCCodec.makeEncoder().encode(request)
         guard let data = try await transport.post(body, bearerToken: token) else {

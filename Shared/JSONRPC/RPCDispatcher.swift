@@ -44,7 +44,8 @@ public struct RPCDispatcher: Sendable {
                 return Self.encode(RPCResponse(id: .null, outcome: .error(.invalidRequest("empty batch"))))
             }
             guard elements.count <= maxBatchLength else {
-                let error = RPCError.invalidRequest("batch of \(elements.count) calls exceeds the limit of \(maxBatchLength)")
+                let error = RPCError.invalidRequest(
+                    "batch of \(elements.count) calls exceeds the limit of \(maxBatchLength)")
                 return Self.encode(RPCResponse(id: .null, outcome: .error(error)))
             }
             var responses: [RPCResponse] = []
@@ -104,7 +105,8 @@ public struct RPCDispatcher: Sendable {
 
     static func validate(_ call: JSONValue) -> Result<ValidRequest, InvalidRequest> {
         guard case .object(let members) = call else {
-            return .failure(InvalidRequest(id: .null, error: .invalidRequest("expected a request object, got \(call.typeName)")))
+            return .failure(
+                InvalidRequest(id: .null, error: .invalidRequest("expected a request object, got \(call.typeName)")))
         }
         // The id is echoed only when it is a legal id; otherwise the error carries null.
         var id: JSONValue? = nil
@@ -112,7 +114,8 @@ public struct RPCDispatcher: Sendable {
             switch rawID {
             case .string, .int, .double, .null: id = rawID
             default:
-                return .failure(InvalidRequest(id: .null, error: .invalidRequest("'id' must be a string, number or null")))
+                return .failure(
+                    InvalidRequest(id: .null, error: .invalidRequest("'id' must be a string, number or null")))
             }
         }
         let errorID = id ?? .null
@@ -126,7 +129,8 @@ public struct RPCDispatcher: Sendable {
         switch params {
         case .object, .array: break
         default:
-            return .failure(InvalidRequest(id: errorID, error: .invalidRequest("'params' must be an object or an array")))
+            return .failure(
+                InvalidRequest(id: errorID, error: .invalidRequest("'params' must be an object or an array")))
         }
         return .success(ValidRequest(method: method, params: params, id: id))
     }

@@ -37,7 +37,8 @@ public struct RPCResponseEnvelope<Result: Decodable & Sendable>: Decodable, Send
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let version = try container.decode(String.self, forKey: .jsonrpc)
         guard version == "2.0" else {
-            throw DecodingError.dataCorruptedError(forKey: .jsonrpc, in: container, debugDescription: "jsonrpc must be \"2.0\"")
+            throw DecodingError.dataCorruptedError(
+                forKey: .jsonrpc, in: container, debugDescription: "jsonrpc must be \"2.0\"")
         }
         id = try container.decodeIfPresent(JSONValue.self, forKey: .id) ?? .null
         error = try container.decodeIfPresent(RPCError.self, forKey: .error)

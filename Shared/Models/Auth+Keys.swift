@@ -27,7 +27,10 @@ extension Auth {
         /// `"sig"`.
         public var use: String
 
-        public init(kty: String = "EC", crv: String = "P-256", x: String, y: String, kid: String, alg: String = "ES256", use: String = "sig") {
+        public init(
+            kty: String = "EC", crv: String = "P-256", x: String, y: String, kid: String, alg: String = "ES256",
+            use: String = "sig"
+        ) {
             self.kty = kty
             self.crv = crv
             self.x = x

@@ -27,7 +27,9 @@ extension Auth {
         /// Seconds until `accessToken` expires.
         public var expiresIn: Int
 
-        public init(userId: String, accessToken: String, refreshToken: String, tokenType: String = "Bearer", expiresIn: Int) {
+        public init(
+            userId: String, accessToken: String, refreshToken: String, tokenType: String = "Bearer", expiresIn: Int
+        ) {
             self.userId = userId
             self.accessToken = accessToken
             self.refreshToken = refreshToken

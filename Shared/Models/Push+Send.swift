@@ -68,7 +68,10 @@ extension Push {
             public var attempts: Int
             public var lastError: String?
             public var updatedAt: Date
-            public init(deviceId: String, platform: Platform, status: DeliveryStatus, attempts: Int, lastError: String? = nil, updatedAt: Date) {
+            public init(
+                deviceId: String, platform: Platform, status: DeliveryStatus, attempts: Int, lastError: String? = nil,
+                updatedAt: Date
+            ) {
                 self.deviceId = deviceId
                 self.platform = platform
                 self.status = status

@@ -58,7 +58,8 @@ public enum RPCServerBuilder {
         return Application(
             router: router,
             server: server,
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: serviceName),
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port), serverName: serviceName),
             services: services,
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger
@@ -69,7 +70,8 @@ public enum RPCServerBuilder {
     public static func makeTLSConfiguration(_ files: RPCServerConfiguration.TLSFiles) throws -> TLSConfiguration {
         let chain = try NIOSSLCertificate.fromPEMFile(files.certificateChainPath)
         let key = try NIOSSLPrivateKey(file: files.privateKeyPath, format: .pem)
-        return TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        return TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
     }
 
     static func handleRPC(
@@ -83,7 +85,8 @@ public enum RPCServerBuilder {
         {
             return errorResponse(.unsupportedMediaType, .invalidRequest("Content-Type must be application/json"))
         }
-        let tooLarge = errorResponse(.contentTooLarge, .invalidRequest("request body exceeds the limit of \(maxBodyBytes) bytes"))
+        let tooLarge = errorResponse(
+            .contentTooLarge, .invalidRequest("request body exceeds the limit of \(maxBodyBytes) bytes"))
         if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > maxBodyBytes {
             return tooLarge  // refuse before reading a byte of it
         }

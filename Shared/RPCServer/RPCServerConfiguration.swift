@@ -11,7 +11,10 @@ public struct RPCServerConfiguration: Sendable {
     /// Most calls a batch may hold.
     public var maxBatchLength: Int
 
-    public init(host: String = "127.0.0.1", port: Int, tls: TLSFiles? = nil, maxBodyBytes: Int = 1 << 20, maxBatchLength: Int = 100) {
+    public init(
+        host: String = "127.0.0.1", port: Int, tls: TLSFiles? = nil, maxBodyBytes: Int = 1 << 20,
+        maxBatchLength: Int = 100
+    ) {
         self.host = host
         self.port = port
         self.tls = tls

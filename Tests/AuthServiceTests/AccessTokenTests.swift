@@ -13,7 +13,8 @@ struct AccessTokenTests {
         let auth = try await AuthHarness.make(clock: clock)
         try await auth.register("alice")
         let grant = try await auth.login("alice")
-        let error = try #require(await #expect(throws: RPCError.self) { try await auth.verifier().verify(grant.accessToken) })
+        let error = try #require(
+            await #expect(throws: RPCError.self) { try await auth.verifier().verify(grant.accessToken) })
         #expect(error.code == RPCErrorCode.unauthenticated)
     }
 
@@ -34,7 +35,8 @@ struct AccessTokenTests {
         let other = try await AuthHarness.make()
         try await other.register("mallory")
         let forged = try await other.login("mallory")
-        let error = try #require(await #expect(throws: RPCError.self) { try await auth.verifier().verify(forged.accessToken) })
+        let error = try #require(
+            await #expect(throws: RPCError.self) { try await auth.verifier().verify(forged.accessToken) })
         #expect(error.code == RPCErrorCode.unauthenticated)
     }
 

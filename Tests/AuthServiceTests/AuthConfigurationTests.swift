@@ -48,31 +48,41 @@ struct AuthConfigurationTests {
         #expect(configuration.failedLoginWindow == 60)
     }
 
-    @Test("bad values are refused with the variable's name", arguments: [
-        ["SECUREPUSH_BCRYPT_COST": "9"],
-        ["SECUREPUSH_BCRYPT_COST": "17"],
-        ["SECUREPUSH_ACCESS_TOKEN_TTL": "soon"],
-        ["SECUREPUSH_BOOTSTRAP_CLIENT_ID": "backend"],
-        ["SECUREPUSH_DISPATCH_CLIENT_SECRET": "lonely-secret"],
-        ["SECUREPUSH_BOOTSTRAP_CLIENT_ID": "bad id", "SECUREPUSH_BOOTSTRAP_CLIENT_SECRET": "secret"],
-    ])
+    @Test(
+        "bad values are refused with the variable's name",
+        arguments: [
+            ["SECUREPUSH_BCRYPT_COST": "9"],
+            ["SECUREPUSH_BCRYPT_COST": "17"],
+            ["SECUREPUSH_ACCESS_TOKEN_TTL": "soon"],
+            ["SECUREPUSH_BOOTSTRAP_CLIENT_ID": "backend"],
+            ["SECUREPUSH_DISPATCH_CLIENT_SECRET": "lonely-secret"],
+            ["SECUREPUSH_BOOTSTRAP_CLIENT_ID": "bad id", "SECUREPUSH_BOOTSTRAP_CLIENT_SECRET": "secret"],
+        ])
     func refusals(environment: [String: String]) throws {
-        let error = try #require(#expect(throws: ConfigurationError.self) {
-            try AuthConfiguration(environment: ServiceEnvironment(environment))
-        })
+        let error = try #require(
+            #expect(throws: ConfigurationError.self) {
+                try AuthConfiguration(environment: ServiceEnvironment(environment))
+            })
         let named = environment.keys.contains { error.description.contains($0) }
         #expect(named, "\(error.description)")
     }
 
     @Test("in production a client secret shorter than 16 characters is refused")
     func productionSecretLength() throws {
-        let base = ["SECUREPUSH_ENV": "production", "SECUREPUSH_AUTH_SIGNING_KEY_FILE": "/etc/key.pem", "SECUREPUSH_BOOTSTRAP_CLIENT_ID": "backend"]
-        let error = try #require(#expect(throws: ConfigurationError.self) {
-            try AuthConfiguration(environment: ServiceEnvironment(base.merging(["SECUREPUSH_BOOTSTRAP_CLIENT_SECRET": "fifteen-chars!!"]) { $1 }))
-        })
+        let base = [
+            "SECUREPUSH_ENV": "production", "SECUREPUSH_AUTH_SIGNING_KEY_FILE": "/etc/key.pem",
+            "SECUREPUSH_BOOTSTRAP_CLIENT_ID": "backend",
+        ]
+        let error = try #require(
+            #expect(throws: ConfigurationError.self) {
+                try AuthConfiguration(
+                    environment: ServiceEnvironment(
+                        base.merging(["SECUREPUSH_BOOTSTRAP_CLIENT_SECRET": "fifteen-chars!!"]) { $1 }))
+            })
         #expect(error.description.contains("SECUREPUSH_BOOTSTRAP_CLIENT_SECRET"))
         let accepted = try AuthConfiguration(
-            environment: ServiceEnvironment(base.merging(["SECUREPUSH_BOOTSTRAP_CLIENT_SECRET": "sixteen-chars!!!"]) { $1 }))
+            environment: ServiceEnvironment(
+                base.merging(["SECUREPUSH_BOOTSTRAP_CLIENT_SECRET": "sixteen-chars!!!"]) { $1 }))
         #expect(accepted.isProduction)
     }
 

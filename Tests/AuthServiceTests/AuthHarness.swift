@@ -35,7 +35,9 @@ struct AuthHarness {
         )
     }
 
-    static func make(_ configuration: AuthConfiguration = configuration(), clock: TestClock = TestClock()) async throws -> AuthHarness {
+    static func make(_ configuration: AuthConfiguration = configuration(), clock: TestClock = TestClock()) async throws
+        -> AuthHarness
+    {
         let components = try await AuthComponents.make(configuration: configuration, logger: logger, now: { clock.now })
         let dispatcher = components.dispatcher
         let rpc = RPCClient(

@@ -10,13 +10,16 @@ struct ClientTests {
     private let backend = ClientRegistry.Credentials(clientId: "app-backend", secret: "backend-secret-1")
     private let dispatch = ClientRegistry.Credentials(clientId: "push-dispatch", secret: "dispatch-secret-1")
 
-    private func clientToken(_ auth: AuthHarness, _ id: String, _ secret: String) async throws -> Auth.ClientToken.Result {
+    private func clientToken(_ auth: AuthHarness, _ id: String, _ secret: String) async throws
+        -> Auth.ClientToken.Result
+    {
         try await auth.rpc.call(Auth.ClientToken.self, .init(clientId: id, clientSecret: secret))
     }
 
     @Test("provisioned clients get tokens with their scope, for their client id")
     func provisionedClients() async throws {
-        let auth = try await AuthHarness.make(AuthHarness.configuration(bootstrapClient: backend, dispatchClient: dispatch))
+        let auth = try await AuthHarness.make(
+            AuthHarness.configuration(bootstrapClient: backend, dispatchClient: dispatch))
         let backendToken = try await clientToken(auth, backend.clientId, backend.secret)
         #expect(backendToken.scopes == [Scope.pushSend])
         #expect(backendToken.tokenType == "Bearer")
@@ -34,12 +37,14 @@ struct ClientTests {
     @Test("a wrong secret and an unknown client give exactly the same -32001")
     func wrongCredentials() async throws {
         let auth = try await AuthHarness.make(AuthHarness.configuration(bootstrapClient: backend))
-        let wrongSecret = try #require(await #expect(throws: RPCError.self) {
-            try await clientToken(auth, backend.clientId, "not-the-secret")
-        })
-        let unknownClient = try #require(await #expect(throws: RPCError.self) {
-            try await clientToken(auth, "nobody", backend.secret)
-        })
+        let wrongSecret = try #require(
+            await #expect(throws: RPCError.self) {
+                try await clientToken(auth, backend.clientId, "not-the-secret")
+            })
+        let unknownClient = try #require(
+            await #expect(throws: RPCError.self) {
+                try await clientToken(auth, "nobody", backend.secret)
+            })
         #expect(wrongSecret.code == RPCErrorCode.unauthenticated)
         #expect(wrongSecret == unknownClient)
     }
@@ -55,7 +60,8 @@ struct ClientTests {
 
         let rotated = ClientRegistry.Credentials(clientId: backend.clientId, secret: "backend-secret-2")
         let second = try await AuthHarness.make(AuthHarness.configuration(databasePath: path, bootstrapClient: rotated))
-        let old = try #require(await #expect(throws: RPCError.self) { try await clientToken(second, backend.clientId, backend.secret) })
+        let old = try #require(
+            await #expect(throws: RPCError.self) { try await clientToken(second, backend.clientId, backend.secret) })
         #expect(old.code == RPCErrorCode.unauthenticated)
         #expect(try await clientToken(second, rotated.clientId, rotated.secret).scopes == [Scope.pushSend])
     }
@@ -63,35 +69,42 @@ struct ClientTests {
     @Test("createClient generates a strong secret when none is given, and the client can get tokens")
     func createClientGeneratesSecret() async throws {
         let auth = try await AuthHarness.make()
-        let created = try await auth.components.service.createClient(id: "reporting", scopes: ["push:send", "store:write"], secret: nil)
+        let created = try await auth.components.service.createClient(
+            id: "reporting", scopes: ["push:send", "store:write"], secret: nil)
         #expect(created.clientId == "reporting")
         #expect(created.secret.utf8.count >= 32)
         let token = try await clientToken(auth, created.clientId, created.secret)
         #expect(token.scopes == [Scope.pushSend, Scope.storeWrite])
 
-        let another = try await auth.components.service.createClient(id: "reporting-2", scopes: ["push:send"], secret: nil)
+        let another = try await auth.components.service.createClient(
+            id: "reporting-2", scopes: ["push:send"], secret: nil)
         #expect(another.secret != created.secret)
     }
 
     @Test("createClient keeps a chosen secret and refuses an id that exists")
     func createClientChosenSecret() async throws {
         let auth = try await AuthHarness.make()
-        let created = try await auth.components.service.createClient(id: "crm", scopes: ["push:send"], secret: "chosen-secret-value")
+        let created = try await auth.components.service.createClient(
+            id: "crm", scopes: ["push:send"], secret: "chosen-secret-value")
         #expect(created.secret == "chosen-secret-value")
         _ = try await clientToken(auth, "crm", "chosen-secret-value")
 
-        let error = try #require(await #expect(throws: AuthError.self) {
-            try await auth.components.service.createClient(id: "crm", scopes: ["push:send"], secret: nil)
-        })
+        let error = try #require(
+            await #expect(throws: AuthError.self) {
+                try await auth.components.service.createClient(id: "crm", scopes: ["push:send"], secret: nil)
+            })
         #expect(error.rpcError.code == RPCErrorCode.conflict)
     }
 
-    @Test("createClient refuses scope 'user' and malformed scopes", arguments: [["user"], ["push:send", "user"], [""], ["Push:Send"], ["a b"], []])
+    @Test(
+        "createClient refuses scope 'user' and malformed scopes",
+        arguments: [["user"], ["push:send", "user"], [""], ["Push:Send"], ["a b"], []])
     func createClientRefusesScopes(scopes: [String]) async throws {
         let auth = try await AuthHarness.make()
-        let error = try #require(await #expect(throws: AuthError.self) {
-            try await auth.components.service.createClient(id: "sneaky", scopes: scopes, secret: nil)
-        })
+        let error = try #require(
+            await #expect(throws: AuthError.self) {
+                try await auth.components.service.createClient(id: "sneaky", scopes: scopes, secret: nil)
+            })
         #expect(error.rpcError.code == RPCErrorCode.invalidParams)
         #expect(error.rpcError.message.contains("'scopes'"))
         // Nothing was stored.
@@ -102,9 +115,10 @@ struct ClientTests {
     func createClientRefusesIDs() async throws {
         let auth = try await AuthHarness.make()
         for id in ["ab", "has space", "slash/id", String(repeating: "c", count: 65)] {
-            let error = try #require(await #expect(throws: AuthError.self) {
-                try await auth.components.service.createClient(id: id, scopes: ["push:send"], secret: nil)
-            })
+            let error = try #require(
+                await #expect(throws: AuthError.self) {
+                    try await auth.components.service.createClient(id: id, scopes: ["push:send"], secret: nil)
+                })
             #expect(error.rpcError.message.contains("'clientId'"))
         }
     }

@@ -26,7 +26,9 @@ struct CredentialValidationTests {
         #expect(try await refusedField(auth, username, "long enough password") == "username")
     }
 
-    @Test("usernames at the edges of the rules are accepted", arguments: ["abc", "a.b_c-9", String(repeating: "z", count: 64)])
+    @Test(
+        "usernames at the edges of the rules are accepted",
+        arguments: ["abc", "a.b_c-9", String(repeating: "z", count: 64)])
     func usernameEdges(username: String) async throws {
         let auth = try await AuthHarness.make()
         try await auth.register(username, "long enough password")

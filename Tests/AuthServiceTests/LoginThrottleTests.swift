@@ -6,7 +6,9 @@ import Testing
 @Suite("Throttling failed sign-ins")
 struct LoginThrottleTests {
     private func retryAfter(_ error: RPCError) -> Int64? {
-        guard case .object(let data) = error.data, case .int(let seconds) = data["retryAfterSeconds"] else { return nil }
+        guard case .object(let data) = error.data, case .int(let seconds) = data["retryAfterSeconds"] else {
+            return nil
+        }
         return seconds
     }
 
@@ -16,7 +18,8 @@ struct LoginThrottleTests {
         let auth = try await AuthHarness.make(AuthHarness.configuration(maxFailedLogins: 3), clock: clock)
         try await auth.register("alice")
         for _ in 0..<3 {
-            let error = try #require(await #expect(throws: RPCError.self) { try await auth.login("alice", "wrong password") })
+            let error = try #require(
+                await #expect(throws: RPCError.self) { try await auth.login("alice", "wrong password") })
             #expect(error.code == RPCErrorCode.unauthenticated)
         }
         let limited = try #require(await #expect(throws: RPCError.self) { try await auth.login("alice") })
@@ -59,9 +62,11 @@ struct LoginThrottleTests {
                 try await auth.rpc.call(Auth.ClientToken.self, .init(clientId: "backend", clientSecret: "wrong"))
             }
         }
-        let limited = try #require(await #expect(throws: RPCError.self) {
-            try await auth.rpc.call(Auth.ClientToken.self, .init(clientId: "backend", clientSecret: "backend-secret"))
-        })
+        let limited = try #require(
+            await #expect(throws: RPCError.self) {
+                try await auth.rpc.call(
+                    Auth.ClientToken.self, .init(clientId: "backend", clientSecret: "backend-secret"))
+            })
         #expect(limited.code == RPCErrorCode.rateLimited)
     }
 }

@@ -69,9 +69,10 @@ struct RefreshTokenTests {
         let result = try await auth.rpc.call(Auth.Logout.self, .init(refreshToken: OpaqueToken.generate()))
         #expect(result == Empty())
 
-        let error = try #require(await #expect(throws: RPCError.self) {
-            try await auth.rpc.call(Auth.Logout.self, .init(refreshToken: ""))
-        })
+        let error = try #require(
+            await #expect(throws: RPCError.self) {
+                try await auth.rpc.call(Auth.Logout.self, .init(refreshToken: ""))
+            })
         #expect(error.code == RPCErrorCode.invalidParams)
         #expect(error.message.contains("'refreshToken'"))
     }
@@ -83,7 +84,8 @@ struct RefreshTokenTests {
         try await auth.register("erin")
         let grant = try await auth.login("erin")
 
-        let unknown = try #require(await #expect(throws: RPCError.self) { try await auth.refresh(OpaqueToken.generate()) })
+        let unknown = try #require(
+            await #expect(throws: RPCError.self) { try await auth.refresh(OpaqueToken.generate()) })
         #expect(unknown.code == RPCErrorCode.unauthenticated)
         let empty = try #require(await #expect(throws: RPCError.self) { try await auth.refresh("") })
         #expect(empty.code == RPCErrorCode.invalidParams)

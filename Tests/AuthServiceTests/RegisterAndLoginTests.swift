@@ -53,7 +53,8 @@ struct RegisterAndLoginTests {
     func takenUsername() async throws {
         let auth = try await AuthHarness.make()
         try await auth.register("bob")
-        let error = try #require(await #expect(throws: RPCError.self) { try await auth.register("bob", "another password") })
+        let error = try #require(
+            await #expect(throws: RPCError.self) { try await auth.register("bob", "another password") })
         #expect(error.code == RPCErrorCode.conflict)
         // The first account is untouched.
         _ = try await auth.login("bob")
@@ -63,8 +64,10 @@ struct RegisterAndLoginTests {
     func wrongPasswordAndUnknownUserLookAlike() async throws {
         let auth = try await AuthHarness.make()
         try await auth.register("carol")
-        let wrongPassword = try #require(await #expect(throws: RPCError.self) { try await auth.login("carol", "not the password") })
-        let unknownUser = try #require(await #expect(throws: RPCError.self) { try await auth.login("nobody", "correct horse") })
+        let wrongPassword = try #require(
+            await #expect(throws: RPCError.self) { try await auth.login("carol", "not the password") })
+        let unknownUser = try #require(
+            await #expect(throws: RPCError.self) { try await auth.login("nobody", "correct horse") })
         #expect(wrongPassword.code == RPCErrorCode.unauthenticated)
         #expect(wrongPassword == unknownUser)
     }
@@ -74,7 +77,8 @@ struct RegisterAndLoginTests {
         let auth = try await AuthHarness.make()
         let password = String(repeating: "p", count: 72)
         try await auth.register("dave", password)
-        let error = try #require(await #expect(throws: RPCError.self) { try await auth.login("dave", password + "extra") })
+        let error = try #require(
+            await #expect(throws: RPCError.self) { try await auth.login("dave", password + "extra") })
         #expect(error.code == RPCErrorCode.unauthenticated)
         _ = try await auth.login("dave", password)
     }
@@ -83,7 +87,9 @@ struct RegisterAndLoginTests {
     func missingParams() async throws {
         let auth = try await AuthHarness.make()
         let body = Data(#"{"jsonrpc":"2.0","id":1,"method":"auth.register","params":{"username":"erin"}}"#.utf8)
-        let response = try #require(await auth.components.dispatcher.handle(body: body, context: .init(bearerToken: nil, logger: AuthHarness.logger)))
+        let response = try #require(
+            await auth.components.dispatcher.handle(
+                body: body, context: .init(bearerToken: nil, logger: AuthHarness.logger)))
         let text = String(decoding: response, as: UTF8.self)
         #expect(text.contains("-32602"))
         #expect(text.contains("'password'"))

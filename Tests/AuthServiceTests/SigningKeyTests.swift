@@ -77,9 +77,10 @@ struct SigningKeyTests {
         let garbage = directory.file("garbage.pem")
         try "not a key".write(toFile: garbage, atomically: true, encoding: .utf8)
         for path in [garbage, directory.file("missing.pem")] {
-            let error = try #require(await #expect(throws: ConfigurationError.self) {
-                try await AuthHarness.make(AuthHarness.configuration(signingKeyFile: path))
-            })
+            let error = try #require(
+                await #expect(throws: ConfigurationError.self) {
+                    try await AuthHarness.make(AuthHarness.configuration(signingKeyFile: path))
+                })
             #expect(error.description.contains("SECUREPUSH_AUTH_SIGNING_KEY_FILE"))
         }
     }
@@ -97,7 +98,8 @@ struct SigningKeyTests {
 
         let keyFile = directory.file("signing.pem")
         try ES256PrivateKey().pemRepresentation.write(toFile: keyFile, atomically: true, encoding: .utf8)
-        let configured = try await AuthHarness.make(AuthHarness.configuration(databasePath: path, signingKeyFile: keyFile), clock: clock)
+        let configured = try await AuthHarness.make(
+            AuthHarness.configuration(databasePath: path, signingKeyFile: keyFile), clock: clock)
         let keys = try await configured.rpc.call(Auth.Keys.self, Empty()).keys
         #expect(keys.count == 2)
         #expect(keys.last?.kid == oldKid)
@@ -109,16 +111,18 @@ struct SigningKeyTests {
 
     @Test("production without a signing key file refuses to start, saying what to set")
     func productionNeedsKeyFile() async throws {
-        let fromEnvironment = try #require(#expect(throws: ConfigurationError.self) {
-            try AuthConfiguration(environment: ServiceEnvironment(["SECUREPUSH_ENV": "production"]))
-        })
+        let fromEnvironment = try #require(
+            #expect(throws: ConfigurationError.self) {
+                try AuthConfiguration(environment: ServiceEnvironment(["SECUREPUSH_ENV": "production"]))
+            })
         #expect(fromEnvironment.description.contains("SECUREPUSH_AUTH_SIGNING_KEY_FILE"))
 
         var configuration = AuthHarness.configuration()
         configuration.isProduction = true
-        let fromMemberwise = try #require(await #expect(throws: ConfigurationError.self) {
-            try await AuthHarness.make(configuration)
-        })
+        let fromMemberwise = try #require(
+            await #expect(throws: ConfigurationError.self) {
+                try await AuthHarness.make(configuration)
+            })
         #expect(fromMemberwise.description.contains("SECUREPUSH_AUTH_SIGNING_KEY_FILE"))
     }
 

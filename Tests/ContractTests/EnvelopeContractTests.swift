@@ -77,7 +77,10 @@ struct EnvelopeContractTests {
         let seen = RequestCapture()
         let transport = InProcessTransport(
             dispatcher: { server },
-            context: { RPCRequestContext(bearerToken: $0, logger: Logger(label: "ContractTests") { _ in SwiftLogNoOpLogHandler() }) }
+            context: {
+                RPCRequestContext(
+                    bearerToken: $0, logger: Logger(label: "ContractTests") { _ in SwiftLogNoOpLogHandler() })
+            }
         )
         let client = RPCClient(
             transport: CapturingTransport(inner: transport, capture: seen), peerName: "push-dispatch")

@@ -21,7 +21,8 @@ final class CurlStream: @unchecked Sendable {
     let headersFile: URL
 
     init(url: String, token: String?, maxSeconds: Int = 30) throws {
-        headersFile = FileManager.default.temporaryDirectory.appendingPathComponent("dispatch-sse-\(UUID().uuidString).headers")
+        headersFile = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "dispatch-sse-\(UUID().uuidString).headers")
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         var arguments = ["--http2-prior-knowledge", "-N", "-s", "--max-time", "\(maxSeconds)", "-D", headersFile.path]
         if let token { arguments += ["-H", "Authorization: Bearer \(token)"] }

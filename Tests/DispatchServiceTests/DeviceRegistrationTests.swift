@@ -12,7 +12,8 @@ struct DeviceRegistrationTests {
         let laptop = try await harness.registerDevice(user: "alice")
         _ = try await harness.registerDevice(user: "bob")
 
-        let listed = try await harness.client.call(Devices.List.self, Empty(), token: try await harness.signer.userToken("alice"))
+        let listed = try await harness.client.call(
+            Devices.List.self, Empty(), token: try await harness.signer.userToken("alice"))
         #expect(listed.devices.map(\.deviceId) == [phone, laptop])
         #expect(listed.devices.map(\.platform) == [.direct, .direct])
         #expect(listed.devices.first?.name == "Alice's phone")
@@ -30,7 +31,8 @@ struct DeviceRegistrationTests {
 
         #expect(first == second)
         #expect(second == third)
-        let listed = try await harness.client.call(Devices.List.self, Empty(), token: try await harness.signer.userToken("alice"))
+        let listed = try await harness.client.call(
+            Devices.List.self, Empty(), token: try await harness.signer.userToken("alice"))
         #expect(listed.devices.count == 1)
         #expect(listed.devices.first?.name == "new name")
         #expect(try await harness.count("device") == 1)
@@ -68,15 +70,19 @@ struct DeviceRegistrationTests {
         let moved = try await harness.registerDevice(user: "bob", token: "shared-tablet")
         #expect(moved == device)
         #expect(try await harness.pendingIDs(device).isEmpty)
-        let aliceDevices = try await harness.client.call(Devices.List.self, Empty(), token: try await harness.signer.userToken("alice"))
-        let bobDevices = try await harness.client.call(Devices.List.self, Empty(), token: try await harness.signer.userToken("bob"))
+        let aliceDevices = try await harness.client.call(
+            Devices.List.self, Empty(), token: try await harness.signer.userToken("alice"))
+        let bobDevices = try await harness.client.call(
+            Devices.List.self, Empty(), token: try await harness.signer.userToken("bob"))
         #expect(aliceDevices.devices.isEmpty)
         #expect(bobDevices.devices.map(\.deviceId) == [device])
         let status = try await harness.status(sent.notificationId)
         #expect(status.deliveries.first?.status == .failed)
     }
 
-    @Test("apns, fcm, wns and webpush are refused as not supported yet, naming platform", arguments: ["apns", "fcm", "wns", "webpush"])
+    @Test(
+        "apns, fcm, wns and webpush are refused as not supported yet, naming platform",
+        arguments: ["apns", "fcm", "wns", "webpush"])
     func plannedPlatformsAreRefused(platform: String) async throws {
         let harness = try await DispatchHarness()
         let error = await expectRPCError {
@@ -102,7 +108,8 @@ struct DeviceRegistrationTests {
     @Test("tokens longer than 4096 characters and names longer than 128 are refused, naming the field")
     func lengthLimits() async throws {
         let harness = try await DispatchHarness()
-        _ = try await harness.registerDevice(user: "alice", token: String(repeating: "t", count: 4096), name: String(repeating: "n", count: 128))
+        _ = try await harness.registerDevice(
+            user: "alice", token: String(repeating: "t", count: 4096), name: String(repeating: "n", count: 128))
 
         let tokenError = await expectRPCError {
             _ = try await harness.registerDevice(user: "alice", token: String(repeating: "t", count: 4097))
@@ -141,13 +148,16 @@ struct DeviceRegistrationTests {
             _ = try await harness.client.call(Devices.Unregister.self, .init(deviceId: alices), token: bobToken)
         }
         let missing = await expectRPCError {
-            _ = try await harness.client.call(Devices.Unregister.self, .init(deviceId: UUID().uuidString), token: bobToken)
+            _ = try await harness.client.call(
+                Devices.Unregister.self, .init(deviceId: UUID().uuidString), token: bobToken)
         }
         #expect(notYours?.code == RPCErrorCode.notFound)
         #expect(notYours == missing)
 
-        _ = try await harness.client.call(Devices.Unregister.self, .init(deviceId: alices), token: try await harness.signer.userToken("alice"))
-        let listed = try await harness.client.call(Devices.List.self, Empty(), token: try await harness.signer.userToken("alice"))
+        _ = try await harness.client.call(
+            Devices.Unregister.self, .init(deviceId: alices), token: try await harness.signer.userToken("alice"))
+        let listed = try await harness.client.call(
+            Devices.List.self, Empty(), token: try await harness.signer.userToken("alice"))
         #expect(listed.devices.isEmpty)
         let afterwards = try await harness.send(to: "alice")
         #expect(afterwards.deliveries.isEmpty)
@@ -163,7 +173,8 @@ struct DeviceRegistrationTests {
         try await SQLiteDeliveryRepository(database: harness.components.database)
             .record(.deactivate(reason: "Unregistered"), for: job, now: harness.clock.now)
 
-        let listed = try await harness.client.call(Devices.List.self, Empty(), token: try await harness.signer.userToken("alice"))
+        let listed = try await harness.client.call(
+            Devices.List.self, Empty(), token: try await harness.signer.userToken("alice"))
         #expect(listed.devices.first?.active == false)
         #expect(try await harness.status(sent.notificationId).deliveries.first?.status == .deactivated)
         #expect(try await harness.send(to: "alice").deliveries.isEmpty)

@@ -56,7 +56,8 @@ struct DispatchConfigurationTests {
     func keepaliveBounds() {
         #expect(throws: ConfigurationError.self) {
             try DispatchConfiguration(
-                environment: ServiceEnvironment(Self.credentials.merging(["SECUREPUSH_DISPATCH_KEEPALIVE": "0"]) { $1 }))
+                environment: ServiceEnvironment(Self.credentials.merging(["SECUREPUSH_DISPATCH_KEEPALIVE": "0"]) { $1 })
+            )
         }
     }
 

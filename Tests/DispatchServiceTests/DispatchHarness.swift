@@ -18,7 +18,9 @@ struct DispatchHarness {
     let client: RPCClient
 
     /// A configuration with the test client's credentials, an in-memory database and a short keepalive.
-    static func configuration(maxPayloadBytes: Int = 65_536, keepalive: Duration = .milliseconds(200)) -> DispatchConfiguration {
+    static func configuration(maxPayloadBytes: Int = 65_536, keepalive: Duration = .milliseconds(200))
+        -> DispatchConfiguration
+    {
         DispatchConfiguration(
             dispatchClientID: FakeAuth.clientID, dispatchClientSecret: FakeAuth.clientSecret,
             maxPayloadBytes: maxPayloadBytes, keepaliveInterval: keepalive)
@@ -71,7 +73,8 @@ struct DispatchHarness {
 
     /// `push.status` as the app backend `sender`.
     func status(_ notificationID: String, as sender: String = "app-backend") async throws -> Push.Status.Result {
-        try await client.call(Push.Status.self, .init(notificationId: notificationID), token: try await signer.senderToken(sender))
+        try await client.call(
+            Push.Status.self, .init(notificationId: notificationID), token: try await signer.senderToken(sender))
     }
 
     /// The notification ids pending for a device, in stream order.
@@ -86,7 +89,9 @@ struct DispatchHarness {
 }
 
 /// Runs `body` expecting a JSON-RPC error and returns it (fails the test when none or another error is thrown).
-func expectRPCError(_ body: () async throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) async -> RPCError? {
+func expectRPCError(_ body: () async throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) async
+    -> RPCError?
+{
     do {
         try await body()
         Issue.record("expected an RPCError, but the call succeeded", sourceLocation: sourceLocation)

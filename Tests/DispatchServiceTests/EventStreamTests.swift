@@ -59,7 +59,8 @@ struct EventStreamTests {
             // The stream notices the client is gone at its next write and removes its subscription.
             #expect(await eventually { await harness.components.hub.streamCount(deviceID: device) == 0 })
 
-            _ = try await harness.client.call(Devices.Ack.self, .init(deviceId: device, notificationId: first), token: alice)
+            _ = try await harness.client.call(
+                Devices.Ack.self, .init(deviceId: device, notificationId: first), token: alice)
 
             let after = try CurlStream(url: Self.url(port, device), token: alice)
             defer { after.stop() }
@@ -130,7 +131,7 @@ struct EventStreamTests {
         let device = try await harness.registerDevice(user: "alice")
         let alice = try await harness.signer.userToken("alice")
         var streams: [CurlStream] = []
-        defer { streams.forEach { $0.stop() } }
+        defer { for stream in streams { stream.stop() } }
 
         let stoppedInTime = try await RunningDispatch.with(harness, shutdownTimeout: .seconds(10)) { port in
             let curl = try CurlStream(url: Self.url(port, device), token: alice)

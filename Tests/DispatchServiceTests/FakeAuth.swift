@@ -68,7 +68,8 @@ final class FakeAuth: Sendable {
 
         func post(_ body: Data, bearerToken: String?) async throws -> Data? {
             guard auth.state.withLock({ $0.isUp }) else { throw RPCError.unavailable("auth", "connection refused") }
-            return await auth.dispatcher.handle(body: body, context: RPCRequestContext(bearerToken: bearerToken, logger: .silent))
+            return await auth.dispatcher.handle(
+                body: body, context: RPCRequestContext(bearerToken: bearerToken, logger: .silent))
         }
     }
 }

@@ -85,7 +85,8 @@ final class FakeStore: Sendable {
             guard store.state.withLock({ $0.mode }) != .unreachable else {
                 throw RPCError.unavailable("notification-store", "connection refused")
             }
-            return await store.dispatcher.handle(body: body, context: RPCRequestContext(bearerToken: bearerToken, logger: .silent))
+            return await store.dispatcher.handle(
+                body: body, context: RPCRequestContext(bearerToken: bearerToken, logger: .silent))
         }
     }
 

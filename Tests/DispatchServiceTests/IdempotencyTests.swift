@@ -54,7 +54,9 @@ struct IdempotencyTests {
 
         let duplicates = await withTaskGroup(of: RPCError?.self) { group in
             for _ in 0..<4 {
-                group.addTask { await expectRPCError { _ = try await harness.send(to: "alice", idempotencyKey: "once") } }
+                group.addTask {
+                    await expectRPCError { _ = try await harness.send(to: "alice", idempotencyKey: "once") }
+                }
             }
             return await group.reduce(into: [RPCError?]()) { $0.append($1) }
         }

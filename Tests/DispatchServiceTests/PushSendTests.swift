@@ -18,10 +18,11 @@ struct PushSendTests {
         #expect(call.params == Store.Put.Params(recipientId: "alice", payload: "Your code is 123456", ttlSeconds: 600))
         #expect(call.notificationID == result.notificationId)
         #expect(call.token == harness.auth.issuedTokens.last)
-        #expect(result.deliveries == [
-            .init(deviceId: phone, platform: .direct, status: .queued),
-            .init(deviceId: laptop, platform: .direct, status: .queued),
-        ])
+        #expect(
+            result.deliveries == [
+                .init(deviceId: phone, platform: .direct, status: .queued),
+                .init(deviceId: laptop, platform: .direct, status: .queued),
+            ])
         #expect(try await harness.pendingIDs(phone) == [result.notificationId])
         #expect(try await harness.pendingIDs(laptop) == [result.notificationId])
         #expect(try await harness.pendingIDs(bobs).isEmpty)
@@ -41,7 +42,8 @@ struct PushSendTests {
         let harness = try await DispatchHarness()
         let userToken = try await harness.signer.userToken("alice")
         let forbidden = await expectRPCError {
-            _ = try await harness.client.call(Push.Send.self, .init(recipientId: "alice", payload: "x"), token: userToken)
+            _ = try await harness.client.call(
+                Push.Send.self, .init(recipientId: "alice", payload: "x"), token: userToken)
         }
         #expect(forbidden?.code == RPCErrorCode.forbidden)
         #expect(forbidden?.data == .object(["requiredScope": "push:send"]))
@@ -73,7 +75,10 @@ struct PushSendTests {
             (.init(recipientId: "alice", payload: "x", ttlSeconds: 2_592_001), "ttlSeconds"),
             (.init(recipientId: "", payload: "x"), "recipientId"),
             (.init(recipientId: "alice", payload: "x", idempotencyKey: ""), "idempotencyKey"),
-            (.init(recipientId: "alice", payload: "x", idempotencyKey: String(repeating: "k", count: 256)), "idempotencyKey"),
+            (
+                .init(recipientId: "alice", payload: "x", idempotencyKey: String(repeating: "k", count: 256)),
+                "idempotencyKey"
+            ),
         ]
         let token = try await harness.signer.senderToken()
         for (params, field) in cases {
@@ -81,7 +86,8 @@ struct PushSendTests {
             #expect(error?.code == RPCErrorCode.invalidParams)
             #expect(error?.data == .object(["field": .string(field)]))
         }
-        _ = try await harness.send(to: "alice", ttlSeconds: 2_592_000, idempotencyKey: String(repeating: "k", count: 255))
+        _ = try await harness.send(
+            to: "alice", ttlSeconds: 2_592_000, idempotencyKey: String(repeating: "k", count: 255))
         #expect(harness.store.calls.count == 1)
     }
 

@@ -27,7 +27,8 @@ struct StatusAndAckTests {
         #expect(otherClient == missing)
         let userToken = try await harness.signer.userToken("alice")
         let asUser = await expectRPCError {
-            _ = try await harness.client.call(Push.Status.self, .init(notificationId: sent.notificationId), token: userToken)
+            _ = try await harness.client.call(
+                Push.Status.self, .init(notificationId: sent.notificationId), token: userToken)
         }
         #expect(asUser?.code == RPCErrorCode.forbidden)
     }
@@ -42,10 +43,12 @@ struct StatusAndAckTests {
         #expect(try await harness.pendingIDs(device) == [first, second, third])
 
         let alice = try await harness.signer.userToken("alice")
-        _ = try await harness.client.call(Devices.Ack.self, .init(deviceId: device, notificationId: second), token: alice)
+        _ = try await harness.client.call(
+            Devices.Ack.self, .init(deviceId: device, notificationId: second), token: alice)
         #expect(try await harness.pendingIDs(device) == [first, third])
         // Acknowledging twice is harmless.
-        _ = try await harness.client.call(Devices.Ack.self, .init(deviceId: device, notificationId: second), token: alice)
+        _ = try await harness.client.call(
+            Devices.Ack.self, .init(deviceId: device, notificationId: second), token: alice)
         #expect(try await harness.pendingIDs(device) == [first, third])
         #expect(try await harness.status(second).deliveries.map(\.status) == [.acknowledged])
         #expect(try await harness.status(first).deliveries.map(\.status) == [.queued])
@@ -60,11 +63,13 @@ struct StatusAndAckTests {
         let bob = try await harness.signer.userToken("bob")
 
         let notYourDevice = await expectRPCError {
-            _ = try await harness.client.call(Devices.Ack.self, .init(deviceId: alicesDevice, notificationId: sent), token: bob)
+            _ = try await harness.client.call(
+                Devices.Ack.self, .init(deviceId: alicesDevice, notificationId: sent), token: bob)
         }
         #expect(notYourDevice?.code == RPCErrorCode.notFound)
         let notYourNotification = await expectRPCError {
-            _ = try await harness.client.call(Devices.Ack.self, .init(deviceId: bobsDevice, notificationId: sent), token: bob)
+            _ = try await harness.client.call(
+                Devices.Ack.self, .init(deviceId: bobsDevice, notificationId: sent), token: bob)
         }
         #expect(notYourNotification?.code == RPCErrorCode.notFound)
         #expect(try await harness.pendingIDs(alicesDevice) == [sent])

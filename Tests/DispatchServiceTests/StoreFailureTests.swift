@@ -5,8 +5,9 @@ import Testing
 
 @Suite("push.send when a dependency fails")
 struct StoreFailureTests {
-    @Test("the store unreachable is -32050 and nothing is recorded; a retry with the same key succeeds later",
-          arguments: [FakeStore.Mode.unreachable, .failing])
+    @Test(
+        "the store unreachable is -32050 and nothing is recorded; a retry with the same key succeeds later",
+        arguments: [FakeStore.Mode.unreachable, .failing])
     func storeDownRecordsNothing(mode: FakeStore.Mode) async throws {
         let harness = try await DispatchHarness()
         let device = try await harness.registerDevice(user: "alice")

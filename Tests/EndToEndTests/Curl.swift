@@ -27,7 +27,8 @@ struct Curl {
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["-s", "--max-time", "20", "-o", output, "-w", "%{http_code} %{http_version}"] + extra + arguments
+        process.arguments =
+            ["-s", "--max-time", "20", "-o", output, "-w", "%{http_code} %{http_version}"] + extra + arguments
         _ = FileManager.default.createFile(atPath: written, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: written))
         process.standardInput = FileHandle.nullDevice

@@ -20,21 +20,27 @@ final class SeparateServices: @unchecked Sendable {
     var peers: [PeerClient] = []
 
     init() {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("securepush-e2e-\(UUID().uuidString)").path
-        environment = TestStack.environment(mode: .cleartext, dataDirectory: directory, backendSecret: backendSecret, certificates: nil)
+        directory =
+            FileManager.default.temporaryDirectory.appendingPathComponent("securepush-e2e-\(UUID().uuidString)").path
+        environment = TestStack.environment(
+            mode: .cleartext, dataDirectory: directory, backendSecret: backendSecret, certificates: nil)
     }
 
     func startAll() async throws {
         let environment = self.environment
         let logger = self.logger
         auth = try await RunningService.start(name: "auth", logger: logger) { onRunning in
-            try await buildAuthApplication(configuration: AuthConfiguration(environment: ServiceEnvironment(environment)), logger: logger, onServerRunning: onRunning)
+            try await buildAuthApplication(
+                configuration: AuthConfiguration(environment: ServiceEnvironment(environment)), logger: logger,
+                onServerRunning: onRunning)
         }
         self.environment["SECUREPUSH_AUTH_URL"] = "http://127.0.0.1:\(auth.port)"
         try await startStore(port: 0)
         self.environment["SECUREPUSH_STORE_URL"] = "http://127.0.0.1:\(store.port)"
-        let dispatchAuth = try PeerClient(url: self.environment["SECUREPUSH_AUTH_URL"]!, peerName: "auth", caFile: nil, logger: logger)
-        let dispatchStore = try PeerClient(url: self.environment["SECUREPUSH_STORE_URL"]!, peerName: "notification-store", caFile: nil, logger: logger)
+        let dispatchAuth = try PeerClient(
+            url: self.environment["SECUREPUSH_AUTH_URL"]!, peerName: "auth", caFile: nil, logger: logger)
+        let dispatchStore = try PeerClient(
+            url: self.environment["SECUREPUSH_STORE_URL"]!, peerName: "notification-store", caFile: nil, logger: logger)
         peers += [dispatchAuth, dispatchStore]
         let dispatchEnvironment = self.environment
         dispatch = try await RunningService.start(name: "push-dispatch", logger: logger) { onRunning in
@@ -48,7 +54,8 @@ final class SeparateServices: @unchecked Sendable {
     func startStore(port: Int) async throws {
         var environment = self.environment
         environment["SECUREPUSH_STORE_PORT"] = "\(port)"
-        let storeAuth = try PeerClient(url: environment["SECUREPUSH_AUTH_URL"]!, peerName: "auth", caFile: nil, logger: logger)
+        let storeAuth = try PeerClient(
+            url: environment["SECUREPUSH_AUTH_URL"]!, peerName: "auth", caFile: nil, logger: logger)
         peers.append(storeAuth)
         let logger = self.logger
         store = try await RunningService.start(name: "notification-store", logger: logger) { onRunning in
@@ -59,12 +66,15 @@ final class SeparateServices: @unchecked Sendable {
     }
 
     var endpoints: SecurePushEndpoints {
-        SecurePushEndpoints(auth: "http://127.0.0.1:\(auth.port)", store: "http://127.0.0.1:\(store.port)", dispatch: "http://127.0.0.1:\(dispatch.port)")
+        SecurePushEndpoints(
+            auth: "http://127.0.0.1:\(auth.port)", store: "http://127.0.0.1:\(store.port)",
+            dispatch: "http://127.0.0.1:\(dispatch.port)")
     }
 
     func backend() throws -> SecurePushBackend {
         try SecurePushBackend(
-            authURL: endpoints.auth, dispatchURL: endpoints.dispatch, clientID: "test-backend", clientSecret: backendSecret, logger: logger)
+            authURL: endpoints.auth, dispatchURL: endpoints.dispatch, clientID: "test-backend",
+            clientSecret: backendSecret, logger: logger)
     }
 
     func stopAll() async {
@@ -102,7 +112,9 @@ struct ResilienceTests {
         await backend.shutdown()
     }
 
-    @Test("with the store down, push.send fails with -32050 and records nothing; the same idempotency key works once it is back")
+    @Test(
+        "with the store down, push.send fails with -32050 and records nothing; the same idempotency key works once it is back"
+    )
     func storeDownGivesUnavailable() async throws {
         let services = SeparateServices()
         try await services.startAll()
@@ -122,7 +134,8 @@ struct ResilienceTests {
         #expect(failure?.message.contains("notification-store") == true)
 
         try await services.startStore(port: port)
-        let sent = try await backend.send(.init(recipientId: userId, payload: "after the outage", idempotencyKey: "order-42"))
+        let sent = try await backend.send(
+            .init(recipientId: userId, payload: "after the outage", idempotencyKey: "order-42"))
         #expect(sent.deliveries.map(\.deviceId) == [deviceId])
         // Exactly one id reaches the device: the failed attempt left nothing half-sent.
         let ids = try await collect(2, from: device.notifications(deviceId: deviceId), timeout: .seconds(2))

@@ -1,18 +1,21 @@
 import Foundation
-import Synchronization
 import JWTKit
 import SecurePushClient
 import ServiceCore
 import SharedModels
+import Synchronization
 import Testing
 
 @Suite("The secure push story over real HTTP/2 sockets")
 struct SecurePushStoryTests {
-    @Test("the whole story works: register, sign in, register a device, send, receive only the id, fetch the payload", arguments: TransportMode.allCases)
+    @Test(
+        "the whole story works: register, sign in, register a device, send, receive only the id, fetch the payload",
+        arguments: TransportMode.allCases)
     func wholeStory(mode: TransportMode) async throws {
         let stack = try await TestStack.start(mode)
         do {
-            let demo = SecurePushDemo(endpoints: stack.endpoints, clientID: stack.backendClientID, clientSecret: stack.backendClientSecret)
+            let demo = SecurePushDemo(
+                endpoints: stack.endpoints, clientID: stack.backendClientID, clientSecret: stack.backendClientSecret)
             let steps = StepRecorder()
             let outcome = try await demo.run(logger: stack.logger) { steps.record($0) }
             #expect(outcome.fetchedPayload.hasPrefix("Your one-time code is "))
@@ -27,7 +30,9 @@ struct SecurePushStoryTests {
         await stack.stop()
     }
 
-    @Test("a second user cannot fetch the first user's notification, and learns nothing from trying", arguments: TransportMode.allCases)
+    @Test(
+        "a second user cannot fetch the first user's notification, and learns nothing from trying",
+        arguments: TransportMode.allCases)
     func secondUserIsRefused(mode: TransportMode) async throws {
         let stack = try await TestStack.start(mode)
         defer { Task { await stack.stop() } }
@@ -72,7 +77,10 @@ struct SecurePushStoryTests {
         let backend = try stack.backend()
         let acked = try await backend.send(.init(recipientId: userId, payload: "one"))
         let unacked = try await backend.send(.init(recipientId: userId, payload: "two"))
-        #expect(try await collect(2, from: device.notifications(deviceId: deviceId)) == [acked.notificationId, unacked.notificationId])
+        #expect(
+            try await collect(2, from: device.notifications(deviceId: deviceId)) == [
+                acked.notificationId, unacked.notificationId,
+            ])
         try await device.acknowledge(deviceId: deviceId, notificationId: acked.notificationId)
 
         // A new connection (a new sequence) gets only what was not acknowledged.
@@ -89,12 +97,16 @@ struct SecurePushStoryTests {
         let (device, userId) = try await stack.signedInDevice()
         let backend = try stack.backend()
         let sent = try await backend.send(.init(recipientId: userId, payload: "secret"))
-        let realKeyID = try #require(try await stack.rpcClient(stack.endpoints.auth, name: "auth").rpc.call(Auth.Keys.self, Empty()).keys.first?.kid)
+        let realKeyID = try #require(
+            try await stack.rpcClient(stack.endpoints.auth, name: "auth").rpc.call(Auth.Keys.self, Empty()).keys.first?
+                .kid)
 
         // Signed by an attacker's key, claiming the real key id and the victim's user id.
         let attackerKeys = JWTKeyCollection()
         await attackerKeys.add(ecdsa: ES256PrivateKey(), kid: JWKIdentifier(string: realKeyID))
-        let claims = AccessTokenClaims(subject: userId, scopes: [Scope.user], issuedAt: Date(), expiresAt: Date().addingTimeInterval(600), tokenID: UUID().uuidString)
+        let claims = AccessTokenClaims(
+            subject: userId, scopes: [Scope.user], issuedAt: Date(), expiresAt: Date().addingTimeInterval(600),
+            tokenID: UUID().uuidString)
         let forged = try await attackerKeys.sign(claims, kid: JWKIdentifier(string: realKeyID))
 
         let store = try stack.rpcClient(stack.endpoints.store, name: "notification-store")
@@ -146,4 +158,3 @@ final class StepRecorder: Sendable {
     func record(_ line: String) { storage.withLock { $0.append(line) } }
     var lines: [String] { storage.withLock { $0 } }
 }
-

@@ -27,7 +27,9 @@ struct TestStack {
     let logger: Logger
 
     var endpoints: SecurePushEndpoints {
-        SecurePushEndpoints(auth: stack.authURL, store: stack.storeURL, dispatch: stack.dispatchURL, caFile: certificates?.caCertificatePath)
+        SecurePushEndpoints(
+            auth: stack.authURL, store: stack.storeURL, dispatch: stack.dispatchURL,
+            caFile: certificates?.caCertificatePath)
     }
 
     static func logger() -> Logger {
@@ -37,13 +39,16 @@ struct TestStack {
     }
 
     /// The environment every service of a test reads.
-    static func environment(mode: TransportMode, dataDirectory: String, backendSecret: String, certificates: TestCertificates?) -> [String: String] {
+    static func environment(
+        mode: TransportMode, dataDirectory: String, backendSecret: String, certificates: TestCertificates?
+    ) -> [String: String] {
         var environment = [
             "SECUREPUSH_DATA_DIR": dataDirectory,
             "SECUREPUSH_HOST": "127.0.0.1",
             "SECUREPUSH_AUTH_PORT": "0", "SECUREPUSH_STORE_PORT": "0", "SECUREPUSH_DISPATCH_PORT": "0",
             "SECUREPUSH_BOOTSTRAP_CLIENT_ID": "test-backend", "SECUREPUSH_BOOTSTRAP_CLIENT_SECRET": backendSecret,
-            "SECUREPUSH_DISPATCH_CLIENT_ID": "push-dispatch", "SECUREPUSH_DISPATCH_CLIENT_SECRET": "dispatch-secret-for-tests-0123456789",
+            "SECUREPUSH_DISPATCH_CLIENT_ID": "push-dispatch",
+            "SECUREPUSH_DISPATCH_CLIENT_SECRET": "dispatch-secret-for-tests-0123456789",
             "SECUREPUSH_BCRYPT_COST": "10",
         ]
         if mode == .tls, let certificates {
@@ -55,10 +60,13 @@ struct TestStack {
     }
 
     static func start(_ mode: TransportMode, extra: [String: String] = [:]) async throws -> TestStack {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("securepush-e2e-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "securepush-e2e-\(UUID().uuidString)"
+        ).path
         let certificates = mode == .tls ? try TestCertificates.make() : nil
         let secret = "backend-secret-\(UUID().uuidString)"
-        var environment = environment(mode: mode, dataDirectory: directory, backendSecret: secret, certificates: certificates)
+        var environment = environment(
+            mode: mode, dataDirectory: directory, backendSecret: secret, certificates: certificates)
         environment.merge(extra) { _, new in new }
         let logger = logger()
         let stack = try await LocalStack.start(environment: environment, logger: logger)
@@ -73,7 +81,9 @@ struct TestStack {
     }
 
     /// A device SDK signed in as a fresh user; returns it with the user id.
-    func signedInDevice(username: String = "user-\(UUID().uuidString.prefix(8).lowercased())") async throws -> (SecurePushDevice, String) {
+    func signedInDevice(username: String = "user-\(UUID().uuidString.prefix(8).lowercased())") async throws -> (
+        SecurePushDevice, String
+    ) {
         let device = try SecurePushDevice(endpoints: endpoints, logger: logger)
         let password = "password-\(UUID().uuidString)"
         let userId = try await device.createAccount(username: username, password: password)
@@ -83,7 +93,8 @@ struct TestStack {
 
     func backend() throws -> SecurePushBackend {
         try SecurePushBackend(
-            authURL: endpoints.auth, dispatchURL: endpoints.dispatch, clientID: backendClientID, clientSecret: backendClientSecret,
+            authURL: endpoints.auth, dispatchURL: endpoints.dispatch, clientID: backendClientID,
+            clientSecret: backendClientSecret,
             configuration: .init(trustRootsPEMFile: certificates?.caCertificatePath), logger: logger)
     }
 
@@ -110,7 +121,9 @@ func first(_ ids: AsyncThrowingStream<String, any Error>, timeout: Duration = .s
 }
 
 /// Collects `count` elements of an id stream, or as many as arrived within `timeout`.
-func collect(_ count: Int, from ids: AsyncThrowingStream<String, any Error>, timeout: Duration = .seconds(10)) async throws -> [String] {
+func collect(_ count: Int, from ids: AsyncThrowingStream<String, any Error>, timeout: Duration = .seconds(10))
+    async throws -> [String]
+{
     try await withThrowingTaskGroup(of: [String].self) { group in
         let collected = Collected()
         group.addTask {

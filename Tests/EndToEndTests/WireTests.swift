@@ -9,7 +9,10 @@ struct WireTests {
     func cleartextPriorKnowledge() async throws {
         let stack = try await TestStack.start(.cleartext)
         defer { Task { await stack.stop() } }
-        let result = try await Curl.run(["--http2-prior-knowledge", "-H", "content-type: application/json", "-d", Self.call, "\(stack.stack.authURL)/rpc"])
+        let result = try await Curl.run([
+            "--http2-prior-knowledge", "-H", "content-type: application/json", "-d", Self.call,
+            "\(stack.stack.authURL)/rpc",
+        ])
         #expect(result.status == 200)
         #expect(result.httpVersion == "2")
         #expect(result.body.contains(#""id":7"#))
@@ -25,7 +28,9 @@ struct WireTests {
             let h2 = try await Curl.run(["--http2", "--cacert", ca, "\(url)/health"])
             #expect(h2.status == 200)
             #expect(h2.httpVersion == "2")
-            let h1 = try await Curl.run(["--http1.1", "--cacert", ca, "-H", "content-type: application/json", "-d", Self.call, "\(url)/rpc"])
+            let h1 = try await Curl.run([
+                "--http1.1", "--cacert", ca, "-H", "content-type: application/json", "-d", Self.call, "\(url)/rpc",
+            ])
             #expect(h1.httpVersion == "1.1")
             #expect(h1.status == 200)
         }
@@ -35,7 +40,10 @@ struct WireTests {
     func health() async throws {
         let stack = try await TestStack.start(.cleartext)
         defer { Task { await stack.stop() } }
-        for (url, name) in [(stack.stack.authURL, "auth"), (stack.stack.storeURL, "notification-store"), (stack.stack.dispatchURL, "push-dispatch")] {
+        for (url, name) in [
+            (stack.stack.authURL, "auth"), (stack.stack.storeURL, "notification-store"),
+            (stack.stack.dispatchURL, "push-dispatch"),
+        ] {
             let result = try await Curl.run(["--http2-prior-knowledge", "\(url)/health"])
             #expect(result.status == 200)
             #expect(result.body.contains(#""service":"\#(name)""#))
@@ -48,14 +56,21 @@ struct WireTests {
         let stack = try await TestStack.start(.cleartext)
         defer { Task { await stack.stop() } }
         let url = "\(stack.stack.storeURL)/rpc"
-        let big = Data(#"{"jsonrpc":"2.0","method":"store.get","params":{"notificationId":""#.utf8) + Data(repeating: UInt8(ascii: "a"), count: 2 << 20) + Data(#""},"id":1}"#.utf8)
-        let tooLarge = try await Curl.run(["--http2-prior-knowledge", "-H", "content-type: application/json", url], body: big)
+        let big =
+            Data(#"{"jsonrpc":"2.0","method":"store.get","params":{"notificationId":""#.utf8)
+            + Data(repeating: UInt8(ascii: "a"), count: 2 << 20) + Data(#""},"id":1}"#.utf8)
+        let tooLarge = try await Curl.run(
+            ["--http2-prior-knowledge", "-H", "content-type: application/json", url], body: big)
         #expect(tooLarge.status == 413)
         #expect(tooLarge.body.contains("-32600"))
-        let wrongType = try await Curl.run(["--http2-prior-knowledge", "-H", "content-type: text/plain", "-d", Self.call, url])
+        let wrongType = try await Curl.run([
+            "--http2-prior-knowledge", "-H", "content-type: text/plain", "-d", Self.call, url,
+        ])
         #expect(wrongType.status == 415)
         let notifications = #"[{"jsonrpc":"2.0","method":"store.list"},{"jsonrpc":"2.0","method":"nope"}]"#
-        let empty = try await Curl.run(["--http2-prior-knowledge", "-H", "content-type: application/json", "-d", notifications, url])
+        let empty = try await Curl.run([
+            "--http2-prior-knowledge", "-H", "content-type: application/json", "-d", notifications, url,
+        ])
         #expect(empty.status == 204)
         #expect(empty.body.isEmpty)
     }

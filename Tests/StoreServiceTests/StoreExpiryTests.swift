@@ -14,7 +14,8 @@ struct StoreExpiryTests {
         let longLived = try await harness.put(to: "alice", ttlSeconds: 3600)
 
         harness.clock.advance(by: 59.999)
-        #expect(try await harness.get(shortLived.notificationId, as: "alice").notificationId == shortLived.notificationId)
+        #expect(
+            try await harness.get(shortLived.notificationId, as: "alice").notificationId == shortLived.notificationId)
 
         harness.clock.advance(by: 0.001)  // exactly expiresAt
         let error = await rpcError { try await harness.get(shortLived.notificationId, as: "alice") }

@@ -12,12 +12,15 @@ struct StoreGetTests {
         let malloryToken = try await harness.signer.userToken("mallory")
 
         let foreign = try await harness.rawResponse(
-            method: Store.Get.name, params: .object(["notificationId": .string(put.notificationId)]), token: malloryToken)
+            method: Store.Get.name, params: .object(["notificationId": .string(put.notificationId)]),
+            token: malloryToken)
         let missing = try await harness.rawResponse(
-            method: Store.Get.name, params: .object(["notificationId": .string(NotificationID.make())]), token: malloryToken)
+            method: Store.Get.name, params: .object(["notificationId": .string(NotificationID.make())]),
+            token: malloryToken)
 
         #expect(foreign == missing)
-        let error = try RPCCodec.makeDecoder().decode(RPCResponseEnvelope<Store.StoredNotification>.self, from: foreign).error
+        let error = try RPCCodec.makeDecoder().decode(RPCResponseEnvelope<Store.StoredNotification>.self, from: foreign)
+            .error
         #expect(error?.code == RPCErrorCode.notFound)
         #expect(!String(decoding: foreign, as: UTF8.self).contains("for alice only"))
         // The owner still reads it.
@@ -38,7 +41,8 @@ struct StoreGetTests {
     func uppercaseID() async throws {
         let harness = try await StoreHarness()
         let put = try await harness.put(to: "alice")
-        #expect(try await harness.get(put.notificationId.uppercased(), as: "alice").notificationId == put.notificationId)
+        #expect(
+            try await harness.get(put.notificationId.uppercased(), as: "alice").notificationId == put.notificationId)
     }
 
     @Test("a service token (no user scope) cannot read: -32003")
@@ -47,7 +51,8 @@ struct StoreGetTests {
         let put = try await harness.put(to: "push-dispatch")
         let error = await rpcError {
             try await harness.client.call(
-                Store.Get.self, .init(notificationId: put.notificationId), token: try await harness.signer.writerToken())
+                Store.Get.self, .init(notificationId: put.notificationId), token: try await harness.signer.writerToken()
+            )
         }
         #expect(error?.code == RPCErrorCode.forbidden)
     }

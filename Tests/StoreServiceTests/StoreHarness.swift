@@ -53,7 +53,9 @@ struct StoreHarness {
 
     /// Stores a notification as push-dispatch would.
     @discardableResult
-    func put(to recipientID: String, payload: String = "secret", ttlSeconds: Int? = nil) async throws -> Store.Put.Result {
+    func put(to recipientID: String, payload: String = "secret", ttlSeconds: Int? = nil) async throws
+        -> Store.Put.Result
+    {
         try await client.call(
             Store.Put.self,
             .init(recipientId: recipientID, payload: payload, ttlSeconds: ttlSeconds),
@@ -63,7 +65,8 @@ struct StoreHarness {
 
     /// Fetches a notification as `userID`'s device would.
     func get(_ notificationID: String, as userID: String) async throws -> Store.StoredNotification {
-        try await client.call(Store.Get.self, .init(notificationId: notificationID), token: try await signer.userToken(userID))
+        try await client.call(
+            Store.Get.self, .init(notificationId: notificationID), token: try await signer.userToken(userID))
     }
 
     /// Lists `userID`'s notifications.

@@ -63,7 +63,8 @@ struct StoreListTests {
         harness.clock.advance(by: 1)
         let third = try await harness.put(to: "alice")
         _ = try await harness.client.call(
-            Store.MarkRead.self, .init(notificationId: second.notificationId), token: try await harness.signer.userToken("alice"))
+            Store.MarkRead.self, .init(notificationId: second.notificationId),
+            token: try await harness.signer.userToken("alice"))
 
         let unread = try await harness.list(as: "alice", unreadOnly: true)
         #expect(unread.items.map(\.notificationId) == [third.notificationId, first.notificationId])

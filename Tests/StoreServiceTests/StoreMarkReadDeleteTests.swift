@@ -13,9 +13,11 @@ struct StoreMarkReadDeleteTests {
         harness.clock.advance(by: 5)
         let firstMarkedAt = harness.clock.now
 
-        let first = try await harness.client.call(Store.MarkRead.self, .init(notificationId: put.notificationId), token: token)
+        let first = try await harness.client.call(
+            Store.MarkRead.self, .init(notificationId: put.notificationId), token: token)
         harness.clock.advance(by: 60)
-        let second = try await harness.client.call(Store.MarkRead.self, .init(notificationId: put.notificationId), token: token)
+        let second = try await harness.client.call(
+            Store.MarkRead.self, .init(notificationId: put.notificationId), token: token)
 
         #expect(abs(first.readAt.timeIntervalSince(firstMarkedAt)) < 0.001)
         #expect(second.readAt == first.readAt)
@@ -41,7 +43,8 @@ struct StoreMarkReadDeleteTests {
         let harness = try await StoreHarness()
         let put = try await harness.put(to: "alice")
         let token = try await harness.signer.userToken("alice")
-        let deleted = try await harness.client.call(Store.Delete.self, .init(notificationId: put.notificationId), token: token)
+        let deleted = try await harness.client.call(
+            Store.Delete.self, .init(notificationId: put.notificationId), token: token)
         #expect(deleted == Empty())
 
         let getError = await rpcError { try await harness.get(put.notificationId, as: "alice") }
@@ -59,7 +62,8 @@ struct StoreMarkReadDeleteTests {
         let put = try await harness.put(to: "alice", payload: "keep me")
         let error = await rpcError {
             try await harness.client.call(
-                Store.Delete.self, .init(notificationId: put.notificationId), token: try await harness.signer.userToken("mallory"))
+                Store.Delete.self, .init(notificationId: put.notificationId),
+                token: try await harness.signer.userToken("mallory"))
         }
         #expect(error == .notFound("notification"))
         #expect(try await harness.get(put.notificationId, as: "alice").payload == "keep me")

@@ -7,7 +7,8 @@ import Testing
 struct StorePersistenceTests {
     @Test("notifications survive reopening the same SQLite file")
     func survivesReopen() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("store-tests-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "store-tests-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let configuration = StoreConfiguration(databasePath: directory.appendingPathComponent("store.sqlite").path)
         let signer = try await TestSigner()
@@ -18,7 +19,8 @@ struct StorePersistenceTests {
             let first = try await StoreHarness(configuration: configuration, signer: signer, clock: clock)
             put = try await first.put(to: "alice", payload: "still here")
             _ = try await first.client.call(
-                Store.MarkRead.self, .init(notificationId: put.notificationId), token: try await signer.userToken("alice"))
+                Store.MarkRead.self, .init(notificationId: put.notificationId),
+                token: try await signer.userToken("alice"))
         }
 
         let reopened = try await StoreHarness(configuration: configuration, signer: signer, clock: clock)

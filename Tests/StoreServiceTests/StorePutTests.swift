@@ -25,7 +25,8 @@ struct StorePutTests {
         let harness = try await StoreHarness()
         let error = await rpcError {
             try await harness.client.call(
-                Store.Put.self, .init(recipientId: "alice", payload: "x"), token: try await harness.signer.userToken("alice"))
+                Store.Put.self, .init(recipientId: "alice", payload: "x"),
+                token: try await harness.signer.userToken("alice"))
         }
         #expect(error?.code == RPCErrorCode.forbidden)
         #expect(error?.data == .object(["requiredScope": .string(Scope.storeWrite)]))
@@ -44,7 +45,8 @@ struct StorePutTests {
                 return try await TestSigner().writerToken()
             case .forgedSignatureWithKnownKid:
                 let forger = try await TestSigner()
-                return try await forger.token(subject: "push-dispatch", scopes: [Scope.storeWrite], kid: harness.signer.kid)
+                return try await forger.token(
+                    subject: "push-dispatch", scopes: [Scope.storeWrite], kid: harness.signer.kid)
             case .expired:
                 return try await harness.signer.token(
                     subject: "push-dispatch", scopes: [Scope.storeWrite], issuedAt: Date().addingTimeInterval(-1000),
@@ -90,7 +92,10 @@ struct StorePutTests {
         // "é" is two bytes: 32,768 of them are exactly 64 KiB, one more is over; 64 Ki of them are far over.
         try await harness.put(to: "alice", payload: String(repeating: "a", count: 65_536))
         try await harness.put(to: "alice", payload: String(repeating: "é", count: 32_768))
-        for payload in [String(repeating: "é", count: 32_769), String(repeating: "é", count: 65_536), String(repeating: "a", count: 65_537)] {
+        for payload in [
+            String(repeating: "é", count: 32_769), String(repeating: "é", count: 65_536),
+            String(repeating: "a", count: 65_537),
+        ] {
             let error = await rpcError { try await harness.put(to: "alice", payload: payload) }
             #expect(error?.code == RPCErrorCode.invalidParams)
             #expect(error?.field == "payload")

@@ -23,7 +23,8 @@ extension AccessTokenSigner {
         if let keyFile {
             key = try loadPEMFile(keyFile)
             storedPEM = nil
-            logger.debug("auth.signing_key.loaded", metadata: ["auth.kid": "\(key.kid)", "auth.key_file": "\(keyFile)"])
+            logger.debug(
+                "auth.signing_key.loaded", metadata: ["auth.kid": "\(key.kid)", "auth.key_file": "\(keyFile)"])
         } else if isProduction {
             throw ConfigurationError(
                 "SECUREPUSH_AUTH_SIGNING_KEY_FILE must be set when SECUREPUSH_ENV=production: "
@@ -34,7 +35,8 @@ extension AccessTokenSigner {
             do {
                 key = try SigningKey(pem: pem)
             } catch {
-                throw ConfigurationError("the signing key '\(reusable.kid)' stored in the auth database cannot be read: \(error)")
+                throw ConfigurationError(
+                    "the signing key '\(reusable.kid)' stored in the auth database cannot be read: \(error)")
             }
             storedPEM = pem
         } else {
@@ -58,7 +60,8 @@ extension AccessTokenSigner {
         do {
             pem = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw ConfigurationError("SECUREPUSH_AUTH_SIGNING_KEY_FILE: cannot read '\(path)': \(error.localizedDescription)")
+            throw ConfigurationError(
+                "SECUREPUSH_AUTH_SIGNING_KEY_FILE: cannot read '\(path)': \(error.localizedDescription)")
         }
         do {
             return try SigningKey(pem: pem)

@@ -52,7 +52,9 @@ public struct AccessTokenSigner: Sendable {
     /// Every key whose tokens may still be valid at `now`, the current key first (the JWKS of `auth.keys`).
     public func publicKeys(at now: Date) -> [Auth.PublicJWK] {
         let lifetime = TimeInterval(tokenTTL)
-        let stillValid = retiredKeys.filter { $0.retiredAt.addingTimeInterval(lifetime) > now && $0.jwk.kid != currentKey.kid }
+        let stillValid = retiredKeys.filter {
+            $0.retiredAt.addingTimeInterval(lifetime) > now && $0.jwk.kid != currentKey.kid
+        }
         return [currentKey.publicJWK] + stillValid.map(\.jwk)
     }
 }

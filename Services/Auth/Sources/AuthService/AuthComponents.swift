@@ -87,8 +87,11 @@ public struct AuthComponents: Sendable {
             (configuration.dispatchClient, Scope.storeWrite),
         ]
         for case (let credentials?, let scope) in wanted {
-            try await clients.createOrUpdateClient(id: credentials.clientId, scopes: [scope], secret: credentials.secret)
-            logger.debug("auth.client.provisioned", metadata: ["auth.client_id": "\(credentials.clientId)", "auth.scope": "\(scope)"])
+            try await clients.createOrUpdateClient(
+                id: credentials.clientId, scopes: [scope], secret: credentials.secret)
+            logger.debug(
+                "auth.client.provisioned",
+                metadata: ["auth.client_id": "\(credentials.clientId)", "auth.scope": "\(scope)"])
         }
     }
 }

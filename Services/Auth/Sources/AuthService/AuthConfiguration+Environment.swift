@@ -15,7 +15,8 @@ extension AuthConfiguration {
             isProduction: environment.isProduction,
             signingKeyFile: environment.string("SECUREPUSH_AUTH_SIGNING_KEY_FILE"),
             accessTokenTTL: try environment.int("SECUREPUSH_ACCESS_TOKEN_TTL", default: 900, in: 1...86_400),
-            refreshTokenTTL: try environment.int("SECUREPUSH_REFRESH_TOKEN_TTL", default: 2_592_000, in: 60...31_536_000),
+            refreshTokenTTL: try environment.int(
+                "SECUREPUSH_REFRESH_TOKEN_TTL", default: 2_592_000, in: 60...31_536_000),
             bcryptCost: try environment.int("SECUREPUSH_BCRYPT_COST", default: 12, in: Self.bcryptCostRange),
             bootstrapClient: try Self.client(environment, prefix: "SECUREPUSH_BOOTSTRAP_CLIENT"),
             dispatchClient: try Self.client(environment, prefix: "SECUREPUSH_DISPATCH_CLIENT"),
@@ -34,9 +35,12 @@ extension AuthConfiguration {
         guard refreshTokenTTL > 0 else { throw ConfigurationError("SECUREPUSH_REFRESH_TOKEN_TTL must be positive") }
         if isProduction, signingKeyFile == nil {
             throw ConfigurationError(
-                "SECUREPUSH_AUTH_SIGNING_KEY_FILE must be set when SECUREPUSH_ENV=production (an ES256 / P-256 private key PEM)")
+                "SECUREPUSH_AUTH_SIGNING_KEY_FILE must be set when SECUREPUSH_ENV=production (an ES256 / P-256 private key PEM)"
+            )
         }
-        for (prefix, client) in [("SECUREPUSH_BOOTSTRAP_CLIENT", bootstrapClient), ("SECUREPUSH_DISPATCH_CLIENT", dispatchClient)] {
+        for (prefix, client) in [
+            ("SECUREPUSH_BOOTSTRAP_CLIENT", bootstrapClient), ("SECUREPUSH_DISPATCH_CLIENT", dispatchClient),
+        ] {
             guard let client else { continue }
             do {
                 try CredentialRules.validateClientID(client.clientId, field: "\(prefix)_ID")
@@ -50,11 +54,13 @@ extension AuthConfiguration {
         }
         if let bootstrap = bootstrapClient, let dispatch = dispatchClient, bootstrap.clientId == dispatch.clientId {
             throw ConfigurationError(
-                "SECUREPUSH_BOOTSTRAP_CLIENT_ID and SECUREPUSH_DISPATCH_CLIENT_ID must differ (each client gets its own scope)")
+                "SECUREPUSH_BOOTSTRAP_CLIENT_ID and SECUREPUSH_DISPATCH_CLIENT_ID must differ (each client gets its own scope)"
+            )
         }
     }
 
-    private static func client(_ environment: ServiceEnvironment, prefix: String) throws -> ClientRegistry.Credentials? {
+    private static func client(_ environment: ServiceEnvironment, prefix: String) throws -> ClientRegistry.Credentials?
+    {
         let id = environment.string("\(prefix)_ID")
         let secret = environment.string("\(prefix)_SECRET")
         switch (id, secret) {

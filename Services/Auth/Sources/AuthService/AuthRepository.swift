@@ -20,10 +20,12 @@ public protocol AuthRepository: Sendable {
     func upsertClient(_ client: ClientRecord) async throws
 
     /// Starts a token family for `userID` with its first refresh token.
-    func startFamily(id familyID: String, userID: String, firstTokenHash: String, expiresAt: Date, at now: Date) async throws
+    func startFamily(id familyID: String, userID: String, firstTokenHash: String, expiresAt: Date, at now: Date)
+        async throws
     /// Spends the refresh token with hash `tokenHash` and, when it was valid, stores its successor in the same family,
     /// atomically. Presenting a spent token revokes its family.
-    func rotateRefreshToken(hash tokenHash: String, successorHash: String, successorExpiresAt: Date, at now: Date) async throws
+    func rotateRefreshToken(hash tokenHash: String, successorHash: String, successorExpiresAt: Date, at now: Date)
+        async throws
         -> RefreshRotation
     /// Revokes the family the token belongs to; `false` when the token is unknown.
     func revokeFamily(ofTokenHash tokenHash: String, at now: Date) async throws -> Bool

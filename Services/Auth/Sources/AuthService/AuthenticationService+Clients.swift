@@ -16,7 +16,8 @@ extension AuthenticationService {
         }
         await throttle.reset(throttleKey)
         let token = try await signer.sign(subject: clientId, scopes: scopes, at: now())
-        return Auth.ClientToken.Result(accessToken: token, tokenType: "Bearer", expiresIn: signer.tokenTTL, scopes: scopes)
+        return Auth.ClientToken.Result(
+            accessToken: token, tokenType: "Bearer", expiresIn: signer.tokenTTL, scopes: scopes)
     }
 
     /// Creates a service client (the `securepush clients create` command); see `ClientRegistry.createClient`.

@@ -74,7 +74,8 @@ public struct ClientRegistry: Sendable {
         let normalizedScopes = try CredentialRules.normalizeClientScopes(scopes)
         let secret = secret ?? OpaqueToken.generate()
         try CredentialRules.validateClientSecret(secret, minimumLength: minimumSecretLength)
-        let record = ClientRecord(id: id, secretHash: try await hasher.hash(secret), scopes: normalizedScopes, createdAt: now())
+        let record = ClientRecord(
+            id: id, secretHash: try await hasher.hash(secret), scopes: normalizedScopes, createdAt: now())
         return (record, Credentials(clientId: id, secret: secret))
     }
 }

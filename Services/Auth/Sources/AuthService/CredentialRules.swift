@@ -43,7 +43,8 @@ public enum CredentialRules {
 
     /// Checks a client id.
     public static func validateClientID(_ clientID: String, field: String = "clientId") throws(AuthError) {
-        guard clientID.utf8.allSatisfy({ isUsernameByte($0) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) else {
+        guard clientID.utf8.allSatisfy({ isUsernameByte($0) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) })
+        else {
             throw .invalidField(field, "may only contain letters, digits, '.', '_' and '-'")
         }
         guard clientIDLength.contains(clientID.utf8.count) else {
@@ -52,10 +53,13 @@ public enum CredentialRules {
     }
 
     /// Checks a chosen client secret: `minimumLength`–72 bytes, no NUL.
-    public static func validateClientSecret(_ secret: String, minimumLength: Int, field: String = "secret") throws(AuthError) {
+    public static func validateClientSecret(_ secret: String, minimumLength: Int, field: String = "secret")
+        throws(AuthError)
+    {
         let bytes = secret.utf8.count
         guard bytes >= minimumLength, bytes <= maximumSecretBytes else {
-            throw .invalidField(field, "must be \(minimumLength)–\(maximumSecretBytes) bytes of UTF-8 (got \(bytes) bytes)")
+            throw .invalidField(
+                field, "must be \(minimumLength)–\(maximumSecretBytes) bytes of UTF-8 (got \(bytes) bytes)")
         }
         guard !secret.utf8.contains(0) else {
             throw .invalidField(field, "must not contain NUL characters")
@@ -63,13 +67,15 @@ public enum CredentialRules {
     }
 
     /// Checks and normalises client scopes: at least one, each `[a-z0-9:._-]+`, never `user`; sorted, without duplicates.
-    public static func normalizeClientScopes(_ scopes: [String], field: String = "scopes") throws(AuthError) -> [String] {
+    public static func normalizeClientScopes(_ scopes: [String], field: String = "scopes") throws(AuthError) -> [String]
+    {
         guard !scopes.isEmpty else { throw .invalidField(field, "must contain at least one scope") }
         for scope in scopes {
             guard !scope.isEmpty, scope.utf8.count <= maximumScopeLength,
                 scope.utf8.allSatisfy({ isUsernameByte($0) || $0 == UInt8(ascii: ":") })
             else {
-                throw .invalidField(field, "each scope must be 1–\(maximumScopeLength) characters of [a-z0-9:._-] (got '\(scope)')")
+                throw .invalidField(
+                    field, "each scope must be 1–\(maximumScopeLength) characters of [a-z0-9:._-] (got '\(scope)')")
             }
             guard scope != Scope.user else {
                 throw .invalidField(field, "must not contain 'user': that scope is only for people's tokens")

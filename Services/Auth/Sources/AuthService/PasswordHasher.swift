@@ -15,7 +15,9 @@ public struct PasswordHasher: Sendable {
     /// Creates a hasher; computes the dummy hash once, which takes one bcrypt round trip.
     /// Throws `ConfigurationError` for a cost bcrypt cannot use (outside 4...31).
     public init(cost: Int, threadPool: NIOThreadPool = .singleton) async throws {
-        guard (4...31).contains(cost) else { throw ConfigurationError("SECUREPUSH_BCRYPT_COST must be in 4...31, got \(cost)") }
+        guard (4...31).contains(cost) else {
+            throw ConfigurationError("SECUREPUSH_BCRYPT_COST must be in 4...31, got \(cost)")
+        }
         self.cost = cost
         self.threadPool = threadPool
         let random = OpaqueToken.generate()

@@ -10,7 +10,7 @@ extension SQLiteAuthRepository {
                     arguments: [user.id, user.username, user.passwordHash, user.createdAt]
                 )
             }
-        } catch where Self.isUniqueViolation(error) {
+        } catch  where Self.isUniqueViolation(error) {
             throw AuthError.usernameTaken
         }
     }
@@ -18,7 +18,9 @@ extension SQLiteAuthRepository {
     public func user(named username: String) async throws -> UserRecord? {
         try await writer.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM users WHERE username = ?", arguments: [username]).map {
-                UserRecord(id: $0["id"], username: $0["username"], passwordHash: $0["password_hash"], createdAt: $0["created_at"])
+                UserRecord(
+                    id: $0["id"], username: $0["username"], passwordHash: $0["password_hash"],
+                    createdAt: $0["created_at"])
             }
         }
     }
@@ -48,10 +50,13 @@ extension SQLiteAuthRepository {
             try await writer.write { db in
                 try db.execute(
                     sql: "INSERT INTO clients (id, secret_hash, scopes, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [client.id, client.secretHash, client.scopes.joined(separator: " "), client.createdAt, client.createdAt]
+                    arguments: [
+                        client.id, client.secretHash, client.scopes.joined(separator: " "), client.createdAt,
+                        client.createdAt,
+                    ]
                 )
             }
-        } catch where Self.isUniqueViolation(error) {
+        } catch  where Self.isUniqueViolation(error) {
             throw AuthError.clientExists(client.id)
         }
     }
@@ -64,7 +69,10 @@ extension SQLiteAuthRepository {
                     ON CONFLICT(id) DO UPDATE SET
                         secret_hash = excluded.secret_hash, scopes = excluded.scopes, updated_at = excluded.updated_at
                     """,
-                arguments: [client.id, client.secretHash, client.scopes.joined(separator: " "), client.createdAt, client.createdAt]
+                arguments: [
+                    client.id, client.secretHash, client.scopes.joined(separator: " "), client.createdAt,
+                    client.createdAt,
+                ]
             )
         }
     }

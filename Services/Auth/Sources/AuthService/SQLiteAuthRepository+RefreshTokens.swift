@@ -2,20 +2,25 @@ import Foundation
 import GRDB
 
 extension SQLiteAuthRepository {
-    public func startFamily(id familyID: String, userID: String, firstTokenHash: String, expiresAt: Date, at now: Date) async throws {
+    public func startFamily(id familyID: String, userID: String, firstTokenHash: String, expiresAt: Date, at now: Date)
+        async throws
+    {
         try await writer.write { db in
             try db.execute(
                 sql: "INSERT INTO token_families (id, user_id, created_at) VALUES (?, ?, ?)",
                 arguments: [familyID, userID, now]
             )
             try db.execute(
-                sql: "INSERT INTO refresh_tokens (hash, family_id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
+                sql:
+                    "INSERT INTO refresh_tokens (hash, family_id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
                 arguments: [firstTokenHash, familyID, userID, now, expiresAt]
             )
         }
     }
 
-    public func rotateRefreshToken(hash tokenHash: String, successorHash: String, successorExpiresAt: Date, at now: Date) async throws
+    public func rotateRefreshToken(
+        hash tokenHash: String, successorHash: String, successorExpiresAt: Date, at now: Date
+    ) async throws
         -> RefreshRotation
     {
         // One write transaction: two concurrent refreshes with the same token cannot both succeed.
@@ -39,7 +44,8 @@ extension SQLiteAuthRepository {
             if expiresAt <= now { return .expired }
             try db.execute(sql: "UPDATE refresh_tokens SET used_at = ? WHERE hash = ?", arguments: [now, tokenHash])
             try db.execute(
-                sql: "INSERT INTO refresh_tokens (hash, family_id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
+                sql:
+                    "INSERT INTO refresh_tokens (hash, family_id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
                 arguments: [successorHash, familyID, userID, now, successorExpiresAt]
             )
             return .rotated(userID: userID)
@@ -63,7 +69,8 @@ extension SQLiteAuthRepository {
             try db.execute(sql: "DELETE FROM refresh_tokens WHERE expires_at <= ?", arguments: [now])
             let purged = db.changesCount
             try db.execute(
-                sql: "DELETE FROM token_families WHERE NOT EXISTS (SELECT 1 FROM refresh_tokens t WHERE t.family_id = token_families.id)"
+                sql:
+                    "DELETE FROM token_families WHERE NOT EXISTS (SELECT 1 FROM refresh_tokens t WHERE t.family_id = token_families.id)"
             )
             return purged
         }

@@ -9,7 +9,8 @@ var logger = Logger(label: "securepush.auth")
 let levelName = environment.string("SECUREPUSH_LOG_LEVEL") ?? "info"
 guard let level = Logger.Level(rawValue: levelName.lowercased()) else {
     let levels = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
-    FileHandle.standardError.write(Data("auth-service: SECUREPUSH_LOG_LEVEL must be one of \(levels) (got '\(levelName)')\n".utf8))
+    FileHandle.standardError.write(
+        Data("auth-service: SECUREPUSH_LOG_LEVEL must be one of \(levels) (got '\(levelName)')\n".utf8))
     exit(1)
 }
 logger.logLevel = level

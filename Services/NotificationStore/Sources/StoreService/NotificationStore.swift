@@ -86,7 +86,9 @@ public struct NotificationStore: Sendable {
 
     /// A page of the recipient's unexpired notifications, newest first.
     /// - Parameter cursor: the `encoded` form of a previous page's `next`.
-    public func list(recipientID: String, unreadOnly: Bool, limit: Int?, cursor: String?) async throws -> NotificationPage {
+    public func list(recipientID: String, unreadOnly: Bool, limit: Int?, cursor: String?) async throws
+        -> NotificationPage
+    {
         let limit = limit ?? Self.defaultListLimit
         guard Self.listLimits.contains(limit) else {
             throw StoreError.invalidField(

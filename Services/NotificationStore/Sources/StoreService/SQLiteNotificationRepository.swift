@@ -55,7 +55,8 @@ public struct SQLiteNotificationRepository: NotificationRepository {
         return NotificationRecord(metadata: stored.metadata, payload: payload)
     }
 
-    public func list(recipientID: String, unreadOnly: Bool, after cursor: ListCursor?, limit: Int, now: Date) async throws
+    public func list(recipientID: String, unreadOnly: Bool, after cursor: ListCursor?, limit: Int, now: Date)
+        async throws
         -> [NotificationMetadata]
     {
         var sql = """
@@ -110,7 +111,8 @@ public struct SQLiteNotificationRepository: NotificationRepository {
 
     public func deleteExpired(now: Date) async throws -> Int {
         try await database.write { db in
-            try db.execute(sql: "DELETE FROM notification WHERE expires_at <= ?", arguments: [now.millisecondsSince1970])
+            try db.execute(
+                sql: "DELETE FROM notification WHERE expires_at <= ?", arguments: [now.millisecondsSince1970])
             return db.changesCount
         }
     }

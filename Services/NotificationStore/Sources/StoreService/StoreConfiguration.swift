@@ -48,7 +48,8 @@ public struct StoreConfiguration: Sendable {
             server: try environment.server(portVariable: "SECUREPUSH_STORE_PORT", defaultPort: Self.defaultPort),
             databasePath: URL(fileURLWithPath: environment.dataDirectory).appendingPathComponent("store.sqlite").path,
             maxPayloadBytes: try environment.int("SECUREPUSH_MAX_PAYLOAD_BYTES", default: 65_536, in: 1...(16 << 20)),
-            defaultTTLSeconds: try environment.int("SECUREPUSH_DEFAULT_TTL", default: min(604_800, maxTTL), in: 1...maxTTL),
+            defaultTTLSeconds: try environment.int(
+                "SECUREPUSH_DEFAULT_TTL", default: min(604_800, maxTTL), in: 1...maxTTL),
             maxTTLSeconds: maxTTL,
             purgeInterval: .seconds(try environment.int("SECUREPUSH_STORE_PURGE_INTERVAL", default: 60, in: 1...86_400))
         )

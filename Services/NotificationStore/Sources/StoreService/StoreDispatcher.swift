@@ -47,7 +47,8 @@ public func makeStoreDispatcher(
             recipientID: userID, unreadOnly: params.unreadOnly ?? false, limit: params.limit, cursor: params.cursor)
         return Store.List.Result(
             items: page.items.map {
-                Store.NotificationSummary(notificationId: $0.id, createdAt: $0.createdAt, expiresAt: $0.expiresAt, readAt: $0.readAt)
+                Store.NotificationSummary(
+                    notificationId: $0.id, createdAt: $0.createdAt, expiresAt: $0.expiresAt, readAt: $0.readAt)
             },
             nextCursor: page.next?.encoded
         )

@@ -15,7 +15,8 @@ do {
         caFile: environment.peerCAFile,
         logger: logger
     )
-    let app = try await buildStoreApplication(configuration: configuration, auth: auth, logger: logger) { [logger] port in
+    let app = try await buildStoreApplication(configuration: configuration, auth: auth, logger: logger) {
+        [logger] port in
         logger.info("store.listening", metadata: ["server.port": "\(port)"])
     }
     try await app.runService()

@@ -33,7 +33,9 @@ public struct DeviceRegistry: Sendable {
     }
 
     /// Registers a device for `ownerID`, or updates the device already registered with this platform token.
-    public func register(ownerID: String, platform: Platform, token: String?, name: String?) async throws -> DeviceRecord {
+    public func register(ownerID: String, platform: Platform, token: String?, name: String?) async throws
+        -> DeviceRecord
+    {
         let provider = try providers.provider(for: platform)
         if let token {
             guard (1...Self.maxTokenLength).contains(token.count) else {
@@ -49,7 +51,8 @@ public struct DeviceRegistry: Sendable {
             }
         }
         let storedToken = try provider.validateToken(token)
-        let device = try await devices.register(ownerID: ownerID, platform: platform, token: storedToken, name: name, now: now())
+        let device = try await devices.register(
+            ownerID: ownerID, platform: platform, token: storedToken, name: name, now: now())
         // A device that changed hands must drop the previous owner's open streams.
         await hub.wake(deviceIDs: [device.id])
         logger.debug("devices.registered", metadata: ["device.id": "\(device.id)", "device.platform": "\(platform)"])
@@ -87,7 +90,8 @@ public struct DeviceRegistry: Sendable {
     }
 
     /// The device's pending deliveries (not acknowledged, not expired), in the order its stream writes them.
-    public func pendingJobs(deviceID: String, after sequence: Int64 = 0, limit: Int = 100) async throws -> [DeliveryJob] {
+    public func pendingJobs(deviceID: String, after sequence: Int64 = 0, limit: Int = 100) async throws -> [DeliveryJob]
+    {
         try await deliveries.pendingJobs(deviceID: deviceID, after: sequence, now: now(), limit: limit)
     }
 }

@@ -6,7 +6,8 @@ public protocol DeviceRepository: Sendable {
     /// Registers a device, or — when `token` is not `nil` and `(platform, token)` is already registered — updates
     /// that device (owner, name when given, last registration, active again) and returns it. Never duplicates.
     /// When the device changes hands, its undelivered jobs for the previous owner end `failed`.
-    func register(ownerID: String, platform: Platform, token: String?, name: String?, now: Date) async throws -> DeviceRecord
+    func register(ownerID: String, platform: Platform, token: String?, name: String?, now: Date) async throws
+        -> DeviceRecord
 
     /// The owner's devices, oldest first.
     func devices(ownerID: String) async throws -> [DeviceRecord]

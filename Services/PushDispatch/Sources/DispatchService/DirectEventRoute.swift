@@ -45,7 +45,8 @@ struct DirectEventRoute: Sendable {
         }
         guard device.ownerID == principal.subject else {
             return Self.refusal(
-                .forbidden, RPCError(code: RPCErrorCode.forbidden, message: "Forbidden: the device belongs to another user"))
+                .forbidden,
+                RPCError(code: RPCErrorCode.forbidden, message: "Forbidden: the device belongs to another user"))
         }
         guard device.platform == .direct else {
             return Self.refusal(.badRequest, .invalidParams(field: "deviceId", "is not a direct device"))

@@ -72,7 +72,8 @@ struct DirectEventStream: Sendable {
     private func drain(after sequence: Int64, writer: inout any ResponseBodyWriter) async throws -> Int64 {
         var last = sequence
         while true {
-            let jobs = try await deliveries.pendingJobs(deviceID: deviceID, after: last, now: now(), limit: Self.batchSize)
+            let jobs = try await deliveries.pendingJobs(
+                deviceID: deviceID, after: last, now: now(), limit: Self.batchSize)
             for job in jobs {
                 try await writer.write(try Self.event(for: job))
                 last = job.sequence

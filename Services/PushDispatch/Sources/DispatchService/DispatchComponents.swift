@@ -63,7 +63,7 @@ public struct DispatchComponents: Sendable {
             logger: logger
         )
         let services: [any Service] = [
-            VerifierKeyLoader(verifier: verifier, logger: logger),
+            SigningKeyLoader(verifier: verifier, logger: logger),
             PeriodicService(name: "dispatch.expiry", interval: configuration.expiryInterval, logger: logger) {
                 try await pushes.expireAndPurge()
             },
@@ -76,7 +76,8 @@ public struct DispatchComponents: Sendable {
             hub: hub,
             providers: providers,
             dispatcher: makeDispatchDispatcher(
-                devices: devices, pushes: pushes, verifier: verifier, maxBatchLength: configuration.server.maxBatchLength),
+                devices: devices, pushes: pushes, verifier: verifier,
+                maxBatchLength: configuration.server.maxBatchLength),
             services: services,
             eventRoute: DirectEventRoute(
                 verifier: verifier, devices: deviceRepository, deliveries: deliveryRepository, hub: hub,

@@ -61,13 +61,16 @@ public struct DispatchConfiguration: Sendable {
         }
         self.init(
             server: try environment.server(portVariable: "SECUREPUSH_DISPATCH_PORT", defaultPort: Self.defaultPort),
-            databasePath: URL(fileURLWithPath: environment.dataDirectory).appendingPathComponent("dispatch.sqlite").path,
+            databasePath: URL(fileURLWithPath: environment.dataDirectory).appendingPathComponent("dispatch.sqlite")
+                .path,
             dispatchClientID: clientID,
             dispatchClientSecret: clientSecret,
             maxPayloadBytes: try environment.int("SECUREPUSH_MAX_PAYLOAD_BYTES", default: 65_536, in: 1...(16 << 20)),
             maxTTLSeconds: try environment.int("SECUREPUSH_MAX_TTL", default: 2_592_000, in: 1...31_536_000),
-            keepaliveInterval: .seconds(try environment.int("SECUREPUSH_DISPATCH_KEEPALIVE", default: 15, in: 1...3_600)),
-            expiryInterval: .seconds(try environment.int("SECUREPUSH_DISPATCH_EXPIRY_INTERVAL", default: 60, in: 1...86_400))
+            keepaliveInterval: .seconds(
+                try environment.int("SECUREPUSH_DISPATCH_KEEPALIVE", default: 15, in: 1...3_600)),
+            expiryInterval: .seconds(
+                try environment.int("SECUREPUSH_DISPATCH_EXPIRY_INTERVAL", default: 60, in: 1...86_400))
         )
     }
 }

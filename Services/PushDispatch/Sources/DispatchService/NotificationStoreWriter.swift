@@ -30,7 +30,8 @@ public struct NotificationStoreWriter: Sendable {
             // Already names the dependency that failed: the store, or auth when our token could not be had.
             throw error
         } catch let error as RPCError {
-            throw DispatchError.dependencyUnavailable(store.peerName, "store.put failed (\(error.code)): \(error.message)")
+            throw DispatchError.dependencyUnavailable(
+                store.peerName, "store.put failed (\(error.code)): \(error.message)")
         } catch {
             throw DispatchError.dependencyUnavailable(store.peerName, "store.put failed")
         }

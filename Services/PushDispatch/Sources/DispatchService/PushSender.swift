@@ -104,7 +104,8 @@ public struct PushSender: Sendable {
 
     /// Where each delivery of a notification stands; `-32004` unless `clientID` sent it.
     public func status(clientID: String, notificationID: String) async throws -> Push.Status.Result {
-        guard let states = try await deliveries.deliveries(notificationID: notificationID, clientID: clientID, now: now())
+        guard
+            let states = try await deliveries.deliveries(notificationID: notificationID, clientID: clientID, now: now())
         else { throw DispatchError.notificationNotFound }
         return Push.Status.Result(notificationId: notificationID, deliveries: states)
     }

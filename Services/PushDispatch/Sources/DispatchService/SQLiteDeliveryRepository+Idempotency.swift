@@ -3,14 +3,17 @@ import GRDB
 import SharedModels
 
 extension SQLiteDeliveryRepository {
-    public func reserve(clientID: String, key: String, now: Date, staleBefore: Date) async throws -> IdempotencyReservation {
+    public func reserve(clientID: String, key: String, now: Date, staleBefore: Date) async throws
+        -> IdempotencyReservation
+    {
         let nowMS = now.millisecondsSince1970
         return try await database.write { db in
             let claim = IdempotencyClaim(clientID: clientID, key: key, reservationID: UUID().uuidString.lowercased())
             guard
                 let row = try Row.fetchOne(
                     db,
-                    sql: "SELECT state, reserved_at, notification_id FROM idempotency_key WHERE client_id = ? AND key = ?",
+                    sql:
+                        "SELECT state, reserved_at, notification_id FROM idempotency_key WHERE client_id = ? AND key = ?",
                     arguments: [clientID, key]
                 )
             else {
@@ -47,7 +50,8 @@ extension SQLiteDeliveryRepository {
     public func release(_ claim: IdempotencyClaim) async throws {
         try await database.write { db in
             try db.execute(
-                sql: "DELETE FROM idempotency_key WHERE client_id = ? AND key = ? AND reservation_id = ? AND state = 'pending'",
+                sql:
+                    "DELETE FROM idempotency_key WHERE client_id = ? AND key = ? AND reservation_id = ? AND state = 'pending'",
                 arguments: [claim.clientID, claim.key, claim.reservationID]
             )
         }
@@ -57,7 +61,8 @@ extension SQLiteDeliveryRepository {
     static func holds(_ claim: IdempotencyClaim, _ db: Database) throws -> Bool {
         try Bool.fetchOne(
             db,
-            sql: "SELECT 1 FROM idempotency_key WHERE client_id = ? AND key = ? AND reservation_id = ? AND state = 'pending'",
+            sql:
+                "SELECT 1 FROM idempotency_key WHERE client_id = ? AND key = ? AND reservation_id = ? AND state = 'pending'",
             arguments: [claim.clientID, claim.key, claim.reservationID]
         ) != nil
     }

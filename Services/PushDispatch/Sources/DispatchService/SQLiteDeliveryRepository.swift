@@ -21,13 +21,15 @@ public struct SQLiteDeliveryRepository: DeliveryRepository {
             if let claim, try !Self.holds(claim, db) { throw DispatchError.sendInProgress }
             let devices = try Row.fetchAll(
                 db,
-                sql: "SELECT id, platform, token FROM device WHERE owner_id = ? AND active = 1 ORDER BY created_at, rowid",
+                sql:
+                    "SELECT id, platform, token FROM device WHERE owner_id = ? AND active = 1 ORDER BY created_at, rowid",
                 arguments: [send.recipientID]
             )
             let result = Push.Send.Result(
                 notificationId: send.notificationID,
                 deliveries: devices.map {
-                    Push.Send.Delivery(deviceId: $0["id"], platform: Platform(rawValue: $0["platform"]), status: .queued)
+                    Push.Send.Delivery(
+                        deviceId: $0["id"], platform: Platform(rawValue: $0["platform"]), status: .queued)
                 }
             )
             let resultJSON = String(decoding: try RPCCodec.makeEncoder().encode(result), as: UTF8.self)
@@ -57,7 +59,8 @@ public struct SQLiteDeliveryRepository: DeliveryRepository {
             }
             if let claim {
                 try db.execute(
-                    sql: "UPDATE idempotency_key SET state = 'done', notification_id = ? WHERE client_id = ? AND key = ?",
+                    sql:
+                        "UPDATE idempotency_key SET state = 'done', notification_id = ? WHERE client_id = ? AND key = ?",
                     arguments: [send.notificationID, claim.clientID, claim.key]
                 )
             }
@@ -65,7 +68,9 @@ public struct SQLiteDeliveryRepository: DeliveryRepository {
         }
     }
 
-    public func deliveries(notificationID: String, clientID: String, now: Date) async throws -> [Push.Status.DeliveryState]? {
+    public func deliveries(notificationID: String, clientID: String, now: Date) async throws -> [Push.Status
+        .DeliveryState]?
+    {
         let nowMS = now.millisecondsSince1970
         return try await database.write { db in
             let sender = try String.fetchOne(
@@ -95,7 +100,9 @@ public struct SQLiteDeliveryRepository: DeliveryRepository {
         }
     }
 
-    public func pendingJobs(deviceID: String, after sequence: Int64, now: Date, limit: Int) async throws -> [DeliveryJob] {
+    public func pendingJobs(deviceID: String, after sequence: Int64, now: Date, limit: Int) async throws
+        -> [DeliveryJob]
+    {
         let nowMS = now.millisecondsSince1970
         return try await database.write { db in
             try db.execute(

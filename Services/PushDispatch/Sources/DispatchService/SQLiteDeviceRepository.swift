@@ -18,7 +18,8 @@ public struct SQLiteDeviceRepository: DeviceRepository {
         return try await database.write { db in
             if let token,
                 var existing = try Row.fetchOne(
-                    db, sql: "SELECT * FROM device WHERE platform = ? AND token = ?", arguments: [platform.rawValue, token]
+                    db, sql: "SELECT * FROM device WHERE platform = ? AND token = ?",
+                    arguments: [platform.rawValue, token]
                 ).map(Self.device(from:))
             {
                 let changesHands = existing.ownerID != ownerID

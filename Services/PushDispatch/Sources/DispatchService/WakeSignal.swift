@@ -20,7 +20,10 @@ final class WakeSignal: Sendable {
         mutating func takeEvent() -> Event? {
             if closed { return .closed }
             guard woken || keepalive else { return nil }
-            defer { woken = false; keepalive = false }
+            defer {
+                woken = false
+                keepalive = false
+            }
             return .woken(keepalive: keepalive)
         }
     }

@@ -23,7 +23,8 @@ do {
         caFile: environment.peerCAFile,
         logger: logger
     )
-    let app = try await buildDispatchApplication(configuration: configuration, auth: auth, store: store, logger: logger) {
+    let app = try await buildDispatchApplication(configuration: configuration, auth: auth, store: store, logger: logger)
+    {
         [logger] port in
         logger.info("dispatch.listening", metadata: ["server.port": "\(port)"])
     }

@@ -1,8 +1,8 @@
 import Logging
-import ServiceCore
 import ServiceLifecycle
 
-/// Loads auth's signing keys in the background so the store can start while auth is still down.
+/// Loads auth's signing keys into an `AccessTokenVerifier` in the background, so a service that verifies tokens
+/// (notification-store, push-dispatch) can start while auth is still down.
 ///
 /// Retries with exponential backoff until the first load succeeds, then refreshes every `refreshInterval`
 /// (so removed keys stop being trusted). Runs until graceful shutdown: a service that returned early
