@@ -154,7 +154,7 @@ let package = Package(
             // MARK: Tests
             .target(
                 name: "TestSupport",
-                dependencies: [x509, crypto, nioSSL],
+                dependencies: ["ServiceCore", "SharedModels", x509, crypto, nioSSL, jwtKit],
                 path: "Tests/TestSupport",
                 swiftSettings: swiftSettings
             ),

@@ -2,6 +2,7 @@ import AuthService
 import Foundation
 import ServiceCore
 import SharedModels
+import TestSupport
 import Testing
 
 @Suite("Access tokens")

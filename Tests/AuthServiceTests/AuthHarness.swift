@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ServiceCore
 import SharedModels
+import TestSupport
 import Testing
 
 /// A real auth service (SQLite, bcrypt cost 10, real signer) driven through its dispatcher without sockets.

@@ -1,6 +1,7 @@
 import AuthService
 import Foundation
 import SharedModels
+import TestSupport
 import Testing
 
 @Suite("Throttling failed sign-ins")

@@ -2,6 +2,7 @@ import AuthService
 import Foundation
 import GRDB
 import SharedModels
+import TestSupport
 import Testing
 
 @Suite("Refresh tokens: rotation, reuse detection, logout")

@@ -4,6 +4,7 @@ import GRDB
 import JWTKit
 import ServiceCore
 import SharedModels
+import TestSupport
 import Testing
 
 @Suite("Signing keys")

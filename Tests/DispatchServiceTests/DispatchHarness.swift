@@ -4,6 +4,7 @@ import GRDB
 import Logging
 import ServiceCore
 import SharedModels
+import TestSupport
 import Testing
 
 /// push-dispatch wired as in production (real dispatcher, SQLite, token verification) but driven in-process,

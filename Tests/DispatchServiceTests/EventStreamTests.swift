@@ -1,6 +1,7 @@
 import DispatchService
 import Foundation
 import SharedModels
+import TestSupport
 import Testing
 
 @Suite("the direct channel's event stream over a real HTTP/2 socket")

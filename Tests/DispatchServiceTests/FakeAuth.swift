@@ -3,6 +3,7 @@ import Logging
 import ServiceCore
 import SharedModels
 import Synchronization
+import TestSupport
 import Testing
 
 /// A stand-in for the auth service serving `auth.keys` and `auth.clientToken` (for one known service client);

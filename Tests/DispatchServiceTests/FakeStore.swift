@@ -2,6 +2,7 @@ import Foundation
 import ServiceCore
 import SharedModels
 import Synchronization
+import TestSupport
 import Testing
 
 /// A stand-in for the notification store serving `store.put`: records every call (params and token), can be

@@ -3,6 +3,7 @@ import Logging
 import ServiceCore
 import SharedModels
 import StoreService
+import TestSupport
 import Testing
 
 /// A notification store wired as in production (real dispatcher, SQLite, token verification) but driven in-process,

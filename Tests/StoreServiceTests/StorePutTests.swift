@@ -1,6 +1,7 @@
 import Foundation
 import SharedModels
 import StoreService
+import TestSupport
 import Testing
 
 @Suite("store.put")

@@ -3,17 +3,18 @@ import JWTKit
 import ServiceCore
 import SharedModels
 
-/// Signs access tokens the way auth does (ES256, `kid` header, `AccessTokenClaims`), so the store can be tested
-/// with real tokens and without the auth service.
-struct TestSigner: Sendable {
+/// Signs access tokens the way auth does (ES256, `kid` header, `AccessTokenClaims`), so services that verify tokens
+/// can be tested with real tokens and without the auth service.
+public struct TestSigner: Sendable {
     struct MissingKeyParameters: Error {}
 
-    let kid: String
+    /// The key id in every token's header.
+    public let kid: String
     /// The public key as `auth.keys` would publish it.
-    let jwk: Auth.PublicJWK
+    public let jwk: Auth.PublicJWK
     private let keys: JWTKeyCollection
 
-    init(kid: String = "test-\(UUID().uuidString.prefix(8))") async throws {
+    public init(kid: String = "test-\(UUID().uuidString.prefix(8))") async throws {
         let key = ES256PrivateKey()
         guard let parameters = key.parameters else { throw MissingKeyParameters() }
         let keys = JWTKeyCollection()
@@ -23,8 +24,9 @@ struct TestSigner: Sendable {
         self.jwk = Auth.PublicJWK(x: parameters.x, y: parameters.y, kid: kid)
     }
 
-    /// A token for `subject` with `scopes`, valid from `issuedAt` for `lifetime` seconds (negative: already expired).
-    func token(
+    /// A token for `subject` with `scopes`, valid from `issuedAt` for `lifetime` seconds (negative: already expired),
+    /// with `kid` in its header unless `overridingKID` names another.
+    public func token(
         subject: String,
         scopes: [String],
         issuedAt: Date = Date(),
@@ -43,13 +45,18 @@ struct TestSigner: Sendable {
         return try await keys.sign(claims, header: header)
     }
 
-    /// A person's token.
-    func userToken(_ userID: String) async throws -> String {
+    /// A person's (device's) token.
+    public func userToken(_ userID: String) async throws -> String {
         try await token(subject: userID, scopes: [Scope.user])
     }
 
-    /// push-dispatch's service token.
-    func writerToken(_ clientID: String = "push-dispatch") async throws -> String {
+    /// push-dispatch's service token (scope `store:write`).
+    public func writerToken(_ clientID: String = "push-dispatch") async throws -> String {
         try await token(subject: clientID, scopes: [Scope.storeWrite])
+    }
+
+    /// An app backend's token (scope `push:send`).
+    public func senderToken(_ clientID: String = "app-backend") async throws -> String {
+        try await token(subject: clientID, scopes: [Scope.pushSend])
     }
 }
