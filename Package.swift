@@ -20,7 +20,9 @@ let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", pac
 let jwtKit: Target.Dependency = .product(name: "JWTKit", package: "jwt-kit")
 let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
 let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
+let cryptoExtras: Target.Dependency = .product(name: "CryptoExtras", package: "swift-crypto")
 let x509: Target.Dependency = .product(name: "X509", package: "swift-certificates")
+let asyncHTTPClient: Target.Dependency = .product(name: "AsyncHTTPClient", package: "async-http-client")
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
 
 /// Every service has the same shape: a library with all its logic under `Services/<Directory>/Sources/<Library>`,
@@ -54,6 +56,19 @@ func service(
     ]
 }
 
+/// A push provider's tests: the provider (inside DispatchService) against an in-process mock of the real service.
+func providerTests(_ name: String) -> Target {
+    .testTarget(
+        name: name,
+        dependencies: [
+            "DispatchService", "ServiceCore", "SharedModels", "TestSupport", "HTTP2Client", hummingbird,
+            hummingbirdCore,
+            hummingbirdHTTP2, nioCore, nioSSL, jwtKit, crypto, cryptoExtras, httpTypes, serviceLifecycle, logging,
+        ],
+        swiftSettings: swiftSettings
+    )
+}
+
 let package = Package(
     name: "SecurePush",
     platforms: [.macOS(.v15)],
@@ -79,6 +94,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // MARK: Shared — what both sides of a wire need. No database code here.
@@ -121,8 +137,10 @@ let package = Package(
             testDependencies: [jwtKit, serviceLifecycle])
         + service(
             "DispatchService", executable: "dispatch-service", directory: "PushDispatch",
-            dependencies: [serviceLifecycle, nioCore, httpTypes],
-            testDependencies: [grdb, jwtKit, serviceLifecycle])
+            dependencies: [
+                serviceLifecycle, nioCore, httpTypes, "HTTP2Client", jwtKit, crypto, asyncHTTPClient, nioSSL,
+            ],
+            testDependencies: [grdb, jwtKit, crypto, serviceLifecycle])
         + [
             .target(
                 name: "SecurePushStack",
@@ -174,6 +192,11 @@ let package = Package(
                 ],
                 swiftSettings: swiftSettings
             ),
+            // Push providers: one test target each, with a mock server speaking the provider's real protocol.
+            providerTests("APNsProviderTests"),
+            providerTests("FCMProviderTests"),
+            providerTests("WNSProviderTests"),
+            providerTests("WebPushProviderTests"),
             .testTarget(
                 name: "EndToEndTests",
                 dependencies: [

@@ -91,10 +91,13 @@ public final class LocalStack: Sendable {
                 logger: logger)
             peers += [dispatchAuth, dispatchStore]
             let dispatch = try await RunningService.start(name: "push-dispatch", logger: logger) { onRunning in
-                let configuration = try DispatchConfiguration(environment: ServiceEnvironment(environment))
+                let serviceEnvironment = ServiceEnvironment(environment)
+                let configuration = try DispatchConfiguration(environment: serviceEnvironment)
+                let providers = try await PushProviders.remoteProviders(
+                    environment: serviceEnvironment, logger: child(logger, "push-dispatch"))
                 return try await buildDispatchApplication(
                     configuration: configuration, auth: dispatchAuth.rpc, store: dispatchStore.rpc,
-                    logger: child(logger, "push-dispatch"), onServerRunning: onRunning)
+                    providers: providers, logger: child(logger, "push-dispatch"), onServerRunning: onRunning)
             }
             return LocalStack(
                 auth: auth, store: store, dispatch: dispatch, scheme: scheme, host: peerHost, peers: peers)

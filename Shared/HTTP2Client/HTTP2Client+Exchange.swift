@@ -61,7 +61,13 @@ extension HTTP2Client {
         }
 
         let closer = HTTP2StreamCloser(channel: stream.channel)
-        let timer = stream.channel.eventLoop.scheduleTask(deadline: deadline) { closer.close(.timeout) }
+        let timer = stream.channel.eventLoop.scheduleTask(deadline: deadline) {
+            // Runs on the stream's event loop, which also records the response head: a head that came in time
+            // ends a head-only timeout even when the reading task has not got to it yet.
+            if timeoutCoversBody || !progress.hasResponseHead {
+                closer.close(.timeout)
+            }
+        }
         defer { timer.cancel() }
         let head = makeRequestHead(request)
         do {
@@ -119,13 +125,16 @@ extension HTTP2Client {
 
         let refused = (error as? NIOHTTP2Errors.StreamClosed)?.errorCode == .refusedStream
         let goAwayLastStreamID = connection.state.goAwayLastStreamID
-        switch progress.current {
+        let phase = progress.current
+        switch phase {
         case .idle, .headFailed:
             // The peer never saw this request.
             if !connection.acceptsNewStreams {
                 connection.retire()
                 let code: HTTP2ClientError.Code = goAwayLastStreamID == nil ? .connectionClosed : .goAway
-                return HTTP2RetryableFailure(error: HTTP2ClientError(code, "request not sent: \(error)"))
+                var reason = "\(error)"
+                if case .headFailed(let headFailure) = phase { reason = headFailure }
+                return HTTP2RetryableFailure(error: HTTP2ClientError(code, "request not sent: \(reason)"))
             }
             if refused {
                 return HTTP2RetryableFailure(error: HTTP2ClientError(.connectionClosed, "stream refused by the peer"))

@@ -26,13 +26,16 @@ final class HTTP2Connection: Sendable {
         channel.isActive && state.acceptsNewStreams
     }
 
-    /// Opens a stream speaking HTTP/1-shaped parts, reporting how far the request head got in `progress`.
+    /// Opens a stream speaking HTTP/1-shaped parts. `progress` learns how far the request head got and when the
+    /// response head arrived; the request head is held back if the peer has sent GOAWAY by the time it is written.
     func openStream(usesTLS: Bool, progress: HTTP2StreamProgress) async throws -> HTTP2ClientStreamChannel {
-        try await multiplexer.openStream { streamChannel in
+        let state = self.state
+        return try await multiplexer.openStream { streamChannel in
             streamChannel.eventLoop.makeCompletedFuture {
                 let sync = streamChannel.pipeline.syncOperations
                 try sync.addHandler(HTTP2FramePayloadToHTTP1ClientCodec(httpProtocol: usesTLS ? .https : .http))
-                try sync.addHandler(HTTP2RequestHeadObserver(progress: progress))
+                try sync.addHandler(HTTP2ResponseHeadObserver(progress: progress))
+                try sync.addHandler(HTTP2RequestHeadObserver(progress: progress, connectionState: state))
                 return try HTTP2ClientStreamChannel(wrappingChannelSynchronously: streamChannel)
             }
         }

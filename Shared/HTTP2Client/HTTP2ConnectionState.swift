@@ -25,6 +25,11 @@ final class HTTP2ConnectionState: Sendable {
         state.withLock { $0.goAwayLastStreamID }
     }
 
+    /// Streams taken and not yet released.
+    var activeStreamCount: Int {
+        state.withLock { $0.activeStreams }
+    }
+
     var firstError: (any Error)? {
         state.withLock { $0.firstError }
     }

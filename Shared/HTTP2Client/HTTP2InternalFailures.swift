@@ -12,6 +12,13 @@ struct HTTP2CallerError: Error {
 enum HTTP2StreamFailure: Error, CustomStringConvertible {
     /// The stream closed before the response was complete.
     case endedEarly
+    /// The request head was held back because the peer had sent GOAWAY.
+    case goAwayBeforeSend
 
-    var description: String { "the stream closed before the response was complete" }
+    var description: String {
+        switch self {
+        case .endedEarly: "the stream closed before the response was complete"
+        case .goAwayBeforeSend: "the peer sent GOAWAY before the request went out"
+        }
+    }
 }

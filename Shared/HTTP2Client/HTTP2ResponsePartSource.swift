@@ -17,7 +17,7 @@ final class HTTP2ResponsePartSource: @unchecked Sendable {
     /// The response head, skipping informational (1xx) heads.
     func nextHead() async throws -> HTTPResponseHead {
         while let part = try await iterator.next() {
-            if case .head(let head) = part, !(100..<200).contains(head.status.code) || head.status.code == 101 {
+            if case .head(let head) = part, head.isFinal {
                 return head
             }
         }

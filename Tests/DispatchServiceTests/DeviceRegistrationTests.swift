@@ -81,16 +81,16 @@ struct DeviceRegistrationTests {
     }
 
     @Test(
-        "apns, fcm, wns and webpush are refused as not supported yet, naming platform",
+        "apns, fcm, wns and webpush are refused as not configured when no provider serves them, naming platform",
         arguments: ["apns", "fcm", "wns", "webpush"])
-    func plannedPlatformsAreRefused(platform: String) async throws {
+    func unconfiguredPlatformsAreRefused(platform: String) async throws {
         let harness = try await DispatchHarness()
         let error = await expectRPCError {
             _ = try await harness.registerDevice(user: "alice", platform: Platform(rawValue: platform), token: "abc")
         }
         #expect(error?.code == RPCErrorCode.invalidParams)
         #expect(error?.data == .object(["field": "platform"]))
-        #expect(error?.message.contains("'\(platform)' is not supported yet") == true)
+        #expect(error?.message.contains("'\(platform)' is not configured on this server (supported: direct)") == true)
         #expect(try await harness.count("device") == 0)
     }
 

@@ -8,32 +8,40 @@ import TestSupport
 import Testing
 
 /// push-dispatch wired as in production (real dispatcher, SQLite, token verification) but driven in-process,
-/// with a hand-moved clock, a fake auth serving the test signer's key and a fake store.
+/// with a hand-moved clock (or a `LiveClock` for delivery workers), a fake auth serving the test signer's key and a
+/// fake store. Remote providers are test doubles; their workers run only when a test runs `components.workers`.
 struct DispatchHarness {
     let components: DispatchComponents
     let configuration: DispatchConfiguration
-    let clock: TestClock
+    let clock: any AdjustableClock
     let signer: TestSigner
     let auth: FakeAuth
     let store: FakeStore
     let client: RPCClient
 
-    /// A configuration with the test client's credentials, an in-memory database and a short keepalive.
-    static func configuration(maxPayloadBytes: Int = 65_536, keepalive: Duration = .milliseconds(200))
-        -> DispatchConfiguration
-    {
+    /// A configuration with the test client's credentials, an in-memory database (unless `databasePath` is given),
+    /// a short keepalive and the given delivery settings.
+    static func configuration(
+        maxPayloadBytes: Int = 65_536, keepalive: Duration = .milliseconds(200), databasePath: String? = nil,
+        delivery: DeliveryConfiguration = DeliveryConfiguration()
+    ) -> DispatchConfiguration {
         DispatchConfiguration(
-            dispatchClientID: FakeAuth.clientID, dispatchClientSecret: FakeAuth.clientSecret,
-            maxPayloadBytes: maxPayloadBytes, keepaliveInterval: keepalive)
+            databasePath: databasePath, dispatchClientID: FakeAuth.clientID,
+            dispatchClientSecret: FakeAuth.clientSecret,
+            maxPayloadBytes: maxPayloadBytes, keepaliveInterval: keepalive, delivery: delivery)
     }
 
-    init(configuration: DispatchConfiguration = DispatchHarness.configuration()) async throws {
-        let clock = TestClock()
+    init(
+        configuration: DispatchConfiguration = DispatchHarness.configuration(),
+        providers: [any PushProvider] = [],
+        clock: any AdjustableClock = TestClock()
+    ) async throws {
         let signer = try await TestSigner()
         let auth = FakeAuth(signer: signer)
         let store = FakeStore(clock: clock)
         let components = try DispatchComponents.make(
-            configuration: configuration, auth: auth.client, store: store.client, logger: .silent, now: { clock.now })
+            configuration: configuration, auth: auth.client, store: store.client, providers: providers,
+            logger: .silent, now: { clock.now })
         let loaded = await components.verifier.refresh()
         try #require(loaded)
         let dispatcher = components.dispatcher

@@ -33,10 +33,10 @@ final class FakeStore: Sendable {
         var waiting: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let clock: TestClock
+    private let clock: any AdjustableClock
     private let state = Mutex(State())
 
-    init(clock: TestClock) {
+    init(clock: any AdjustableClock) {
         self.clock = clock
     }
 

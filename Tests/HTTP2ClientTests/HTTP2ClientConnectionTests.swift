@@ -32,7 +32,9 @@ struct HTTP2ClientConnectionTests {
 
     @Test("a GOAWAY from a live server makes the next request open a new connection", arguments: ServerMode.http2Modes)
     func goAwayFromIdleServer(mode: ServerMode) async throws {
-        try await withTestServer(mode, idleTimeout: .milliseconds(100), router: makeTestRouter()) { server in
+        // Long enough for the first request to arrive in time on a busy machine; only the first connection idles
+        // out, so the second request cannot race an idle close (that race has its own tests).
+        try await withTestServer(mode, firstConnectionIdleTimeout: .seconds(2), router: makeTestRouter()) { server in
             let client = try server.makeClient()
             _ = try await client.execute(HTTP2Request(path: "/echo"))
             // The server sends GOAWAY once the connection idles; the connection then closes.
@@ -119,6 +121,50 @@ struct HTTP2ClientConnectionTests {
             )
             await client.shutdown()
             #expect(String(buffer: response.body) == "retried")
+            #expect(server.connections.count == 2)
+        }
+    }
+
+    @Test("a request answered with GOAWAY(last stream 0) and a closed connection is retried once on a new one")
+    func unprocessedRequestIsRetriedAfterClose() async throws {
+        // The production race: a server closes an idle connection just as a request goes out on it.
+        let goAwayAndClose: @Sendable (any Channel, Int) throws -> Void = { channel, index in
+            if index == 0 {
+                try channel.pipeline.syncOperations.addHandler(GoAwayOnFirstRequestHandler(closesConnection: true))
+            }
+        }
+        try await withTestServer(.cleartext, prepareConnection: goAwayAndClose, router: makeTestRouter()) { server in
+            let client = try server.makeClient()
+            let response = try await client.execute(
+                HTTP2Request(method: .POST, path: "/echo", body: ByteBuffer(string: "retried"))
+            )
+            await client.shutdown()
+            #expect(String(buffer: response.body) == "retried")
+            #expect(server.connections.count == 2)
+        }
+    }
+
+    @Test("a request sent before a GOAWAY that covers it is not resent when the connection then closes")
+    func coveredRequestIsNotRetried() async throws {
+        // GOAWAY(last stream 2^31-1) says "streams sent so far may be processed": losing the connection after it
+        // leaves the request's fate unknown, so it must not be sent twice.
+        let goAwayAndClose: @Sendable (any Channel, Int) throws -> Void = { channel, index in
+            if index == 0 {
+                let handler = GoAwayOnFirstRequestHandler(lastStreamID: UInt32(Int32.max), closesConnection: true)
+                try channel.pipeline.syncOperations.addHandler(handler)
+            }
+        }
+        try await withTestServer(.cleartext, prepareConnection: goAwayAndClose, router: makeTestRouter()) { server in
+            let client = try server.makeClient()
+            let result = await capture {
+                try await client.execute(HTTP2Request(method: .POST, path: "/echo", body: ByteBuffer(string: "once")))
+            }
+            #expect(throws: HTTP2ClientError.connectionClosed) { try result.get() }
+            #expect(server.connections.count == 1)
+            // The client recovers on a new connection.
+            let response = try await client.execute(HTTP2Request(path: "/echo"))
+            await client.shutdown()
+            #expect(response.status == 200)
             #expect(server.connections.count == 2)
         }
     }

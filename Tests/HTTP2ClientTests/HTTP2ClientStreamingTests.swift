@@ -49,20 +49,28 @@ struct HTTP2ClientStreamingTests {
         let probes = Probes()
         try await withTestServer(.cleartext, router: makeTestRouter(probes: probes)) { server in
             let client = try server.makeClient()
-            let request = HTTP2Request(path: "/slow-body", timeout: .milliseconds(500))
-            let body = try await client.withStreamingResponse(request) { response in
+            // Connect first, so the timeout only has to cover the stream.
+            _ = try await client.execute(HTTP2Request(path: "/echo"))
+            // Ample for the head to arrive on a busy machine; the body then takes longer than that.
+            let timeout = Duration.seconds(3)
+            let clock = ContinuousClock()
+            let start = clock.now
+            let request = HTTP2Request(path: "/slow-body", timeout: timeout)
+            let (body, timeOnStream) = try await client.withStreamingResponse(request) { response in
                 var iterator = response.body.makeAsyncIterator()
                 var body = try await iterator.next().map { String(buffer: $0) } ?? ""
-                // Stay on the stream well past the request timeout before letting the server finish.
-                try await Task.sleep(for: .milliseconds(1200))
+                // Not a synchronisation: the point is to outlive the timeout, by a margin for a late timer.
+                try await Task.sleep(until: start + timeout + .seconds(1), clock: clock)
+                // The server holds the rest of the body until now.
                 probes.release.fire()
                 while let chunk = try await iterator.next() {
                     body += String(buffer: chunk)
                 }
-                return body
+                return (body, clock.now - start)
             }
             await client.shutdown()
             #expect(body == "first\nsecond\n")
+            #expect(timeOnStream > timeout)
         }
     }
 
@@ -71,6 +79,8 @@ struct HTTP2ClientStreamingTests {
         let probes = Probes()
         try await withTestServer(.cleartext, router: makeTestRouter(probes: probes)) { server in
             let client = try server.makeClient()
+            // Connect first, so the short timeout can only run out while waiting for the head.
+            _ = try await client.execute(HTTP2Request(path: "/echo"))
             let result = await capture {
                 try await client.withStreamingResponse(HTTP2Request(path: "/slow-head", timeout: .milliseconds(300))) {
                     _ in true

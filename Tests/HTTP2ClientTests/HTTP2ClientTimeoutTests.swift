@@ -12,6 +12,8 @@ struct HTTP2ClientTimeoutTests {
         let probes = Probes()
         try await withTestServer(mode, router: makeTestRouter(probes: probes)) { server in
             let client = try server.makeClient()
+            // Connect first, so the short timeout can only run out on the stream.
+            _ = try await client.execute(HTTP2Request(path: "/echo"))
             // The handler holds the response until `release` fires, which happens only after the client gave up.
             let result = await capture {
                 try await client.execute(HTTP2Request(path: "/wait", timeout: .milliseconds(300)))

@@ -8,6 +8,8 @@ struct ObservedChildChannel<Base: ServerChildChannel>: ServerChildChannel {
     typealias Value = Base.Value
 
     let base: Base
+    /// Sets up the first connection instead of `base` when given (say, with a different idle timeout).
+    var firstConnectionBase: Base? = nil
     let log: ConnectionLog
     /// Called on the connection's event loop before the base sets the pipeline up; gets the connection index.
     let prepare: @Sendable (any Channel, Int) throws -> Void
@@ -19,7 +21,8 @@ struct ObservedChildChannel<Base: ServerChildChannel>: ServerChildChannel {
         } catch {
             return channel.eventLoop.makeFailedFuture(error)
         }
-        return base.setup(channel: channel, logger: logger)
+        let setUpBy = index == 0 ? firstConnectionBase ?? base : base
+        return setUpBy.setup(channel: channel, logger: logger)
     }
 
     func handle(value: Value, logger: Logger) async {

@@ -12,7 +12,7 @@ final class Signal: Sendable {
     }
 
     /// Waits for the next fire, for at most `timeout`; `false` when none came.
-    func wait(timeout: Duration = .seconds(5)) async -> Bool {
+    func wait(timeout: Duration = .seconds(10)) async -> Bool {
         await withTaskGroup(of: Bool.self) { group in
             group.addTask {
                 var iterator = self.stream.makeAsyncIterator()

@@ -38,7 +38,7 @@ func makeTestRouter(probes: Probes = Probes()) -> Router<BasicRequestContext> {
     router.on("/echo", method: .get) { request, _ in try await echo(request) }
     router.on("/prefix/echo", method: .get) { request, _ in try await echo(request) }
 
-    // Answers only once the test fires `release` (or after 5 s).
+    // Answers only once the test fires `release` (or after 10 s).
     router.get("/wait") { _, _ -> Response in
         probes.countWaitCall()
         probes.entered.fire()
@@ -113,7 +113,7 @@ func makeTestRouter(probes: Probes = Probes()) -> Router<BasicRequestContext> {
         )
     }
 
-    // Sends nothing, not even the head, until the test fires `release` (or after 5 s).
+    // Sends nothing, not even the head, until the test fires `release` (or after 10 s).
     router.get("/slow-head") { _, _ -> Response in
         probes.entered.fire()
         _ = await probes.release.wait()

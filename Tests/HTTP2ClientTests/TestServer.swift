@@ -67,13 +67,14 @@ enum TestServerError: Error {
 /// - Parameters:
 ///   - port: 0 for an ephemeral port, or a port to reuse (restart tests).
 ///   - certificates: TLS identity; when `nil`, TLS modes get a fresh one, deleted when the server stops.
-///   - idleTimeout: when set, the server sends GOAWAY to connections idle this long.
+///   - firstConnectionIdleTimeout: when set, the server sends GOAWAY to its first connection once that idles
+///     this long, then closes it. Later connections never idle out, so a follow-up request cannot race one.
 ///   - prepareConnection: adds handlers in front of the server pipeline of connection number `n`.
 func withTestServer<T>(
     _ mode: ServerMode,
     port: Int = 0,
     certificates: TestCertificates? = nil,
-    idleTimeout: Duration? = nil,
+    firstConnectionIdleTimeout: Duration? = nil,
     prepareConnection: @escaping @Sendable (any Channel, Int) throws -> Void = { _, _ in },
     router: Router<BasicRequestContext>,
     _ body: (TestServer) async throws -> T
@@ -82,13 +83,17 @@ func withTestServer<T>(
     defer { generatedCertificates?.remove() }
     let certificates = certificates ?? generatedCertificates
     let connections = ConnectionLog()
-    let http2Configuration = HTTP2ChannelConfiguration(idleTimeout: idleTimeout)
+    let http2Configuration = HTTP2ChannelConfiguration()
+    let firstConnectionConfiguration = firstConnectionIdleTimeout.map { HTTP2ChannelConfiguration(idleTimeout: $0) }
     let builder: HTTPServerBuilder
     switch mode {
     case .cleartext:
         builder = HTTPServerBuilder { responder in
             ObservedChildChannel(
                 base: HTTP2Channel(responder: responder, configuration: http2Configuration),
+                firstConnectionBase: firstConnectionConfiguration.map {
+                    HTTP2Channel(responder: responder, configuration: $0)
+                },
                 log: connections,
                 prepare: prepareConnection
             )
@@ -102,6 +107,9 @@ func withTestServer<T>(
                     configuration: http2Configuration,
                     responder: responder
                 ),
+                firstConnectionBase: try firstConnectionConfiguration.map {
+                    try HTTP2UpgradeChannel(tlsConfiguration: tlsConfiguration, configuration: $0, responder: responder)
+                },
                 log: connections,
                 prepare: prepareConnection
             )

@@ -23,8 +23,31 @@ public protocol DeliveryRepository: Sendable {
     /// its jobs past expiry are marked `expired` first.
     func pendingJobs(deviceID: String, after sequence: Int64, now: Date, limit: Int) async throws -> [DeliveryJob]
 
-    /// Records what an attempt on `job` achieved; a job that ended meanwhile (acknowledged, expired) keeps its state.
+    /// Records what an attempt on `job` achieved, without a lease (the direct channel's streams); a job that ended
+    /// meanwhile (acknowledged, expired) keeps its state.
     func record(_ outcome: DeliveryOutcome, for job: DeliveryJob, now: Date) async throws
+
+    /// Leases up to `limit` jobs of `platform` that are due (`queued` or `retrying`, next attempt at or before `now`,
+    /// not expired, lease free or lapsed) to `owner` until `leaseUntil`, earliest due first. Unfinished jobs of
+    /// `platform` past expiry are marked `expired` first.
+    func claimDue(platform: Platform, owner: String, now: Date, leaseUntil: Date, limit: Int) async throws
+        -> [DeliveryJob]
+
+    /// Records what an attempt on a leased job achieved and frees the lease, in one transaction: attempts + 1, status,
+    /// last error, next attempt (for `retry`), updated time. Returns the job's new status, or `nil` when `owner` no
+    /// longer holds the lease or the job ended meanwhile (nothing is recorded then).
+    func record(_ outcome: DeliveryOutcome, for job: DeliveryJob, leaseOwner owner: String, now: Date) async throws
+        -> DeliveryStatus?
+
+    /// Frees a lease without counting an attempt (the attempt was abandoned at shutdown).
+    func releaseLease(of job: DeliveryJob, owner: String) async throws
+
+    /// Extends every lease `owner` holds to `leaseUntil` (a live worker keeps its slow attempts); returns how many.
+    func renewLeases(owner: String, until leaseUntil: Date) async throws -> Int
+
+    /// When the next job of `platform` may become claimable: the earliest next attempt after `after`, or the earliest
+    /// lease that will lapse; `nil` when nothing is waiting.
+    func nextDueDate(platform: Platform, after: Date) async throws -> Date?
 
     /// Marks the device's delivery of the notification `acknowledged`; `false` when there is no such delivery.
     func acknowledge(deviceID: String, notificationID: String, now: Date) async throws -> Bool

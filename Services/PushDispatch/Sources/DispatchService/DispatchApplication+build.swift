@@ -11,16 +11,20 @@ import SharedModels
 ///   - configuration: where to listen, where the database lives, limits, client credentials.
 ///   - auth: a client to the auth service (`auth.keys`, `auth.clientToken`); the application starts even while auth is down.
 ///   - store: a client to the notification store (`store.put`).
+///   - providers: the remote push providers (see `PushProviders.remoteProviders(environment:logger:)`), each run by
+///     its own `DeliveryWorker`; the direct channel is always there.
 ///   - logger: the service's logger.
 ///   - onServerRunning: called with the bound port once listening.
 public func buildDispatchApplication(
     configuration: DispatchConfiguration,
     auth: RPCClient,
     store: RPCClient,
+    providers: [any PushProvider] = [],
     logger: Logger,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
-    let components = try DispatchComponents.make(configuration: configuration, auth: auth, store: store, logger: logger)
+    let components = try DispatchComponents.make(
+        configuration: configuration, auth: auth, store: store, providers: providers, logger: logger)
     return try buildDispatchApplication(
         components: components, configuration: configuration, logger: logger, onServerRunning: onServerRunning)
 }

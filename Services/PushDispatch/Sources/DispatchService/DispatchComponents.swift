@@ -23,8 +23,10 @@ public struct DispatchComponents: Sendable {
     public let providers: PushProviderRegistry
     /// Every push-dispatch method.
     public let dispatcher: RPCDispatcher
-    /// Background work: the signing-key loader and the expiry sweep.
+    /// Background work: the signing-key loader, the expiry sweep and one delivery worker per remote provider.
     public let services: [any Service]
+    /// The delivery workers, one per remote provider (also in `services`).
+    public let workers: [DeliveryWorker]
     let eventRoute: DirectEventRoute
 
     /// Opens the database and wires everything together.
@@ -32,15 +34,20 @@ public struct DispatchComponents: Sendable {
     ///   - configuration: database, limits, client credentials and intervals.
     ///   - auth: a client to auth: `auth.keys` (to verify tokens) and `auth.clientToken` (our own token for the store).
     ///   - store: a client to the notification store (`store.put`); its `peerName` names it in `-32050` errors.
+    ///   - providers: the remote providers (APNs, FCM, WNS, Web Push; at most one per platform) beside the built-in
+    ///     direct channel. Each gets a `DeliveryWorker` in `services`, which shuts its provider down when it stops.
+    ///     `devices.register` accepts exactly `direct` and these platforms.
     ///   - logger: the service's logger.
-    ///   - now: the clock for expiry (tests move it forward instead of sleeping).
+    ///   - now: the clock for expiry and delivery times (tests move it forward instead of sleeping).
     public static func make(
         configuration: DispatchConfiguration,
         auth: RPCClient,
         store: RPCClient,
+        providers remoteProviders: [any PushProvider] = [],
         logger: Logger,
         now: @escaping @Sendable () -> Date = { Date() }
     ) throws -> DispatchComponents {
+        try Self.checkRemote(remoteProviders)
         let database = try SQLiteDatabase.open(path: configuration.databasePath, migrator: DispatchMigrations.migrator)
         let verifier = AccessTokenVerifier(logger: logger) {
             try await auth.call(Auth.Keys.self, Empty()).keys
@@ -50,7 +57,14 @@ public struct DispatchComponents: Sendable {
         let deviceRepository = SQLiteDeviceRepository(database: database)
         let deliveryRepository = SQLiteDeliveryRepository(database: database)
         let hub = DirectHub()
-        let providers = PushProviderRegistry([DirectProvider(hub: hub)])
+        let workers = remoteProviders.map { provider in
+            DeliveryWorker(
+                provider: provider, deliveries: deliveryRepository, doorbell: DeliveryDoorbell(),
+                configuration: configuration.delivery, now: now, logger: logger)
+        }
+        let providers = PushProviderRegistry(
+            [DirectProvider(hub: hub)] + workers.map(\.provider),
+            doorbells: Dictionary(uniqueKeysWithValues: workers.map { ($0.provider.platform, $0.doorbell) }))
         let devices = DeviceRegistry(
             devices: deviceRepository, deliveries: deliveryRepository, providers: providers, hub: hub, now: now,
             logger: logger)
@@ -62,12 +76,13 @@ public struct DispatchComponents: Sendable {
             now: now,
             logger: logger
         )
-        let services: [any Service] = [
-            SigningKeyLoader(verifier: verifier, logger: logger),
-            PeriodicService(name: "dispatch.expiry", interval: configuration.expiryInterval, logger: logger) {
-                try await pushes.expireAndPurge()
-            },
-        ]
+        let services: [any Service] =
+            [
+                SigningKeyLoader(verifier: verifier, logger: logger),
+                PeriodicService(name: "dispatch.expiry", interval: configuration.expiryInterval, logger: logger) {
+                    try await pushes.expireAndPurge()
+                },
+            ] + workers
         return DispatchComponents(
             database: database,
             verifier: verifier,
@@ -79,10 +94,24 @@ public struct DispatchComponents: Sendable {
                 devices: devices, pushes: pushes, verifier: verifier,
                 maxBatchLength: configuration.server.maxBatchLength),
             services: services,
+            workers: workers,
             eventRoute: DirectEventRoute(
                 verifier: verifier, devices: deviceRepository, deliveries: deliveryRepository, hub: hub,
                 keepaliveInterval: configuration.keepaliveInterval, now: now)
         )
+    }
+
+    /// Refuses a provider for `direct` (built in) and two providers for one platform (one worker per platform).
+    static func checkRemote(_ providers: [any PushProvider]) throws {
+        var seen: Set<Platform> = []
+        for provider in providers {
+            guard provider.platform != .direct else {
+                throw ConfigurationError("the direct channel is built in: a remote provider must not serve 'direct'")
+            }
+            guard seen.insert(provider.platform).inserted else {
+                throw ConfigurationError("two push providers for '\(provider.platform)': configure one per platform")
+            }
+        }
     }
 
     /// The readiness checks `GET /health` reports: `database` and `keys`.

@@ -23,6 +23,8 @@ public struct DispatchConfiguration: Sendable {
     public var keepaliveInterval: Duration
     /// How often deliveries past expiry are marked `expired` and old sends purged.
     public var expiryInterval: Duration
+    /// How remote providers' delivery workers run: concurrency, leases, retries.
+    public var delivery: DeliveryConfiguration
 
     /// A configuration for tests and embedding: in-memory database, port 0 and the documented defaults.
     public init(
@@ -33,7 +35,8 @@ public struct DispatchConfiguration: Sendable {
         maxPayloadBytes: Int = 65_536,
         maxTTLSeconds: Int = 2_592_000,
         keepaliveInterval: Duration = .seconds(15),
-        expiryInterval: Duration = .seconds(60)
+        expiryInterval: Duration = .seconds(60),
+        delivery: DeliveryConfiguration = DeliveryConfiguration()
     ) {
         self.server = server
         self.databasePath = databasePath
@@ -43,6 +46,7 @@ public struct DispatchConfiguration: Sendable {
         self.maxTTLSeconds = maxTTLSeconds
         self.keepaliveInterval = keepaliveInterval
         self.expiryInterval = expiryInterval
+        self.delivery = delivery
     }
 
     /// Reads the configuration from the environment; throws `ConfigurationError` naming the variable that is wrong.
@@ -50,7 +54,8 @@ public struct DispatchConfiguration: Sendable {
     /// `SECUREPUSH_DISPATCH_PORT` (8083), the shared server variables, `SECUREPUSH_DATA_DIR` (the database is
     /// `dispatch.sqlite` inside), `SECUREPUSH_DISPATCH_CLIENT_ID` and `SECUREPUSH_DISPATCH_CLIENT_SECRET` (required),
     /// `SECUREPUSH_MAX_PAYLOAD_BYTES` (65536), `SECUREPUSH_MAX_TTL` (2592000),
-    /// `SECUREPUSH_DISPATCH_KEEPALIVE` (seconds, 15) and `SECUREPUSH_DISPATCH_EXPIRY_INTERVAL` (seconds, 60).
+    /// `SECUREPUSH_DISPATCH_KEEPALIVE` (seconds, 15), `SECUREPUSH_DISPATCH_EXPIRY_INTERVAL` (seconds, 60), and the
+    /// delivery variables `DeliveryConfiguration(environment:)` reads.
     public init(environment: ServiceEnvironment) throws {
         guard let clientID = environment.string("SECUREPUSH_DISPATCH_CLIENT_ID"),
             let clientSecret = environment.string("SECUREPUSH_DISPATCH_CLIENT_SECRET")
@@ -70,7 +75,8 @@ public struct DispatchConfiguration: Sendable {
             keepaliveInterval: .seconds(
                 try environment.int("SECUREPUSH_DISPATCH_KEEPALIVE", default: 15, in: 1...3_600)),
             expiryInterval: .seconds(
-                try environment.int("SECUREPUSH_DISPATCH_EXPIRY_INTERVAL", default: 60, in: 1...86_400))
+                try environment.int("SECUREPUSH_DISPATCH_EXPIRY_INTERVAL", default: 60, in: 1...86_400)),
+            delivery: try DeliveryConfiguration(environment: environment)
         )
     }
 }

@@ -66,6 +66,23 @@ public enum DispatchMigrations {
                     """
             )
         }
+        migrator.registerMigration("v2 delivery leases") { db in
+            try db.execute(
+                sql: """
+                    -- A delivery worker holds a job while it attempts it; a lease that lapsed (its worker crashed) frees it.
+                    ALTER TABLE delivery ADD COLUMN lease_until INTEGER;
+                    ALTER TABLE delivery ADD COLUMN lease_owner TEXT;
+                    -- Every job waiting for an attempt has a due time (queued jobs: when they were queued).
+                    UPDATE delivery SET next_attempt_at = updated_at
+                        WHERE next_attempt_at IS NULL AND status IN ('queued', 'retrying');
+                    -- Claiming the next due jobs of a platform reads only unfinished rows, in due order.
+                    CREATE INDEX delivery_due ON delivery(platform, next_attempt_at) WHERE status IN ('queued', 'retrying');
+                    CREATE INDEX delivery_leased ON delivery(lease_owner, lease_until) WHERE lease_owner IS NOT NULL;
+                    -- When a provider reported the device gone (NULL while active).
+                    ALTER TABLE device ADD COLUMN deactivated_at INTEGER;
+                    """
+            )
+        }
         return migrator
     }
 }

@@ -13,6 +13,9 @@ public struct SQLiteDeliveryRepository: DeliveryRepository {
 
     /// Statuses of a job that is not finished yet.
     static let unfinished = "('queued', 'sent', 'retrying')"
+    /// Jobs that end `expired` when their notification expires: those still waiting for an attempt, and direct jobs
+    /// written to a stream but not acknowledged (a stream writes them again). A remote provider's `sent` is final.
+    static let expirable = "(status IN ('queued', 'retrying') OR (status = 'sent' AND platform = 'direct'))"
 
     public func recordSend(_ send: SendRecord, claim: IdempotencyClaim?) async throws -> RecordedSend {
         let createdMS = send.createdAt.millisecondsSince1970
@@ -44,10 +47,11 @@ public struct SQLiteDeliveryRepository: DeliveryRepository {
             for device in devices {
                 try db.execute(
                     sql: """
-                        INSERT INTO delivery (notification_id, device_id, platform, status, attempts, expires_at, updated_at)
-                        VALUES (?, ?, ?, 'queued', 0, ?, ?)
+                        INSERT INTO delivery (
+                            notification_id, device_id, platform, status, attempts, next_attempt_at, expires_at, updated_at)
+                        VALUES (?, ?, ?, 'queued', 0, ?, ?, ?)
                         """,
-                    arguments: [send.notificationID, device["id"], device["platform"], expiresMS, createdMS]
+                    arguments: [send.notificationID, device["id"], device["platform"], createdMS, expiresMS, createdMS]
                 )
                 jobs.append(
                     DeliveryJob(
@@ -78,8 +82,8 @@ public struct SQLiteDeliveryRepository: DeliveryRepository {
             guard sender == clientID else { return nil }
             try db.execute(
                 sql: """
-                    UPDATE delivery SET status = 'expired', updated_at = ?
-                    WHERE notification_id = ? AND status IN \(Self.unfinished) AND expires_at <= ?
+                    UPDATE delivery SET status = 'expired', updated_at = ?, lease_until = NULL, lease_owner = NULL
+                    WHERE notification_id = ? AND \(Self.expirable) AND expires_at <= ?
                     """,
                 arguments: [nowMS, notificationID, nowMS]
             )
@@ -107,8 +111,8 @@ public struct SQLiteDeliveryRepository: DeliveryRepository {
         return try await database.write { db in
             try db.execute(
                 sql: """
-                    UPDATE delivery SET status = 'expired', updated_at = ?
-                    WHERE device_id = ? AND status IN \(Self.unfinished) AND expires_at <= ?
+                    UPDATE delivery SET status = 'expired', updated_at = ?, lease_until = NULL, lease_owner = NULL
+                    WHERE device_id = ? AND \(Self.expirable) AND expires_at <= ?
                     """,
                 arguments: [nowMS, deviceID, nowMS]
             )
@@ -125,26 +129,7 @@ public struct SQLiteDeliveryRepository: DeliveryRepository {
     }
 
     public func record(_ outcome: DeliveryOutcome, for job: DeliveryJob, now: Date) async throws {
-        let nowMS = now.millisecondsSince1970
-        let (status, lastError, nextAttemptMS): (DeliveryStatus, String?, Int64?) =
-            switch outcome {
-            case .sent: (.sent, nil, nil)
-            case .retry(let after, let reason): (.retrying, reason, now.adding(after).millisecondsSince1970)
-            case .failed(let reason): (.failed, reason, nil)
-            case .deactivate(let reason): (.deactivated, reason, nil)
-            }
-        try await database.write { db in
-            try db.execute(
-                sql: """
-                    UPDATE delivery SET status = ?, attempts = attempts + 1, last_error = ?, next_attempt_at = ?, updated_at = ?
-                    WHERE sequence = ? AND status IN \(Self.unfinished)
-                    """,
-                arguments: [status.rawValue, lastError, nextAttemptMS, nowMS, job.sequence]
-            )
-            if case .deactivate = outcome, db.changesCount > 0 {
-                try db.execute(sql: "UPDATE device SET active = 0 WHERE id = ?", arguments: [job.deviceID])
-            }
-        }
+        _ = try await database.write { db in try Self.apply(outcome, to: job, leaseOwner: nil, now: now, db) }
     }
 
     public func acknowledge(deviceID: String, notificationID: String, now: Date) async throws -> Bool {
@@ -156,7 +141,7 @@ public struct SQLiteDeliveryRepository: DeliveryRepository {
             else { return false }
             try db.execute(
                 sql: """
-                    UPDATE delivery SET status = 'acknowledged', updated_at = ?
+                    UPDATE delivery SET status = 'acknowledged', updated_at = ?, lease_until = NULL, lease_owner = NULL
                     WHERE device_id = ? AND notification_id = ? AND status IN \(Self.unfinished)
                     """,
                 arguments: [now.millisecondsSince1970, deviceID, notificationID]
@@ -168,14 +153,23 @@ public struct SQLiteDeliveryRepository: DeliveryRepository {
     public func expireDue(now: Date) async throws -> Int {
         let nowMS = now.millisecondsSince1970
         return try await database.write { db in
+            // Two statements, so each walks the (status, expires_at) index instead of the whole table.
             try db.execute(
                 sql: """
-                    UPDATE delivery SET status = 'expired', updated_at = ?
-                    WHERE status IN \(Self.unfinished) AND expires_at <= ?
+                    UPDATE delivery SET status = 'expired', updated_at = ?, lease_until = NULL, lease_owner = NULL
+                    WHERE status IN ('queued', 'retrying') AND expires_at <= ?
                     """,
                 arguments: [nowMS, nowMS]
             )
-            return db.changesCount
+            let waiting = db.changesCount
+            try db.execute(
+                sql: """
+                    UPDATE delivery SET status = 'expired', updated_at = ?
+                    WHERE status = 'sent' AND platform = 'direct' AND expires_at <= ?
+                    """,
+                arguments: [nowMS, nowMS]
+            )
+            return waiting + db.changesCount
         }
     }
 

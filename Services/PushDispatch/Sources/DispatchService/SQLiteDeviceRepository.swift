@@ -28,7 +28,8 @@ public struct SQLiteDeviceRepository: DeviceRepository {
                     try db.execute(
                         sql: """
                             UPDATE delivery SET status = 'failed', last_error = 'device re-registered by another user',
-                                updated_at = ? WHERE device_id = ? AND status IN ('queued', 'sent', 'retrying')
+                                updated_at = ?, lease_until = NULL, lease_owner = NULL
+                            WHERE device_id = ? AND \(SQLiteDeliveryRepository.expirable)
                             """,
                         arguments: [nowMS, existing.id]
                     )
@@ -38,7 +39,10 @@ public struct SQLiteDeviceRepository: DeviceRepository {
                 existing.lastRegisteredAt = Date(millisecondsSince1970: nowMS)
                 existing.isActive = true
                 try db.execute(
-                    sql: "UPDATE device SET owner_id = ?, name = ?, last_registered_at = ?, active = 1 WHERE id = ?",
+                    sql: """
+                        UPDATE device SET owner_id = ?, name = ?, last_registered_at = ?, active = 1, deactivated_at = NULL
+                        WHERE id = ?
+                        """,
                     arguments: [ownerID, existing.name, nowMS, existing.id]
                 )
                 return existing
@@ -79,8 +83,9 @@ public struct SQLiteDeviceRepository: DeviceRepository {
             guard db.changesCount > 0 else { return false }
             try db.execute(
                 sql: """
-                    UPDATE delivery SET status = 'failed', last_error = 'device unregistered', updated_at = ?
-                    WHERE device_id = ? AND status IN ('queued', 'sent', 'retrying')
+                    UPDATE delivery SET status = 'failed', last_error = 'device unregistered', updated_at = ?,
+                        lease_until = NULL, lease_owner = NULL
+                    WHERE device_id = ? AND \(SQLiteDeliveryRepository.expirable)
                     """,
                 arguments: [now.millisecondsSince1970, id]
             )

@@ -23,9 +23,10 @@ do {
         caFile: environment.peerCAFile,
         logger: logger
     )
-    let app = try await buildDispatchApplication(configuration: configuration, auth: auth, store: store, logger: logger)
-    {
-        [logger] port in
+    let providers = try await PushProviders.remoteProviders(environment: environment, logger: logger)
+    let app = try await buildDispatchApplication(
+        configuration: configuration, auth: auth, store: store, providers: providers, logger: logger
+    ) { [logger] port in
         logger.info("dispatch.listening", metadata: ["server.port": "\(port)"])
     }
     try await app.runService()

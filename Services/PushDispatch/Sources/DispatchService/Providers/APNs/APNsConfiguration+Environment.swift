@@ -1,0 +1,126 @@
+import Crypto
+import Foundation
+import ServiceCore
+
+extension APNsConfiguration {
+    /// The variables that configure credentials and topic: all set enables APNs, none set disables it.
+    static let requiredVariables = [
+        "SECUREPUSH_APNS_KEY_FILE", "SECUREPUSH_APNS_KEY_ID", "SECUREPUSH_APNS_TEAM_ID", "SECUREPUSH_APNS_TOPIC",
+    ]
+
+    /// Reads the APNs configuration; `nil` when APNs is not configured (none of the required variables is set).
+    ///
+    /// Required: `SECUREPUSH_APNS_KEY_FILE` (the `.p8` key, PEM PKCS#8), `SECUREPUSH_APNS_KEY_ID`,
+    /// `SECUREPUSH_APNS_TEAM_ID`, `SECUREPUSH_APNS_TOPIC` (the bundle id). Optional:
+    /// `SECUREPUSH_APNS_ENVIRONMENT` (`production` (default) or `sandbox`), `SECUREPUSH_APNS_URL` (overrides the
+    /// environment's endpoint), `SECUREPUSH_APNS_CA_FILE`, `SECUREPUSH_APNS_MODE` (`alert` (default) or
+    /// `background`), `SECUREPUSH_APNS_ALERT_TITLE`, `SECUREPUSH_APNS_ALERT_BODY` and
+    /// `SECUREPUSH_APNS_PING_INTERVAL` (seconds, default 60, 0 disables).
+    /// - Throws: `ConfigurationError` naming the variable that is missing or wrong.
+    public static func fromEnvironment(_ environment: ServiceEnvironment) throws -> APNsConfiguration? {
+        let missing = requiredVariables.filter { environment.string($0) == nil }
+        if missing.count == requiredVariables.count { return nil }
+        guard missing.isEmpty else {
+            throw ConfigurationError(
+                "APNs is partly configured: \(missing.joined(separator: ", ")) must be set too "
+                    + "(APNs needs \(requiredVariables.joined(separator: ", ")))"
+            )
+        }
+        let keyFile = environment.string("SECUREPUSH_APNS_KEY_FILE")!
+        let configuration = APNsConfiguration(
+            baseURL: try baseURL(environment),
+            caFile: try caFile(environment),
+            signingKey: try signingKey(path: keyFile),
+            keyID: try identifier(environment, "SECUREPUSH_APNS_KEY_ID"),
+            teamID: try identifier(environment, "SECUREPUSH_APNS_TEAM_ID"),
+            topic: try topic(environment),
+            mode: try mode(environment),
+            alertTitle: environment.string("SECUREPUSH_APNS_ALERT_TITLE") ?? defaultAlertTitle,
+            alertBody: environment.string("SECUREPUSH_APNS_ALERT_BODY") ?? defaultAlertBody,
+            pingInterval: try pingInterval(environment)
+        )
+        try configuration.validate()
+        return configuration
+    }
+
+    private static func baseURL(_ environment: ServiceEnvironment) throws -> String {
+        if let url = environment.string("SECUREPUSH_APNS_URL") {
+            guard url.lowercased().hasPrefix("https://") || url.lowercased().hasPrefix("http://") else {
+                throw ConfigurationError("SECUREPUSH_APNS_URL must be an https:// URL, got '\(url)'")
+            }
+            return url
+        }
+        switch environment.string("SECUREPUSH_APNS_ENVIRONMENT")?.lowercased() {
+        case nil, "production": return productionURL
+        case "sandbox": return sandboxURL
+        case let other?:
+            throw ConfigurationError("SECUREPUSH_APNS_ENVIRONMENT must be 'production' or 'sandbox', got '\(other)'")
+        }
+    }
+
+    private static func caFile(_ environment: ServiceEnvironment) throws -> String? {
+        guard let path = environment.string("SECUREPUSH_APNS_CA_FILE") else { return nil }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw ConfigurationError("SECUREPUSH_APNS_CA_FILE: cannot read '\(path)'")
+        }
+        return path
+    }
+
+    private static func signingKey(path: String) throws -> P256.Signing.PrivateKey {
+        let pem: String
+        do {
+            pem = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ConfigurationError("SECUREPUSH_APNS_KEY_FILE: cannot read '\(path)': \(error.localizedDescription)")
+        }
+        do {
+            return try P256.Signing.PrivateKey(pemRepresentation: pem)
+        } catch {
+            throw ConfigurationError(
+                "SECUREPUSH_APNS_KEY_FILE: '\(path)' is not a P-256 private key in PEM (the AuthKey_<id>.p8 file from "
+                    + "Apple)"
+            )
+        }
+    }
+
+    /// Key and team ids are short alphanumeric strings (10 characters at Apple).
+    private static func identifier(_ environment: ServiceEnvironment, _ name: String) throws -> String {
+        let value = environment.string(name)!
+        let alphanumeric = value.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar))
+        }
+        guard alphanumeric, value.count <= 64 else {
+            throw ConfigurationError(
+                "\(name) must be the alphanumeric id Apple shows (e.g. 'ABC123DEFG'), got '\(value)'")
+        }
+        return value
+    }
+
+    /// A bundle id, possibly with Apple's suffixes such as `.voip`: it travels as a header value.
+    private static func topic(_ environment: ServiceEnvironment) throws -> String {
+        let topic = environment.string("SECUREPUSH_APNS_TOPIC")!
+        let allowed = topic.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII
+                && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                    || ".-_".unicodeScalars.contains(scalar))
+        }
+        guard allowed, topic.count <= 255 else {
+            throw ConfigurationError(
+                "SECUREPUSH_APNS_TOPIC must be the app's bundle id (e.g. 'com.example.app'), got '\(topic)'")
+        }
+        return topic
+    }
+
+    private static func mode(_ environment: ServiceEnvironment) throws -> APNsPushMode {
+        guard let raw = environment.string("SECUREPUSH_APNS_MODE") else { return .alert }
+        guard let mode = APNsPushMode(rawValue: raw.lowercased()) else {
+            throw ConfigurationError("SECUREPUSH_APNS_MODE must be 'alert' or 'background', got '\(raw)'")
+        }
+        return mode
+    }
+
+    private static func pingInterval(_ environment: ServiceEnvironment) throws -> Duration? {
+        let seconds = try environment.int("SECUREPUSH_APNS_PING_INTERVAL", default: 60, in: 0...3_600)
+        return seconds == 0 ? nil : .seconds(seconds)
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import HTTP2Client
+import NIOCore
+
+/// One notification to one device, ready to be sent (again, after a token refresh) to APNs.
+struct APNsRequest: Sendable {
+    /// The stored (lower-case hex) device token.
+    var deviceToken: String
+    /// The `apns-id`: the same for every attempt of this delivery.
+    var apnsID: String
+    /// After this APNs stops trying to deliver (`apns-expiration`).
+    var expiresAt: Date
+    /// The JSON payload (id and fallback text only).
+    var body: Data
+}
+
+extension APNsProvider {
+    /// Sends `request` with `token` and parses the answer; throws only `HTTP2ClientError` or `CancellationError`.
+    func send(_ request: APNsRequest, token: APNsProviderToken) async throws -> APNsResponse {
+        let mode = configuration.mode
+        let headers: [(String, String)] = [
+            ("authorization", "bearer \(token.jwt)"),
+            ("apns-topic", configuration.topic),
+            ("apns-push-type", mode.pushType),
+            ("apns-priority", String(mode.priority)),
+            ("apns-expiration", String(Int64(max(request.expiresAt.timeIntervalSince1970.rounded(.down), 0)))),
+            ("apns-id", request.apnsID),
+            ("content-type", "application/json"),
+        ]
+        let response = try await client.execute(
+            HTTP2Request(
+                method: .POST,
+                path: "/3/device/\(request.deviceToken)",
+                headers: headers,
+                body: ByteBuffer(bytes: request.body)
+            )
+        )
+        return APNsResponse(response, now: now())
+    }
+}

@@ -1,0 +1,31 @@
+/// The body of `messages:send`: a data-only, high-priority message carrying only the notification id.
+///
+/// Data-only so the app's `onMessageReceived` runs and fetches the payload itself; nothing is displayed by FCM.
+struct FCMSendRequest: Encodable, Sendable {
+    struct Message: Encodable, Sendable {
+        var token: String
+        var data: [String: String]
+        var android: AndroidConfig
+    }
+
+    struct AndroidConfig: Encodable, Sendable {
+        var priority: String
+        /// Seconds as a protobuf `Duration` string, e.g. `"3600s"`.
+        var ttl: String
+    }
+
+    /// FCM refuses a TTL above four weeks.
+    static let maxTTLSeconds = 2_419_200
+
+    var message: Message
+
+    /// - Parameter ttlSeconds: seconds until the notification expires (clamped to 0...four weeks).
+    init(registrationToken: String, notificationID: String, ttlSeconds: Int) {
+        let ttl = min(max(ttlSeconds, 0), Self.maxTTLSeconds)
+        message = Message(
+            token: registrationToken,
+            data: ["secureId": notificationID],
+            android: AndroidConfig(priority: "high", ttl: "\(ttl)s")
+        )
+    }
+}

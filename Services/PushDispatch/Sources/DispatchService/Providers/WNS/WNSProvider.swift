@@ -1,0 +1,120 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import SharedModels
+
+/// Delivers notification ids to Windows apps as WNS raw notifications.
+///
+/// Each attempt is one `POST <channel URI>` with `X-WNS-Type: wns/raw` whose body is the id's UTF-8 bytes and
+/// nothing else, authorised by an access token from the client-credentials grant, cached until shortly before it
+/// expires. Call `shutdown()` before dropping the provider: it owns an HTTP client.
+public final class WNSProvider: PushProvider {
+    public let platform = Platform.wns
+    let configuration: WNSConfiguration
+    let client: HTTPClient
+    let tokens: OAuthTokenCache
+    let logger: Logger
+    let now: @Sendable () -> Date
+
+    /// - Parameters:
+    ///   - configuration: credentials, token endpoint, trust and channel-host settings.
+    ///   - logger: the service's logger (delivery details go to `debug`, refused credentials to `error`).
+    ///   - now: the clock for token lifetimes and TTLs (tests move it instead of sleeping).
+    /// - Throws: when the CA file cannot be loaded.
+    public init(
+        configuration: WNSConfiguration, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }
+    ) throws {
+        let client = try RemoteProviderHTTP.makeClient(
+            caFile: configuration.caFile, connectTimeout: configuration.connectTimeout)
+        let fetcher = WNSAccessTokenFetcher(
+            configuration: configuration,
+            endpoint: OAuthTokenEndpoint(
+                url: configuration.tokenURL, client: client, timeout: configuration.requestTimeout)
+        )
+        self.configuration = configuration
+        self.client = client
+        self.tokens = OAuthTokenCache(now: now) {
+            do {
+                return try await fetcher.fetch()
+            } catch {
+                // Logged once per fetch, not per delivery: every waiting delivery shares this failure.
+                logger.error("wns.oauth failed", metadata: ["wns.error": "\(error)"])
+                throw error
+            }
+        }
+        self.logger = logger
+        self.now = now
+    }
+
+    /// The channel URI: an `https://` URL on `*.notify.windows.com` (any host when `allowAnyHost`).
+    public func validateToken(_ token: String?) throws(DispatchError) -> String? {
+        try WNSChannelURI.validate(token, allowAnyHost: configuration.allowAnyHost)
+    }
+
+    /// Nothing to do: the delivery worker calls `deliver(_:)` for queued jobs.
+    public func jobsQueued(_ jobs: [DeliveryJob]) async {}
+
+    /// Posts the job's id to the device's channel; a 401 refreshes the access token once and tries again.
+    public func deliver(_ job: DeliveryJob) async -> DeliveryOutcome {
+        let channel: String
+        do {
+            // Checked again: the token may have been stored under a laxer configuration.
+            channel = try WNSChannelURI.validate(job.deviceToken, allowAnyHost: configuration.allowAnyHost)
+        } catch {
+            return .failed(reason: "invalid WNS channel URI")
+        }
+        // WNS keeps an undelivered notification this long; it needs at least one second.
+        let ttl = max(1, Int(job.expiresAt.timeIntervalSince(now()).rounded(.down)))
+        var outcome = await send(channel: channel, notificationID: job.notificationID, ttl: ttl)
+        if case .refreshToken(let staleToken) = outcome {
+            await tokens.invalidate(staleToken)
+            outcome = await send(channel: channel, notificationID: job.notificationID, ttl: ttl)
+        }
+        return outcome.deliveryOutcome
+    }
+
+    /// One POST to the channel with the current access token.
+    private func send(channel: String, notificationID: String, ttl: Int) async -> SendOutcome {
+        let accessToken: String
+        do {
+            accessToken = try await tokens.token()
+        } catch {
+            return .delivery(.retry(after: .zero, reason: "WNS access token: \(error)"))
+        }
+        let response: RemoteProviderHTTP.Response
+        do {
+            response = try await RemoteProviderHTTP.execute(
+                request(channel: channel, notificationID: notificationID, ttl: ttl, accessToken: accessToken),
+                on: client, timeout: configuration.requestTimeout)
+        } catch {
+            logger.debug("wns.send unreachable", metadata: ["wns.error": "\(error)"])
+            return .delivery(.retry(after: .zero, reason: "WNS unreachable: \(error)"))
+        }
+        logger.debug(
+            "wns.send answered",
+            metadata: [
+                "wns.status": "\(response.status)", "wns.msg_id": "\(response.header("X-WNS-Msg-ID") ?? "")",
+                "delivery.notification": "\(notificationID)",
+            ])
+        return outcome(for: response, accessToken: accessToken)
+    }
+
+    /// Closes the HTTP client; the provider must not be used afterwards.
+    public func shutdown() async {
+        try? await client.shutdown()
+    }
+
+    private func request(channel: String, notificationID: String, ttl: Int, accessToken: String) -> HTTPClientRequest {
+        var request = HTTPClientRequest(url: channel)
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: "Bearer \(accessToken)")
+        request.headers.add(name: "Content-Type", value: "application/octet-stream")
+        request.headers.add(name: "X-WNS-Type", value: "wns/raw")
+        request.headers.add(name: "X-WNS-TTL", value: "\(ttl)")
+        // Raw notifications are dropped for an offline device unless cached; the id must survive until it connects.
+        request.headers.add(name: "X-WNS-Cache-Policy", value: "cache")
+        request.body = .bytes(ByteBuffer(string: notificationID))
+        return request
+    }
+}

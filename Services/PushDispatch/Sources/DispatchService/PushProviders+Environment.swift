@@ -1,0 +1,35 @@
+import Logging
+import ServiceCore
+
+extension PushProviders {
+    /// The remote providers configured by `SECUREPUSH_*` variables, for `buildDispatchApplication(providers:)`.
+    ///
+    /// This is the one place providers are added: each provider whose `<X>Configuration.fromEnvironment(_:)` returns a
+    /// configuration is created here; an unconfigured provider is left out, so `devices.register` refuses its
+    /// platform. Throws `ConfigurationError` for a half-configured or invalid provider, after shutting down the ones
+    /// already created (their HTTP clients must be closed). Each returned provider is shut down by its delivery worker
+    /// when the service stops.
+    public static func remoteProviders(environment: ServiceEnvironment, logger: Logger) async throws
+        -> [any PushProvider]
+    {
+        var providers: [any PushProvider] = []
+        do {
+            if let configuration = try APNsConfiguration.fromEnvironment(environment) {
+                providers.append(try APNsProvider(configuration: configuration, logger: logger))
+            }
+            if let configuration = try FCMConfiguration.fromEnvironment(environment) {
+                providers.append(try FCMProvider(configuration: configuration, logger: logger))
+            }
+            if let configuration = try WNSConfiguration.fromEnvironment(environment) {
+                providers.append(try WNSProvider(configuration: configuration, logger: logger))
+            }
+            if let configuration = try WebPushConfiguration.fromEnvironment(environment) {
+                providers.append(try WebPushProvider(configuration: configuration, logger: logger))
+            }
+        } catch {
+            for provider in providers { await provider.shutdown() }
+            throw error
+        }
+        return providers
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import GRDB
+import SharedModels
+
+extension SQLiteDeliveryRepository {
+    public func record(_ outcome: DeliveryOutcome, for job: DeliveryJob, leaseOwner owner: String, now: Date)
+        async throws -> DeliveryStatus?
+    {
+        try await database.write { db in try Self.apply(outcome, to: job, leaseOwner: owner, now: now, db) }
+    }
+
+    /// Records `outcome` on the job's row and frees its lease; `nil` (nothing recorded) when the job ended meanwhile
+    /// or, with `leaseOwner`, when that owner lost the lease. A deactivation also deactivates the device and ends its
+    /// other waiting jobs `deactivated`: its token is dead, so attempting them would only fail again.
+    static func apply(
+        _ outcome: DeliveryOutcome, to job: DeliveryJob, leaseOwner: String?, now: Date, _ db: Database
+    ) throws -> DeliveryStatus? {
+        let nowMS = now.millisecondsSince1970
+        var nextAttemptMS: Int64?
+        let status: DeliveryStatus
+        let lastError: String?
+        switch outcome {
+        case .sent:
+            (status, lastError) = (.sent, nil)
+        case .retry(let after, let reason):
+            (status, lastError) = (.retrying, reason)
+            nextAttemptMS = now.adding(after).millisecondsSince1970
+        case .failed(let reason):
+            (status, lastError) = (.failed, reason)
+        case .deactivate(let reason):
+            (status, lastError) = (.deactivated, reason)
+        case .deactivateIfRegisteredBefore(let goneSince, let reason):
+            let registered = try Int64.fetchOne(
+                db, sql: "SELECT last_registered_at FROM device WHERE id = ?", arguments: [job.deviceID])
+            // A device registered again after the provider saw its token die has a fresh registration: keep it.
+            let stillGone = registered.map { goneSince.millisecondsSince1970 > $0 } ?? false
+            (status, lastError) = (stillGone ? .deactivated : .failed, reason)
+        }
+        let held =
+            leaseOwner == nil
+            ? "status IN \(unfinished)" : "lease_owner = ? AND status IN ('queued', 'retrying')"
+        var arguments: StatementArguments = [status.rawValue, lastError, nextAttemptMS, nowMS, job.sequence]
+        if let leaseOwner { arguments += [leaseOwner] }
+        try db.execute(
+            sql: """
+                UPDATE delivery SET status = ?, attempts = attempts + 1, last_error = ?, next_attempt_at = ?,
+                    updated_at = ?, lease_until = NULL, lease_owner = NULL
+                WHERE sequence = ? AND \(held)
+                """,
+            arguments: arguments
+        )
+        guard db.changesCount > 0 else { return nil }
+        if status == .deactivated {
+            try db.execute(
+                sql: "UPDATE device SET active = 0, deactivated_at = ? WHERE id = ?", arguments: [nowMS, job.deviceID])
+            try db.execute(
+                sql: """
+                    UPDATE delivery SET status = 'deactivated', last_error = ?, updated_at = ?,
+                        lease_until = NULL, lease_owner = NULL
+                    WHERE device_id = ? AND status IN ('queued', 'retrying')
+                    """,
+                arguments: [lastError, nowMS, job.deviceID]
+            )
+        }
+        return status
+    }
+}

@@ -1,0 +1,128 @@
+import DispatchService
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdHTTP2
+import JWTKit
+import Logging
+import ServiceLifecycle
+import TestSupport
+
+/// A running mock of the APNs provider API: HTTP/2 over TLS on 127.0.0.1 with a test CA.
+struct APNsMock: Sendable {
+    let port: Int
+    let key: APNsTestKey
+    let topic: String
+    let state: APNsMockState
+    let connections: ConnectionLog
+    let certificates: TestCertificates
+
+    var baseURL: String { "https://127.0.0.1:\(port)" }
+
+    /// A provider configuration pointing at this mock and trusting its CA.
+    func configuration(mode: APNsPushMode = .alert, alertTitle: String? = nil, alertBody: String? = nil)
+        -> APNsConfiguration
+    {
+        APNsConfiguration(
+            baseURL: baseURL,
+            caFile: certificates.caCertificatePath,
+            signingKey: key.privateKey,
+            keyID: key.keyID,
+            teamID: key.teamID,
+            topic: topic,
+            mode: mode,
+            alertTitle: alertTitle ?? APNsConfiguration.defaultAlertTitle,
+            alertBody: alertBody ?? APNsConfiguration.defaultAlertBody,
+            pingInterval: nil
+        )
+    }
+}
+
+extension Logger {
+    /// A logger that drops everything, to keep test output readable.
+    static let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+}
+
+enum APNsMockError: Error {
+    case didNotStart
+}
+
+/// Runs a mock APNs for the duration of `body`, then shuts it down gracefully (GOAWAY) and waits for it.
+///
+/// - Parameters:
+///   - port: 0 for an ephemeral port, or the port of an earlier mock (restart tests).
+///   - state: what the mock records and answers; pass an earlier mock's to keep it across a restart.
+///   - certificates: the TLS identity; a fresh test CA when `nil` (removed afterwards).
+///   - clock: the mock's clock for judging provider token age (the system clock when `nil`), and `clockSkew`
+///     seconds added to it: APNs' clock need not agree with ours.
+func withAPNsMock<T>(
+    key: APNsTestKey = APNsTestKey(),
+    topic: String = "com.example.securepush",
+    port: Int = 0,
+    state: APNsMockState = APNsMockState(),
+    certificates: TestCertificates? = nil,
+    clock: TestClock? = nil,
+    clockSkew: TimeInterval = 0,
+    _ body: (APNsMock) async throws -> T
+) async throws -> T {
+    let generated = certificates == nil ? try TestCertificates.make() : nil
+    defer { generated?.remove() }
+    let certificates = certificates ?? generated!
+
+    let keys = JWTKeyCollection()
+    await keys.add(ecdsa: try ES256PublicKey(backing: key.privateKey.publicKey), kid: JWKIdentifier(string: key.keyID))
+    let router = Router()
+    let now: @Sendable () -> Date = { (clock?.now ?? Date()).addingTimeInterval(clockSkew) }
+    APNsMockRoutes(key: key, topic: topic, keys: keys, state: state, now: now).register(on: router)
+
+    let connections = ConnectionLog()
+    let tlsConfiguration = try certificates.makeServerTLSConfiguration()
+    let builder = HTTPServerBuilder { responder in
+        ObservedChildChannel(
+            base: try HTTP2UpgradeChannel(
+                tlsConfiguration: tlsConfiguration,
+                configuration: HTTP2ChannelConfiguration(),
+                responder: responder
+            ),
+            log: connections
+        )
+    }
+    let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+    let app = Application(
+        router: router,
+        server: builder,
+        configuration: .init(address: .hostname("127.0.0.1", port: port)),
+        onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
+        logger: .quiet
+    )
+    let serviceGroup = ServiceGroup(configuration: .init(services: [app], logger: .quiet))
+
+    return try await withThrowingTaskGroup(of: Void.self) { tasks in
+        tasks.addTask {
+            defer { portContinuation.finish() }
+            try await serviceGroup.run()
+        }
+        var portIterator = ports.makeAsyncIterator()
+        guard let boundPort = await portIterator.next() else {
+            try await tasks.waitForAll()
+            throw APNsMockError.didNotStart
+        }
+        let mock = APNsMock(
+            port: boundPort,
+            key: key,
+            topic: topic,
+            state: state,
+            connections: connections,
+            certificates: certificates
+        )
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await body(mock))
+        } catch {
+            result = .failure(error)
+        }
+        await serviceGroup.triggerGracefulShutdown()
+        try await tasks.waitForAll()
+        return try result.get()
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import JWTKit
+import NIOCore
+import ServiceCore
+
+/// The claims Apple reads from a provider token.
+struct APNsMockClaims: JWTPayload {
+    var iss: String
+    var iat: Int
+
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
+}
+
+/// The mock's idea of the provider API: it checks what APNs checks, in the order APNs checks it, and answers
+/// with Apple's documented status codes and reasons.
+struct APNsMockRoutes: Sendable {
+    static let pushTypes: Set<String> = [
+        "alert", "background", "location", "voip", "complication", "fileprovider", "mdm", "liveactivity",
+        "pushtotalk", "widgets",
+    ]
+
+    let key: APNsTestKey
+    let topic: String
+    let keys: JWTKeyCollection
+    let state: APNsMockState
+    let now: @Sendable () -> Date
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.on("/3/device/:token", method: .post) { request, context in
+            try await handle(request, token: context.parameters.get("token") ?? "")
+        }
+        for method in [HTTPRequest.Method.get, .put, .delete] {
+            router.on("/3/device/:token", method: method) { _, _ in respond(.methodNotAllowed, apnsID: nil) }
+        }
+    }
+
+    private func handle(_ request: Request, token: String) async throws -> Response {
+        var headers: [String: String] = [:]
+        for field in request.headers {
+            headers[field.name.canonicalName] = field.value
+        }
+        let body = Data((try await request.body.collect(upTo: 1 << 20)).readableBytesView)
+        let jwt = headers["authorization"].flatMap { value -> String? in
+            let prefix = "bearer "
+            guard value.lowercased().hasPrefix(prefix) else { return nil }
+            return String(value.dropFirst(prefix.count))
+        }
+        let answer = await check(token: token, headers: headers, body: body, jwt: jwt)
+        state.record(APNsRecordedRequest(deviceToken: token, headers: headers, body: body, jwt: jwt, answer: answer))
+        return respond(answer, apnsID: headers["apns-id"] ?? UUID().uuidString.lowercased())
+    }
+
+    private func check(token: String, headers: [String: String], body: Data, jwt: String?) async -> APNsMockAnswer {
+        let isHex = token.unicodeScalars.allSatisfy { $0.properties.isASCIIHexDigit }
+        guard isHex, token.count >= 64, token.count % 2 == 0 else { return .badDeviceToken }
+        guard let jwt else { return .missingProviderToken }
+        if let failure = await verify(jwt) { return failure }
+        guard let requestTopic = headers["apns-topic"] else { return .missingTopic }
+        guard requestTopic == topic else { return .deviceTokenNotForTopic }
+        guard let pushType = headers["apns-push-type"], Self.pushTypes.contains(pushType) else {
+            return .invalidPushType
+        }
+        if let priority = headers["apns-priority"] {
+            guard ["1", "5", "10"].contains(priority) else { return .badPriority }
+            // Apple: background pushes must use priority 5.
+            if pushType == "background", priority == "10" { return .badPriority }
+        }
+        if let id = headers["apns-id"], UUID(uuidString: id) == nil { return .badMessageID }
+        if let expiration = headers["apns-expiration"], Int64(expiration) == nil { return .badExpirationDate }
+        guard !body.isEmpty else { return .payloadEmpty }
+        guard body.count <= 4096 else { return .payloadTooLarge }
+        return state.nextAnswer(for: token)
+    }
+
+    /// Header `alg` ES256 and `kid` = the key id, signature by the team's key, `iss` = team id, `iat` < 1 h old.
+    private func verify(_ jwt: String) async -> APNsMockAnswer? {
+        struct Header: Decodable {
+            var alg: String?
+            var kid: String?
+        }
+        let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let headerData = Data(base64URLEncoded: String(parts[0])),
+            let header = try? JSONDecoder().decode(Header.self, from: headerData),
+            header.alg == "ES256", header.kid == key.keyID
+        else { return .invalidProviderToken }
+        guard let claims = try? await keys.verify(jwt, as: APNsMockClaims.self), claims.iss == key.teamID else {
+            return .invalidProviderToken
+        }
+        let age = now().timeIntervalSince1970 - TimeInterval(claims.iat)
+        if age > 3600 { return .expiredProviderToken }
+        return nil
+    }
+
+    private func respond(_ answer: APNsMockAnswer, apnsID: String?) -> Response {
+        var headers = HTTPFields()
+        if let apnsID { headers[HTTPField.Name("apns-id")!] = apnsID }
+        if let retryAfter = answer.retryAfter { headers[.retryAfter] = retryAfter }
+        let body = answer.body
+        if !body.isEmpty { headers[.contentType] = "application/json" }
+        return Response(
+            status: HTTPResponse.Status(code: answer.status),
+            headers: headers,
+            body: .init(byteBuffer: ByteBuffer(bytes: body))
+        )
+    }
+}

@@ -1,0 +1,220 @@
+import DispatchService
+import Foundation
+import GRDB
+import Logging
+import ServiceLifecycle
+import SharedModels
+import Synchronization
+import Testing
+
+@Suite("The delivery worker: concurrency, wake-ups, privacy, shutdown")
+struct DeliveryWorkerTests {
+    @Test("at most the configured number of attempts are in flight, and only those jobs are claimed")
+    func concurrencyLimit() async throws {
+        let provider = ScriptedProvider(script: Array(repeating: .sent, count: 12))
+        provider.closeGate()
+        let harness = try await DispatchHarness.remote([provider], delivery: .fast(concurrency: 3))
+        for index in 0..<12 {
+            _ = try await harness.registerDevice(user: "alice", platform: .apns, token: "token-\(index)")
+        }
+        let sent = try await harness.send(to: "alice").notificationId
+        try await RunningWorkers.with(harness.components.workers) { () async throws in
+            #expect(await eventually { provider.heldCount == 3 })
+            // Idle ticks pass with the attempts held: no fourth is started, no further job claimed.
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(provider.heldCount == 3)
+            #expect(try await harness.leasedCount() == 3)
+            provider.openGate()
+            #expect(
+                try await eventually { try await harness.status(sent).deliveries.allSatisfy { $0.status == .sent } })
+        }
+        #expect(provider.maxInFlight == 3)
+        #expect(provider.jobs.count == 12)
+        #expect(Set(provider.jobs.map(\.deviceID)).count == 12)
+    }
+
+    @Test("the provider gets a job with the id, the device and its token, never the payload")
+    func jobCarriesOnlyTheID() async throws {
+        let clock = LiveClock()
+        let provider = ScriptedProvider(script: [.sent])
+        let harness = try await DispatchHarness.remote([provider], clock: clock)
+        let device = try await harness.registerDevice(user: "alice", platform: .apns, token: "0a1b2c3d")
+        let payload = "the secret text \(UUID().uuidString)"
+        let before = clock.now
+        let sent = try await harness.send(to: "alice", payload: payload, ttlSeconds: 3_600).notificationId
+        try await RunningWorkers.with(harness.components.workers) { () async throws in
+            #expect(try await harness.waitForStatus(sent, .sent))
+        }
+        let job = try #require(provider.jobs.first)
+        #expect(job.notificationID == sent)
+        #expect(job.deviceID == device)
+        #expect(job.platform == .apns)
+        #expect(job.deviceToken == "0a1b2c3d")
+        #expect(job.status == .queued)
+        #expect(job.attempts == 0)
+        #expect(abs(job.expiresAt.timeIntervalSince(before) - 3_600) < 2)
+        #expect(
+            Mirror(reflecting: job).children.compactMap(\.label)
+                == [
+                    "sequence", "notificationID", "deviceID", "platform", "deviceToken", "status", "attempts",
+                    "expiresAt",
+                ])
+        #expect(!String(describing: job).contains(payload))
+        #expect(!String(reflecting: job).contains(payload))
+        #expect(harness.store.storedCalls.map(\.params.payload) == [payload])
+    }
+
+    @Test("push.send wakes a sleeping worker: delivery does not wait for the idle tick")
+    func pushSendWakesTheWorker() async throws {
+        let provider = ScriptedProvider(script: [.sent, .sent])
+        let harness = try await DispatchHarness.remote([provider], delivery: .fast(idle: .seconds(60)))
+        _ = try await harness.registerDevice(user: "alice", platform: .apns, token: "b4b4")
+        try await RunningWorkers.with(harness.components.workers) { () async throws in
+            // The worker looked, found nothing and sleeps for up to a minute; each send must wake it.
+            try await Task.sleep(for: .milliseconds(100))
+            for _ in 0..<2 {
+                let sent = try await harness.send(to: "alice").notificationId
+                #expect(
+                    try await eventually(timeout: .seconds(5)) { try await harness.delivery(sent)?.status == .sent })
+            }
+        }
+        #expect(provider.jobs.count == 2)
+    }
+
+    @Test("an idle worker sleeps: no attempts and no database polling until rung or due")
+    func noBusyLoop() async throws {
+        let provider = ScriptedProvider(script: [.retry(after: .seconds(3_600), reason: "429")])
+        let harness = try await DispatchHarness.remote([provider])
+        _ = try await harness.registerDevice(user: "alice", platform: .apns, token: "c5c5")
+        let sent = try await harness.send(to: "alice").notificationId
+        let deliveries = CountingDeliveries(SQLiteDeliveryRepository(database: harness.components.database))
+        let doorbell = DeliveryDoorbell()
+        let worker = DeliveryWorker(
+            provider: provider, deliveries: deliveries, doorbell: doorbell,
+            configuration: .fast(idle: .seconds(60)), now: { harness.clock.now }, logger: .silent)
+        try await RunningWorkers.with([worker]) { () async throws in
+            #expect(try await harness.waitForStatus(sent, .retrying))
+            let claimsAfterAttempt = deliveries.claims
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(deliveries.claims == claimsAfterAttempt)
+            #expect(provider.jobs.count == 1)
+
+            doorbell.ring()
+            #expect(await eventually { deliveries.claims == claimsAfterAttempt + 1 })
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(deliveries.claims == claimsAfterAttempt + 1)
+            #expect(provider.jobs.count == 1)
+        }
+        #expect(provider.shutdowns == 1)
+    }
+
+    @Test("graceful shutdown lets the attempt in flight finish and be recorded, then shuts the provider down")
+    func gracefulShutdown() async throws {
+        let provider = ScriptedProvider(script: [.sent])
+        provider.closeGate()
+        let harness = try await DispatchHarness.remote([provider])
+        _ = try await harness.registerDevice(user: "alice", platform: .apns, token: "d6d6")
+        let sent = try await harness.send(to: "alice").notificationId
+        let group = ServiceGroup(configuration: .init(services: harness.components.workers, logger: .silent))
+        let stopped = Mutex(false)
+        let run = Task {
+            try await group.run()
+            stopped.withLock { $0 = true }
+        }
+        #expect(await eventually { provider.heldCount == 1 })
+        await group.triggerGracefulShutdown()
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(stopped.withLock { $0 } == false)
+        #expect(provider.shutdowns == 0)
+
+        provider.openGate()
+        try await run.value
+        let delivery = try #require(try await harness.delivery(sent))
+        #expect(delivery.status == .sent)
+        #expect(delivery.attempts == 1)
+        #expect(provider.shutdowns == 1)
+    }
+}
+
+extension DispatchHarness {
+    /// How many delivery rows a worker holds a lease on.
+    func leasedCount() async throws -> Int {
+        try await components.database.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM delivery WHERE lease_owner IS NOT NULL") ?? -1
+        }
+    }
+}
+
+/// A `DeliveryRepository` that counts the worker's claims and forwards everything to the real one.
+final class CountingDeliveries: DeliveryRepository {
+    private let base: any DeliveryRepository
+    private let claimCount = Mutex(0)
+
+    init(_ base: any DeliveryRepository) {
+        self.base = base
+    }
+
+    /// How often `claimDue` was called.
+    var claims: Int { claimCount.withLock { $0 } }
+
+    func claimDue(platform: Platform, owner: String, now: Date, leaseUntil: Date, limit: Int) async throws
+        -> [DeliveryJob]
+    {
+        claimCount.withLock { $0 += 1 }
+        return try await base.claimDue(platform: platform, owner: owner, now: now, leaseUntil: leaseUntil, limit: limit)
+    }
+
+    func reserve(clientID: String, key: String, now: Date, staleBefore: Date) async throws -> IdempotencyReservation {
+        try await base.reserve(clientID: clientID, key: key, now: now, staleBefore: staleBefore)
+    }
+
+    func release(_ claim: IdempotencyClaim) async throws {
+        try await base.release(claim)
+    }
+
+    func recordSend(_ send: SendRecord, claim: IdempotencyClaim?) async throws -> RecordedSend {
+        try await base.recordSend(send, claim: claim)
+    }
+
+    func deliveries(notificationID: String, clientID: String, now: Date) async throws -> [Push.Status.DeliveryState]? {
+        try await base.deliveries(notificationID: notificationID, clientID: clientID, now: now)
+    }
+
+    func pendingJobs(deviceID: String, after sequence: Int64, now: Date, limit: Int) async throws -> [DeliveryJob] {
+        try await base.pendingJobs(deviceID: deviceID, after: sequence, now: now, limit: limit)
+    }
+
+    func record(_ outcome: DeliveryOutcome, for job: DeliveryJob, now: Date) async throws {
+        try await base.record(outcome, for: job, now: now)
+    }
+
+    func record(_ outcome: DeliveryOutcome, for job: DeliveryJob, leaseOwner owner: String, now: Date) async throws
+        -> DeliveryStatus?
+    {
+        try await base.record(outcome, for: job, leaseOwner: owner, now: now)
+    }
+
+    func releaseLease(of job: DeliveryJob, owner: String) async throws {
+        try await base.releaseLease(of: job, owner: owner)
+    }
+
+    func renewLeases(owner: String, until leaseUntil: Date) async throws -> Int {
+        try await base.renewLeases(owner: owner, until: leaseUntil)
+    }
+
+    func nextDueDate(platform: Platform, after: Date) async throws -> Date? {
+        try await base.nextDueDate(platform: platform, after: after)
+    }
+
+    func acknowledge(deviceID: String, notificationID: String, now: Date) async throws -> Bool {
+        try await base.acknowledge(deviceID: deviceID, notificationID: notificationID, now: now)
+    }
+
+    func expireDue(now: Date) async throws -> Int {
+        try await base.expireDue(now: now)
+    }
+
+    func purge(before cutoff: Date) async throws -> Int {
+        try await base.purge(before: cutoff)
+    }
+}

@@ -1,0 +1,40 @@
+import DispatchService
+import Foundation
+import Logging
+import ServiceLifecycle
+import Testing
+
+/// Runs delivery workers in a `ServiceGroup`, as the application does, for the duration of `body`, then shuts them
+/// down gracefully and waits until they stopped.
+enum RunningWorkers {
+    static func with(_ workers: [any Service], _ body: () async throws -> Void) async throws {
+        let group = ServiceGroup(configuration: .init(services: workers, logger: .silent))
+        let run = Task { try await group.run() }
+        do {
+            try await body()
+        } catch {
+            await group.triggerGracefulShutdown()
+            _ = try? await run.value
+            throw error
+        }
+        await group.triggerGracefulShutdown()
+        try await run.value
+    }
+}
+
+/// A fresh directory for a test's on-disk database, removed by `remove()`.
+struct TemporaryDirectory {
+    let path: String
+
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("dispatch-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    /// The database file inside.
+    var databasePath: String { path + "/dispatch.sqlite" }
+
+    func remove() {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}

@@ -1,0 +1,60 @@
+import Hummingbird
+import HummingbirdCore
+import HummingbirdHTTP2
+import Logging
+import ServiceLifecycle
+import TestSupport
+
+extension Logger {
+    /// A logger that drops everything, to keep test output readable.
+    static let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+}
+
+enum MockServerError: Error {
+    case didNotStart
+}
+
+/// Runs an HTTPS server (TLS with ALPN h2 and http/1.1, certificate from `certificates`) on 127.0.0.1 with an
+/// ephemeral port for the duration of `body`, which gets the port; then shuts it down and waits for it.
+func withMockServer<T>(
+    certificates: TestCertificates,
+    router: Router<BasicRequestContext>,
+    _ body: (Int) async throws -> T
+) async throws -> T {
+    let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+    let app = Application(
+        router: router,
+        server: try .http2Upgrade(tlsConfiguration: certificates.makeServerTLSConfiguration()),
+        configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+        onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
+        logger: .quiet
+    )
+    let serviceGroup = ServiceGroup(configuration: .init(services: [app], logger: .quiet))
+    return try await withThrowingTaskGroup(of: Void.self) { tasks in
+        tasks.addTask {
+            defer { portContinuation.finish() }
+            try await serviceGroup.run()
+        }
+        var portIterator = ports.makeAsyncIterator()
+        guard let port = await portIterator.next() else {
+            try await tasks.waitForAll()
+            throw MockServerError.didNotStart
+        }
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await body(port))
+        } catch {
+            result = .failure(error)
+        }
+        await serviceGroup.triggerGracefulShutdown()
+        try await tasks.waitForAll()
+        return try result.get()
+    }
+}
+
+/// A loopback port nothing listens on any more (a server was bound to it and stopped): requests to it are refused.
+func closedPort() async throws -> Int {
+    let certificates = try TestCertificates.make()
+    defer { certificates.remove() }
+    return try await withMockServer(certificates: certificates, router: Router()) { $0 }
+}
