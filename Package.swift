@@ -57,10 +57,10 @@ func service(
 }
 
 /// A push provider's tests: the provider (inside DispatchService) against an in-process mock of the real service.
-func providerTests(_ name: String) -> Target {
+func providerTests(_ name: String, extra: [Target.Dependency] = []) -> Target {
     .testTarget(
         name: name,
-        dependencies: [
+        dependencies: extra + [
             "DispatchService", "ServiceCore", "SharedModels", "TestSupport", "HTTP2Client", hummingbird,
             hummingbirdCore,
             hummingbirdHTTP2, nioCore, nioSSL, jwtKit, crypto, cryptoExtras, httpTypes, serviceLifecycle, logging,
@@ -193,7 +193,8 @@ let package = Package(
                 swiftSettings: swiftSettings
             ),
             // Push providers: one test target each, with a mock server speaking the provider's real protocol.
-            providerTests("APNsProviderTests"),
+            // APNs also runs the whole stack against its mock: push.send → durable worker → APNs.
+            providerTests("APNsProviderTests", extra: ["SecurePushStack", "SecurePushClient", "AuthService"]),
             providerTests("FCMProviderTests"),
             providerTests("WNSProviderTests"),
             providerTests("WebPushProviderTests"),

@@ -75,4 +75,46 @@ struct APNsConnectionTests {
             #expect(mock.connections.count == 2)
         }
     }
+
+    @Test("the connection check PINGs APNs and reports a connection that went silent")
+    func checkConnection() async throws {
+        let blackHole = BlackHole()
+        try await withAPNsMock(blackHole: blackHole) { mock in
+            var configuration = mock.configuration()
+            configuration.pingTimeout = .seconds(2)
+            try await withProvider(configuration) { provider in
+                // No connection yet: nothing to check, nothing wrong.
+                #expect(await provider.checkConnection())
+                #expect(await provider.deliver(makeJob(token: deviceToken(1))) == .sent)
+                #expect(await provider.checkConnection())
+                blackHole.swallow()
+                #expect(await provider.checkConnection() == false)
+                // The silent connection was given up: the next delivery does not wait on it.
+                #expect(await provider.deliver(makeJob(token: deviceToken(2))) == .sent)
+            }
+            #expect(mock.connections.count == 2)
+        }
+    }
+
+    @Test("the periodic PING gives up a connection that died silently before the next delivery needs it")
+    func periodicPing() async throws {
+        let blackHole = BlackHole()
+        let log = LogRecorder()
+        try await withAPNsMock(blackHole: blackHole) { mock in
+            var configuration = mock.configuration()
+            configuration.pingInterval = .milliseconds(100)
+            configuration.pingTimeout = .seconds(2)
+            configuration.requestTimeout = .seconds(10)
+            try await withProvider(configuration, logger: log.logger) { provider in
+                #expect(await provider.deliver(makeJob(token: deviceToken(1))) == .sent)
+                #expect(await eventually { log.count("apns.ping") > 0 })
+                blackHole.swallow()
+                #expect(await eventually { log.count("apns.ping.failed") > 0 })
+                // On the dead connection this delivery would wait out its 10-second timeout and be retried.
+                #expect(await provider.deliver(makeJob(token: deviceToken(2))) == .sent)
+            }
+            #expect(mock.connections.count == 2)
+            #expect(mock.state.requests.count == 2)
+        }
+    }
 }

@@ -63,6 +63,7 @@ func withAPNsMock<T>(
     certificates: TestCertificates? = nil,
     clock: TestClock? = nil,
     clockSkew: TimeInterval = 0,
+    blackHole: BlackHole? = nil,
     _ body: (APNsMock) async throws -> T
 ) async throws -> T {
     let generated = certificates == nil ? try TestCertificates.make() : nil
@@ -84,7 +85,8 @@ func withAPNsMock<T>(
                 configuration: HTTP2ChannelConfiguration(),
                 responder: responder
             ),
-            log: connections
+            log: connections,
+            blackHole: blackHole
         )
     }
     let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)

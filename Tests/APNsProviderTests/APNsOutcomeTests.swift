@@ -66,18 +66,18 @@ struct APNsOutcomeTests {
         }
     }
 
-    @Test("a job without a device token fails without contacting APNs")
-    func missingToken() async throws {
+    @Test(
+        "a job without a well-formed device token fails without contacting APNs",
+        arguments: [nil, "", "../../3/device/" + String(repeating: "a", count: 64)]
+    )
+    func malformedToken(token: String?) async throws {
         try await withAPNsMock { mock in
             var job = makeJob(token: deviceToken(3))
-            job.deviceToken = nil
+            job.deviceToken = token
             let outcome = try await withProvider(mock.configuration()) { provider in
                 await provider.deliver(job)
             }
-            guard case .failed = outcome else {
-                Issue.record("expected failed, got \(outcome)")
-                return
-            }
+            #expect(outcome == .failed(reason: "the device has no valid APNs token"))
             #expect(mock.state.requests.isEmpty)
         }
     }

@@ -35,10 +35,11 @@ func makeJob(
 func withProvider<T>(
     _ configuration: APNsConfiguration,
     clock: TestClock? = nil,
+    logger: Logger = .quiet,
     _ body: (APNsProvider) async throws -> T
 ) async throws -> T {
     let now: @Sendable () -> Date = { clock?.now ?? Date() }
-    let provider = try APNsProvider(configuration: configuration, logger: .quiet, now: now)
+    let provider = try APNsProvider(configuration: configuration, logger: logger, now: now)
     do {
         let result = try await body(provider)
         await provider.shutdown()

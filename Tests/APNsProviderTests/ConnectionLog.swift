@@ -8,8 +8,12 @@ import Synchronization
 final class ConnectionLog: Sendable {
     private let channels = Mutex<[any Channel]>([])
 
-    func accepted(_ channel: any Channel) {
-        channels.withLock { $0.append(channel) }
+    /// Records a new connection and returns its index (0 for the first).
+    func accepted(_ channel: any Channel) -> Int {
+        channels.withLock { channels in
+            channels.append(channel)
+            return channels.count - 1
+        }
     }
 
     /// How many connections were accepted.
@@ -37,19 +41,56 @@ final class ConnectionLog: Sendable {
     }
 }
 
-/// Wraps a Hummingbird child channel to log each accepted connection.
+/// Wraps a Hummingbird child channel to log each accepted connection and, for the first connection, put a
+/// ``BlackHoleHandler`` in front of the server's pipeline (before TLS) when the test gave a ``BlackHole``.
 struct ObservedChildChannel<Base: ServerChildChannel>: ServerChildChannel {
     typealias Value = Base.Value
 
     let base: Base
     let log: ConnectionLog
+    let blackHole: BlackHole?
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        log.accepted(channel)
+        let index = log.accepted(channel)
+        if let blackHole, index == 0 {
+            do {
+                try channel.pipeline.syncOperations.addHandler(BlackHoleHandler(blackHole: blackHole), position: .first)
+            } catch {
+                return channel.eventLoop.makeFailedFuture(error)
+            }
+        }
         return base.setup(channel: channel, logger: logger)
     }
 
     func handle(value: Value, logger: Logger) async {
         await base.handle(value: value, logger: logger)
+    }
+}
+
+/// Makes the mock's first connection go silent on demand: open, but deaf, like a peer behind a dead NAT entry.
+final class BlackHole: Sendable {
+    private let swallowing = Atomic(false)
+
+    /// From now on every byte the client sends on the first connection is dropped.
+    func swallow() { swallowing.store(true, ordering: .sequentiallyConsistent) }
+
+    var isSwallowing: Bool { swallowing.load(ordering: .sequentiallyConsistent) }
+}
+
+/// First in a server connection's pipeline: once its ``BlackHole`` swallows, it drops everything received.
+final class BlackHoleHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    private let blackHole: BlackHole
+
+    init(blackHole: BlackHole) {
+        self.blackHole = blackHole
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if !blackHole.isSwallowing {
+            context.fireChannelRead(data)
+        }
     }
 }

@@ -39,6 +39,8 @@ public struct APNsConfiguration: Sendable {
     public var tokenRefreshAge: Duration
     /// How often the idle connection is checked with an HTTP/2 PING; `nil` disables the check.
     public var pingInterval: Duration?
+    /// How long the PING acknowledgement may take before the connection is given up.
+    public var pingTimeout: Duration
     /// How long one request to APNs may take, connecting included.
     public var requestTimeout: Duration
     /// How long opening the connection (TCP and TLS) may take.
@@ -56,6 +58,7 @@ public struct APNsConfiguration: Sendable {
         alertBody: String = APNsConfiguration.defaultAlertBody,
         tokenRefreshAge: Duration = .seconds(50 * 60),
         pingInterval: Duration? = .seconds(60),
+        pingTimeout: Duration = .seconds(5),
         requestTimeout: Duration = .seconds(10),
         connectTimeout: Duration = .seconds(5)
     ) {
@@ -70,6 +73,7 @@ public struct APNsConfiguration: Sendable {
         self.alertBody = alertBody
         self.tokenRefreshAge = tokenRefreshAge
         self.pingInterval = pingInterval
+        self.pingTimeout = pingTimeout
         self.requestTimeout = requestTimeout
         self.connectTimeout = connectTimeout
     }

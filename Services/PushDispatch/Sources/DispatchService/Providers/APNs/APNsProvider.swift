@@ -3,12 +3,14 @@ import HTTP2Client
 import Logging
 import ServiceCore
 import SharedModels
+import Synchronization
 
 /// Delivers notification ids to Apple devices through the APNs provider API (HTTP/2, token-based auth).
 ///
 /// - One long-lived HTTP/2 connection per provider (one credential set); concurrent deliveries are concurrent
 ///   streams on it, and swift-nio-http2 queues streams beyond the server's `SETTINGS_MAX_CONCURRENT_STREAMS`.
-///   After GOAWAY or a lost connection the next delivery opens a new one.
+///   After GOAWAY or a lost connection the next delivery opens a new one; an HTTP/2 PING every
+///   ``APNsConfiguration/pingInterval`` finds a connection that died silently and retires it.
 /// - One provider token (ES256 JWT) is shared by every request and replaced on Apple's schedule
 ///   (see ``APNsProviderTokenCache``); after `403 ExpiredProviderToken` the token is replaced once and the
 ///   request sent once more.
@@ -22,6 +24,8 @@ public final class APNsProvider: PushProvider {
     let tokens: APNsProviderTokenCache
     let logger: Logger
     let now: @Sendable () -> Date
+    /// The periodic connection check, stopped by ``shutdown()``.
+    let monitor = Mutex<Task<Void, Never>?>(nil)
 
     /// - Parameters:
     ///   - configuration: endpoint, credentials, topic and mode.
@@ -60,6 +64,9 @@ public final class APNsProvider: PushProvider {
         )
         self.logger = logger
         self.now = now
+        if let pingInterval = configuration.pingInterval {
+            startConnectionMonitor(every: pingInterval)
+        }
     }
 
     /// A hex device token (64–200 hex digits, even length), stored in lower case.
@@ -75,8 +82,9 @@ public final class APNsProvider: PushProvider {
         var logger = logger
         logger[metadataKey: "delivery.notification_id"] = "\(job.notificationID)"
         logger[metadataKey: "delivery.device_id"] = "\(job.deviceID)"
-        guard let deviceToken = job.deviceToken else {
-            return .failed(reason: "the device has no APNs token")
+        // Checked at registration; checked again because it becomes part of the request path.
+        guard let deviceToken = try? APNsDeviceToken.validate(job.deviceToken) else {
+            return .failed(reason: "the device has no valid APNs token")
         }
         let body = APNsPayload(
             notificationID: job.notificationID,
@@ -123,8 +131,11 @@ public final class APNsProvider: PushProvider {
         }
     }
 
-    /// Closes the connection to APNs; later deliveries are retried by the worker.
+    /// Stops the connection check and closes the connection to APNs; later deliveries are retried by the worker.
     public func shutdown() async {
+        let monitor = monitor.withLock { $0.take() }
+        monitor?.cancel()
+        await monitor?.value
         await client.shutdown()
     }
 
@@ -132,6 +143,7 @@ public final class APNsProvider: PushProvider {
         let outcome = response.outcome
         var metadata: Logger.Metadata = ["apns.status": "\(response.status)"]
         if let apnsID = response.apnsID { metadata["apns.id"] = "\(apnsID)" }
+        if let uniqueID = response.apnsUniqueID { metadata["apns.unique_id"] = "\(uniqueID)" }
         if let reason = response.reason { metadata["apns.reason"] = "\(reason)" }
         switch outcome {
         case .sent: logger.debug("apns.sent", metadata: metadata)

@@ -12,6 +12,8 @@ struct APNsResponse: Sendable {
     var unregisteredSince: Date?
     /// The `apns-id` APNs echoes (ours, or the one it assigned).
     var apnsID: String?
+    /// The `apns-unique-id` the sandbox adds, to look the notification up in Apple's delivery log.
+    var apnsUniqueID: String?
     /// A `Retry-After` hint (seconds or HTTP date), if the server sent one.
     var retryAfter: Duration?
 
@@ -27,6 +29,7 @@ struct APNsResponse: Sendable {
     init(_ response: HTTP2Response, now: Date) {
         status = response.status
         apnsID = response.header("apns-id")
+        apnsUniqueID = response.header("apns-unique-id")
         retryAfter = response.header("retry-after").flatMap { Self.parseRetryAfter($0, now: now) }
         let body = try? JSONDecoder().decode(ErrorBody.self, from: Data(response.body.readableBytesView))
         reason = body?.reason.map(Self.sanitized).flatMap { $0.isEmpty ? nil : $0 }

@@ -1,0 +1,89 @@
+import Foundation
+import Logging
+import SecurePushClient
+import SecurePushStack
+import SharedModels
+import Testing
+
+@Suite("push.send through the durable worker to the APNs mock")
+struct APNsEndToEndTests {
+    @Test("a send is retried past two 503s, a token unregistered later is deactivated, and only the id reaches APNs")
+    func sendThroughTheWholeStack() async throws {
+        let state = APNsMockState()
+        try await withAPNsMock(state: state) { mock in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "apns-e2e-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let keyFile = directory.appendingPathComponent("AuthKey.p8").path
+            try mock.key.p8.write(toFile: keyFile, atomically: true, encoding: .utf8)
+            let backendSecret = "backend-secret-\(UUID().uuidString)"
+            let environment = [
+                "SECUREPUSH_DATA_DIR": directory.path, "SECUREPUSH_HOST": "127.0.0.1",
+                "SECUREPUSH_AUTH_PORT": "0", "SECUREPUSH_STORE_PORT": "0", "SECUREPUSH_DISPATCH_PORT": "0",
+                "SECUREPUSH_BOOTSTRAP_CLIENT_ID": "backend", "SECUREPUSH_BOOTSTRAP_CLIENT_SECRET": backendSecret,
+                "SECUREPUSH_DISPATCH_CLIENT_ID": "push-dispatch",
+                "SECUREPUSH_DISPATCH_CLIENT_SECRET": "dispatch-secret",
+                "SECUREPUSH_BCRYPT_COST": "10",
+                "SECUREPUSH_APNS_KEY_FILE": keyFile, "SECUREPUSH_APNS_KEY_ID": mock.key.keyID,
+                "SECUREPUSH_APNS_TEAM_ID": mock.key.teamID, "SECUREPUSH_APNS_TOPIC": mock.topic,
+                "SECUREPUSH_APNS_URL": mock.baseURL, "SECUREPUSH_APNS_CA_FILE": mock.certificates.caCertificatePath,
+                "SECUREPUSH_DELIVERY_BACKOFF_BASE": "1", "SECUREPUSH_DELIVERY_BACKOFF_MAX": "1",
+            ]
+            let logger = Logger(label: "apns-e2e") { _ in SwiftLogNoOpLogHandler() }
+            let stack = try await LocalStack.start(environment: environment, logger: logger)
+            let endpoints = SecurePushEndpoints(auth: stack.authURL, store: stack.storeURL, dispatch: stack.dispatchURL)
+            let device = try SecurePushDevice(endpoints: endpoints, logger: logger)
+            let backend = try SecurePushBackend(
+                authURL: stack.authURL, dispatchURL: stack.dispatchURL, clientID: "backend",
+                clientSecret: backendSecret,
+                logger: logger)
+            do {
+                let userId = try await device.createAccount(username: "iphone-owner", password: "long enough password")
+                try await device.signIn(username: "iphone-owner", password: "long enough password")
+                let flaky = deviceToken(1)
+                let gone = deviceToken(2)
+                let flakyID = try await device.register(device: .init(platform: .apns, token: flaky))
+                let goneID = try await device.register(device: .init(platform: .apns, token: gone))
+                state.script(flaky, [.serviceUnavailable, .serviceUnavailable])
+                state.script(gone, [.unregistered(since: Date().addingTimeInterval(60))])
+
+                let secret = "IBAN DE89 3704 0044 0532 0130 00 — transfer approved"
+                let sent = try await backend.send(.init(recipientId: userId, payload: secret))
+                #expect(Set(sent.deliveries.map(\.status)) == [.queued])
+
+                var status = try await backend.status(notificationId: sent.notificationId)
+                for _ in 0..<200 where !Self.settled(status) {
+                    try await Task.sleep(for: .milliseconds(50))
+                    status = try await backend.status(notificationId: sent.notificationId)
+                }
+                let byDevice = Dictionary(uniqueKeysWithValues: status.deliveries.map { ($0.deviceId, $0) })
+                #expect(byDevice[flakyID]?.status == .sent)
+                #expect(byDevice[flakyID]?.attempts == 3)
+                #expect(byDevice[goneID]?.status == .deactivated)
+                #expect(try await device.devices().first { $0.deviceId == goneID }?.active == false)
+
+                let requests = state.requests
+                #expect(requests.count == 4)
+                for request in requests {
+                    #expect(request.bodyText.contains(sent.notificationId))
+                    #expect(!request.bodyText.contains("IBAN"), "the payload must never reach APNs")
+                }
+                // The payload is in the store, for the recipient.
+                #expect(try await device.fetch(sent.notificationId).payload == secret)
+            } catch {
+                await device.shutdown()
+                await backend.shutdown()
+                await stack.stop()
+                throw error
+            }
+            await device.shutdown()
+            await backend.shutdown()
+            await stack.stop()
+        }
+    }
+
+    private static func settled(_ status: Push.Status.Result) -> Bool {
+        status.deliveries.allSatisfy { $0.status == .sent || $0.status == .deactivated || $0.status == .failed }
+    }
+}
