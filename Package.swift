@@ -172,7 +172,11 @@ let package = Package(
             // MARK: Tests
             .target(
                 name: "TestSupport",
-                dependencies: ["ServiceCore", "SharedModels", x509, crypto, nioSSL, jwtKit],
+                dependencies: [
+                    "ServiceCore", "SharedModels", x509, crypto, nioSSL, jwtKit, hummingbird, hummingbirdCore,
+                    hummingbirdHTTP2,
+                    httpTypes, serviceLifecycle, logging,
+                ],
                 path: "Tests/TestSupport",
                 swiftSettings: swiftSettings
             ),

@@ -1,6 +1,7 @@
 import DispatchService
 import Foundation
 import JWTKit
+import TestSupport
 import Testing
 
 @Suite("FCM OAuth access tokens")

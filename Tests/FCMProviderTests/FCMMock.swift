@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import JWTKit
+import TestSupport
 
 /// An in-process FCM: Google's OAuth token endpoint (JWT-bearer grant) and the HTTP v1 `messages:send` API.
 ///

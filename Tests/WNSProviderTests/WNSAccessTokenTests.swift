@@ -1,5 +1,6 @@
 import DispatchService
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("WNS OAuth access tokens")

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import TestSupport
 
 /// An in-process WNS: the OAuth token endpoint (client-credentials grant) and channel endpoints
 /// (`/w/?token=…`, like `https://*.notify.windows.com/w/?token=…`).

@@ -3,20 +3,15 @@ import HummingbirdCore
 import HummingbirdHTTP2
 import Logging
 import ServiceLifecycle
-import TestSupport
 
-extension Logger {
-    /// A logger that drops everything, to keep test output readable.
-    static let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
-}
-
-enum MockServerError: Error {
+/// The mock server stopped before it listened.
+public enum MockServerError: Error {
     case didNotStart
 }
 
 /// Runs an HTTPS server (TLS with ALPN h2 and http/1.1, certificate from `certificates`) on 127.0.0.1 with an
 /// ephemeral port for the duration of `body`, which gets the port; then shuts it down and waits for it.
-func withMockServer<T>(
+public func withMockServer<T>(
     certificates: TestCertificates,
     router: Router<BasicRequestContext>,
     _ body: (Int) async throws -> T
@@ -27,9 +22,9 @@ func withMockServer<T>(
         server: try .http2Upgrade(tlsConfiguration: certificates.makeServerTLSConfiguration()),
         configuration: .init(address: .hostname("127.0.0.1", port: 0)),
         onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
-        logger: .quiet
+        logger: silentLogger
     )
-    let serviceGroup = ServiceGroup(configuration: .init(services: [app], logger: .quiet))
+    let serviceGroup = ServiceGroup(configuration: .init(services: [app], logger: silentLogger))
     return try await withThrowingTaskGroup(of: Void.self) { tasks in
         tasks.addTask {
             defer { portContinuation.finish() }
@@ -52,8 +47,10 @@ func withMockServer<T>(
     }
 }
 
+private let silentLogger = Logger(label: "mock-server", factory: { _ in SwiftLogNoOpLogHandler() })
+
 /// A loopback port nothing listens on any more (a server was bound to it and stopped): requests to it are refused.
-func closedPort() async throws -> Int {
+public func closedPort() async throws -> Int {
     let certificates = try TestCertificates.make()
     defer { certificates.remove() }
     return try await withMockServer(certificates: certificates, router: Router()) { $0 }

@@ -3,16 +3,16 @@ import HTTPTypes
 import Hummingbird
 
 /// A request as a mock saw it: everything a test may want to assert on, read in full.
-struct MockRequest: Sendable {
-    var method: String
+public struct MockRequest: Sendable {
+    public var method: String
     /// Path and query, exactly as sent.
-    var uri: String
-    var path: String
+    public var uri: String
+    public var path: String
     /// Header values by lowercased name.
-    var headers: [String: String]
-    var body: Data
+    public var headers: [String: String]
+    public var body: Data
 
-    init(_ request: Request, maxBody: Int = 1 << 20) async throws {
+    public init(_ request: Request, maxBody: Int = 1 << 20) async throws {
         method = request.method.rawValue
         uri = request.uri.description
         path = request.uri.path
@@ -27,7 +27,7 @@ struct MockRequest: Sendable {
     }
 
     /// The body parsed as `application/x-www-form-urlencoded`.
-    var form: [String: String] {
+    public var form: [String: String] {
         var fields: [String: String] = [:]
         for pair in String(decoding: body, as: UTF8.self).split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -42,7 +42,7 @@ struct MockRequest: Sendable {
 
 extension Response {
     /// A response with a JSON (or any) body and extra headers.
-    static func mock(
+    public static func mock(
         _ status: HTTPResponse.Status, body: String = "", contentType: String = "application/json; charset=UTF-8",
         headers: [(String, String)] = []
     ) -> Response {
