@@ -1,7 +1,7 @@
 import Foundation
 
 extension Devices {
-    /// `devices.register {platform, token?, name?}` (user token) → `{deviceId}`.
+    /// `devices.register {platform, token?, name?, apnsMode?}` (user token) → `{deviceId}`.
     /// Registering the same platform token again updates that device instead of adding one.
     public enum Register: RPCMethod {
         public static let name = "devices.register"
@@ -12,10 +12,13 @@ extension Devices {
             public var token: String?
             /// A label for people, e.g. "Ada's phone".
             public var name: String?
-            public init(platform: Platform, token: String? = nil, name: String? = nil) {
+            /// `alert` or `background`; only for platform `apns`; unset uses the deployment's SECUREPUSH_APNS_MODE.
+            public var apnsMode: String?
+            public init(platform: Platform, token: String? = nil, name: String? = nil, apnsMode: String? = nil) {
                 self.platform = platform
                 self.token = token
                 self.name = name
+                self.apnsMode = apnsMode
             }
         }
 
@@ -44,12 +47,18 @@ extension Devices {
         public var createdAt: Date
         /// `false` once a provider reported the device gone; it is no longer targeted.
         public var active: Bool?
-        public init(deviceId: String, platform: Platform, name: String? = nil, createdAt: Date, active: Bool? = nil) {
+        /// The device's own APNs push mode (`alert` or `background`), when it chose one at registration.
+        public var apnsMode: String?
+        public init(
+            deviceId: String, platform: Platform, name: String? = nil, createdAt: Date, active: Bool? = nil,
+            apnsMode: String? = nil
+        ) {
             self.deviceId = deviceId
             self.platform = platform
             self.name = name
             self.createdAt = createdAt
             self.active = active
+            self.apnsMode = apnsMode
         }
     }
 

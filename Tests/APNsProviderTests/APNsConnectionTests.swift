@@ -81,7 +81,7 @@ struct APNsConnectionTests {
         let blackHole = BlackHole()
         try await withAPNsMock(blackHole: blackHole) { mock in
             var configuration = mock.configuration()
-            configuration.pingTimeout = .seconds(2)
+            configuration.pingTimeout = .seconds(5)
             try await withProvider(configuration) { provider in
                 // No connection yet: nothing to check, nothing wrong.
                 #expect(await provider.checkConnection())
@@ -103,7 +103,7 @@ struct APNsConnectionTests {
         try await withAPNsMock(blackHole: blackHole) { mock in
             var configuration = mock.configuration()
             configuration.pingInterval = .milliseconds(100)
-            configuration.pingTimeout = .seconds(2)
+            configuration.pingTimeout = .seconds(5)
             configuration.requestTimeout = .seconds(10)
             try await withProvider(configuration, logger: log.logger) { provider in
                 #expect(await provider.deliver(makeJob(token: deviceToken(1))) == .sent)

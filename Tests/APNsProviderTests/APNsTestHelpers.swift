@@ -50,9 +50,9 @@ func withProvider<T>(
     }
 }
 
-/// Waits (at most about 5 s, polling) until `condition` holds; returns whether it did.
+/// Waits (at most about 10 s, polling: generous for a loaded 2-core machine) until `condition` holds; returns whether it did.
 func eventually(_ condition: () -> Bool) async -> Bool {
-    for _ in 0..<250 {
+    for _ in 0..<500 {
         if condition() { return true }
         try? await Task.sleep(for: .milliseconds(20))
     }

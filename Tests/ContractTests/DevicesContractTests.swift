@@ -7,14 +7,14 @@ struct DevicesContractTests {
     static let phone = "9b2f8c3e-6a1d-4e7b-8c5f-2d3e4f5a6b7c"
     static let tablet = "1e2d3c4b-5a69-4788-97a6-b5c4d3e2f1a0"
 
-    @Test("devices.register {platform, token?, name?} → {deviceId}")
+    @Test("devices.register {platform, token?, name?, apnsMode?} → {deviceId}")
     func register() throws {
         let full = try Fixture.params(Devices.Register.self, "devices.register")
         #expect(
             full
                 == Devices.Register.Params(
                     platform: .apns, token: "740f4707bebcf74f9b7c25d48e3358945f6aa01da5ddb387462c7eaf61bb78ad",
-                    name: "Ada's phone"))
+                    name: "Ada's phone", apnsMode: "background"))
         let minimal = try Fixture.params(Devices.Register.self, "devices.register", minimal: true)
         #expect(minimal == Devices.Register.Params(platform: .direct))
         #expect(try Fixture.result(Devices.Register.self, "devices.register").deviceId == Self.phone)
@@ -29,7 +29,7 @@ struct DevicesContractTests {
                 Devices.DeviceInfo(
                     deviceId: Self.phone, platform: .apns, name: "Ada's phone",
                     createdAt: Fixture.utc(2026, 11, 20, 8, 15, 0),
-                    active: true),
+                    active: true, apnsMode: "background"),
                 Devices.DeviceInfo(
                     deviceId: Self.tablet, platform: .fcm, name: "Old tablet",
                     createdAt: Fixture.utc(2026, 10, 2, 19, 45, 12),

@@ -53,11 +53,12 @@ struct DeliveryWorkerTests {
         #expect(job.status == .queued)
         #expect(job.attempts == 0)
         #expect(abs(job.expiresAt.timeIntervalSince(before) - 3_600) < 2)
+        #expect(job.apnsMode == nil)
         #expect(
             Mirror(reflecting: job).children.compactMap(\.label)
                 == [
                     "sequence", "notificationID", "deviceID", "platform", "deviceToken", "status", "attempts",
-                    "expiresAt",
+                    "expiresAt", "apnsMode",
                 ])
         #expect(!String(describing: job).contains(payload))
         #expect(!String(reflecting: job).contains(payload))

@@ -103,7 +103,7 @@ struct FCMDeliveryTests {
         let deadPort = try await closedPort()
         try await withFCM(
             environment: ["SECUREPUSH_FCM_URL": "https://127.0.0.1:\(deadPort)"],
-            connectTimeout: .seconds(4)
+            connectTimeout: .seconds(8)
         ) { fcm in
             let outcome = await fcm.provider.deliver(fcm.job())
             guard case .retry(let after, let reason) = outcome else {

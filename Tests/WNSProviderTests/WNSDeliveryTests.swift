@@ -101,7 +101,7 @@ struct WNSDeliveryTests {
     func deadChannel() async throws {
         let deadPort = try await closedPort()
         // Long enough for the live mock token endpoint on a loaded machine; the dead port still fails.
-        try await withWNS(connectTimeout: .seconds(4)) { wns in
+        try await withWNS(connectTimeout: .seconds(8)) { wns in
             let outcome = await wns.provider.deliver(wns.job("https://127.0.0.1:\(deadPort)/w/?token=x"))
             guard case .retry(.zero, let reason) = outcome else {
                 Issue.record("expected a retry, got \(outcome)")

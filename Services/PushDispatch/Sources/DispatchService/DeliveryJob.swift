@@ -15,10 +15,12 @@ public struct DeliveryJob: Sendable, Hashable {
     public var attempts: Int
     /// After this the notification is gone from the store; the job ends `expired`.
     public var expiresAt: Date
+    /// The device's own APNs push mode (`alert` or `background`); `nil` uses the deployment's mode.
+    public var apnsMode: String?
 
     public init(
         sequence: Int64, notificationID: String, deviceID: String, platform: Platform, deviceToken: String?,
-        status: DeliveryStatus, attempts: Int, expiresAt: Date
+        status: DeliveryStatus, attempts: Int, expiresAt: Date, apnsMode: String? = nil
     ) {
         self.sequence = sequence
         self.notificationID = notificationID
@@ -28,5 +30,6 @@ public struct DeliveryJob: Sendable, Hashable {
         self.status = status
         self.attempts = attempts
         self.expiresAt = expiresAt
+        self.apnsMode = apnsMode
     }
 }

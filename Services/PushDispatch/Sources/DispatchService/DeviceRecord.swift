@@ -15,10 +15,12 @@ public struct DeviceRecord: Sendable, Hashable {
     public var lastRegisteredAt: Date
     /// `false` once a provider reported the device gone; inactive devices are not targeted.
     public var isActive: Bool
+    /// The device's own APNs push mode (`alert` or `background`); `nil` uses the deployment's mode.
+    public var apnsMode: String?
 
     public init(
         id: String, ownerID: String, platform: Platform, token: String?, name: String?,
-        createdAt: Date, lastRegisteredAt: Date, isActive: Bool
+        createdAt: Date, lastRegisteredAt: Date, isActive: Bool, apnsMode: String? = nil
     ) {
         self.id = id
         self.ownerID = ownerID
@@ -28,10 +30,12 @@ public struct DeviceRecord: Sendable, Hashable {
         self.createdAt = createdAt
         self.lastRegisteredAt = lastRegisteredAt
         self.isActive = isActive
+        self.apnsMode = apnsMode
     }
 
     /// The device as `devices.list` shows it.
     public var info: Devices.DeviceInfo {
-        Devices.DeviceInfo(deviceId: id, platform: platform, name: name, createdAt: createdAt, active: isActive)
+        Devices.DeviceInfo(
+            deviceId: id, platform: platform, name: name, createdAt: createdAt, active: isActive, apnsMode: apnsMode)
     }
 }

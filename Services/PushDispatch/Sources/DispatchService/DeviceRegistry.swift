@@ -33,10 +33,19 @@ public struct DeviceRegistry: Sendable {
     }
 
     /// Registers a device for `ownerID`, or updates the device already registered with this platform token.
-    public func register(ownerID: String, platform: Platform, token: String?, name: String?) async throws
-        -> DeviceRecord
-    {
+    /// `apnsMode` (`alert` or `background`, APNs devices only) overrides the deployment's mode for this device.
+    public func register(
+        ownerID: String, platform: Platform, token: String?, name: String?, apnsMode: String? = nil
+    ) async throws -> DeviceRecord {
         let provider = try providers.provider(for: platform)
+        if let apnsMode {
+            guard platform == .apns else {
+                throw DispatchError.invalidField("apnsMode", "only applies to platform apns")
+            }
+            guard APNsPushMode(rawValue: apnsMode) != nil else {
+                throw DispatchError.invalidField("apnsMode", "must be alert or background")
+            }
+        }
         if let token {
             guard (1...Self.maxTokenLength).contains(token.count) else {
                 throw DispatchError.invalidField("token", "must be 1–\(Self.maxTokenLength) characters")
@@ -52,7 +61,7 @@ public struct DeviceRegistry: Sendable {
         }
         let storedToken = try provider.validateToken(token)
         let device = try await devices.register(
-            ownerID: ownerID, platform: platform, token: storedToken, name: name, now: now())
+            ownerID: ownerID, platform: platform, token: storedToken, name: name, apnsMode: apnsMode, now: now())
         // A device that changed hands must drop the previous owner's open streams.
         await hub.wake(deviceIDs: [device.id])
         logger.debug("devices.registered", metadata: ["device.id": "\(device.id)", "device.platform": "\(platform)"])

@@ -21,7 +21,8 @@ public func makeDispatchDispatcher(
     dispatcher.register(Devices.Register.self) { params, context in
         let userID = try await context.authenticate(with: verifier).requireUser()
         let device = try await devices.register(
-            ownerID: userID, platform: params.platform, token: params.token, name: params.name)
+            ownerID: userID, platform: params.platform, token: params.token, name: params.name,
+            apnsMode: params.apnsMode)
         return Devices.Register.Result(deviceId: device.id)
     }
 

@@ -83,6 +83,14 @@ public enum DispatchMigrations {
                     """
             )
         }
+        migrator.registerMigration("v3 device apns mode") { db in
+            try db.execute(
+                sql: """
+                    -- The device's own APNs push mode ('alert' or 'background'); NULL uses the deployment's mode.
+                    ALTER TABLE device ADD COLUMN apns_mode TEXT;
+                    """
+            )
+        }
         return migrator
     }
 }

@@ -21,7 +21,8 @@ extension SQLiteDeliveryRepository {
             let jobs = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT delivery.*, device.token FROM delivery LEFT JOIN device ON device.id = delivery.device_id
+                    SELECT delivery.*, device.token, device.apns_mode FROM delivery
+                    LEFT JOIN device ON device.id = delivery.device_id
                     WHERE delivery.platform = ? AND delivery.status IN ('queued', 'retrying')
                         AND delivery.next_attempt_at <= ? AND delivery.expires_at > ?
                         AND (delivery.lease_until IS NULL OR delivery.lease_until <= ?)

@@ -25,7 +25,10 @@ public struct SQLiteDeliveryRepository: DeliveryRepository {
             let devices = try Row.fetchAll(
                 db,
                 sql:
-                    "SELECT id, platform, token FROM device WHERE owner_id = ? AND active = 1 ORDER BY created_at, rowid",
+                    """
+                    SELECT id, platform, token, apns_mode FROM device WHERE owner_id = ? AND active = 1
+                    ORDER BY created_at, rowid
+                    """,
                 arguments: [send.recipientID]
             )
             let result = Push.Send.Result(
@@ -57,7 +60,7 @@ public struct SQLiteDeliveryRepository: DeliveryRepository {
                     DeliveryJob(
                         sequence: db.lastInsertedRowID, notificationID: send.notificationID, deviceID: device["id"],
                         platform: Platform(rawValue: device["platform"]), deviceToken: device["token"], status: .queued,
-                        attempts: 0, expiresAt: Date(millisecondsSince1970: expiresMS)
+                        attempts: 0, expiresAt: Date(millisecondsSince1970: expiresMS), apnsMode: device["apns_mode"]
                     )
                 )
             }
@@ -119,7 +122,8 @@ public struct SQLiteDeliveryRepository: DeliveryRepository {
             return try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT delivery.*, device.token FROM delivery LEFT JOIN device ON device.id = delivery.device_id
+                    SELECT delivery.*, device.token, device.apns_mode FROM delivery
+                    LEFT JOIN device ON device.id = delivery.device_id
                     WHERE delivery.device_id = ? AND delivery.status IN ('queued', 'sent') AND delivery.sequence > ?
                     ORDER BY delivery.sequence LIMIT ?
                     """,
@@ -193,7 +197,8 @@ public struct SQLiteDeliveryRepository: DeliveryRepository {
             deviceToken: row["token"],
             status: DeliveryStatus(rawValue: row["status"]),
             attempts: row["attempts"],
-            expiresAt: Date(millisecondsSince1970: row["expires_at"])
+            expiresAt: Date(millisecondsSince1970: row["expires_at"]),
+            apnsMode: row["apns_mode"]
         )
     }
 }

@@ -12,7 +12,7 @@ public struct SQLiteDeviceRepository: DeviceRepository {
     }
 
     public func register(
-        ownerID: String, platform: Platform, token: String?, name: String?, now: Date
+        ownerID: String, platform: Platform, token: String?, name: String?, apnsMode: String?, now: Date
     ) async throws -> DeviceRecord {
         let nowMS = now.millisecondsSince1970
         return try await database.write { db in
@@ -38,26 +38,30 @@ public struct SQLiteDeviceRepository: DeviceRepository {
                 existing.name = changesHands ? name : (name ?? existing.name)
                 existing.lastRegisteredAt = Date(millisecondsSince1970: nowMS)
                 existing.isActive = true
+                // The latest registration says how the app wants to be woken; unset means the deployment's mode.
+                existing.apnsMode = apnsMode
                 try db.execute(
                     sql: """
-                        UPDATE device SET owner_id = ?, name = ?, last_registered_at = ?, active = 1, deactivated_at = NULL
+                        UPDATE device SET owner_id = ?, name = ?, last_registered_at = ?, active = 1, deactivated_at = NULL,
+                            apns_mode = ?
                         WHERE id = ?
                         """,
-                    arguments: [ownerID, existing.name, nowMS, existing.id]
+                    arguments: [ownerID, existing.name, nowMS, apnsMode, existing.id]
                 )
                 return existing
             }
             let device = DeviceRecord(
                 id: UUID().uuidString.lowercased(), ownerID: ownerID, platform: platform, token: token, name: name,
                 createdAt: Date(millisecondsSince1970: nowMS), lastRegisteredAt: Date(millisecondsSince1970: nowMS),
-                isActive: true
+                isActive: true, apnsMode: apnsMode
             )
             try db.execute(
                 sql: """
-                    INSERT INTO device (id, owner_id, platform, token, name, created_at, last_registered_at, active)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, 1)
+                    INSERT INTO device (
+                        id, owner_id, platform, token, name, created_at, last_registered_at, active, apns_mode)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?)
                     """,
-                arguments: [device.id, ownerID, platform.rawValue, token, name, nowMS, nowMS]
+                arguments: [device.id, ownerID, platform.rawValue, token, name, nowMS, nowMS, apnsMode]
             )
             return device
         }
@@ -102,7 +106,8 @@ public struct SQLiteDeviceRepository: DeviceRepository {
             name: row["name"],
             createdAt: Date(millisecondsSince1970: row["created_at"]),
             lastRegisteredAt: Date(millisecondsSince1970: row["last_registered_at"]),
-            isActive: row["active"]
+            isActive: row["active"],
+            apnsMode: row["apns_mode"]
         )
     }
 }

@@ -86,9 +86,11 @@ public final class APNsProvider: PushProvider {
         guard let deviceToken = try? APNsDeviceToken.validate(job.deviceToken) else {
             return .failed(reason: "the device has no valid APNs token")
         }
+        // A device may have chosen its own mode at registration; otherwise the deployment's applies.
+        let mode = job.apnsMode.flatMap(APNsPushMode.init(rawValue:)) ?? configuration.mode
         let body = APNsPayload(
             notificationID: job.notificationID,
-            mode: configuration.mode,
+            mode: mode,
             alertTitle: configuration.alertTitle,
             alertBody: configuration.alertBody
         ).encoded()
@@ -99,7 +101,8 @@ public final class APNsProvider: PushProvider {
             deviceToken: deviceToken,
             apnsID: APNsRequestID.make(notificationID: job.notificationID, deviceID: job.deviceID),
             expiresAt: job.expiresAt,
-            body: body
+            body: body,
+            mode: mode
         )
 
         do {

@@ -12,12 +12,14 @@ struct APNsRequest: Sendable {
     var expiresAt: Date
     /// The JSON payload (id and fallback text only).
     var body: Data
+    /// The mode the body was built for; the push type and priority headers follow it.
+    var mode: APNsPushMode
 }
 
 extension APNsProvider {
     /// Sends `request` with `token` and parses the answer; throws only `HTTP2ClientError` or `CancellationError`.
     func send(_ request: APNsRequest, token: APNsProviderToken) async throws -> APNsResponse {
-        let mode = configuration.mode
+        let mode = request.mode
         let headers: [(String, String)] = [
             ("authorization", "bearer \(token.jwt)"),
             ("apns-topic", configuration.topic),
