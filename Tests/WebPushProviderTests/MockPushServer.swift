@@ -1,19 +1,12 @@
 import Crypto
 import Foundation
 import Hummingbird
-import HummingbirdHTTP2
 import Logging
-import NIOCore
-import ServiceLifecycle
 import TestSupport
 
 extension Logger {
     /// Drops everything, to keep test output readable.
     static let quiet = Logger(label: "webpush-test", factory: { _ in SwiftLogNoOpLogHandler() })
-}
-
-enum MockPushServerError: Error {
-    case didNotStart
 }
 
 /// Runs a `MockPushService` over HTTPS (HTTP/2 or HTTP/1.1 by ALPN, test CA) on 127.0.0.1 for the duration of
@@ -34,36 +27,8 @@ func withMockPushService<T>(
         let buffer = try await request.body.collect(upTo: 1 << 20)
         return await mock.handle(name: name, headers: request.headers, body: Data(buffer.readableBytesView))
     }
-
-    let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-    let app = Application(
-        router: router,
-        server: try .http2Upgrade(tlsConfiguration: certificates.makeServerTLSConfiguration()),
-        configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-        onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
-        logger: .quiet
-    )
-    let serviceGroup = ServiceGroup(configuration: .init(services: [app], logger: .quiet))
-
-    return try await withThrowingTaskGroup(of: Void.self) { tasks in
-        tasks.addTask {
-            defer { portContinuation.finish() }
-            try await serviceGroup.run()
-        }
-        var portIterator = ports.makeAsyncIterator()
-        guard let port = await portIterator.next() else {
-            try await tasks.waitForAll()
-            throw MockPushServerError.didNotStart
-        }
+    return try await withMockServer(certificates: certificates, router: router) { port in
         mock.origin = "https://127.0.0.1:\(port)"
-        let result: Result<T, any Error>
-        do {
-            result = .success(try await body(mock))
-        } catch {
-            result = .failure(error)
-        }
-        await serviceGroup.triggerGracefulShutdown()
-        try await tasks.waitForAll()
-        return try result.get()
+        return try await body(mock)
     }
 }
