@@ -22,6 +22,7 @@ let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
 let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
 let cryptoExtras: Target.Dependency = .product(name: "CryptoExtras", package: "swift-crypto")
 let x509: Target.Dependency = .product(name: "X509", package: "swift-certificates")
+let asn1: Target.Dependency = .product(name: "SwiftASN1", package: "swift-asn1")
 let asyncHTTPClient: Target.Dependency = .product(name: "AsyncHTTPClient", package: "async-http-client")
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
 
@@ -93,6 +94,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
@@ -152,6 +154,14 @@ let package = Package(
                 swiftSettings: swiftSettings
             ),
 
+            // MARK: Development PKI — the CA and certificates `securepush certs` writes (compose, tests).
+            .target(
+                name: "DevelopmentPKI",
+                dependencies: [x509, asn1, crypto],
+                path: "Services/DevelopmentPKI",
+                swiftSettings: swiftSettings
+            ),
+
             // MARK: Device client — SDK and CLI.
             .target(
                 name: "SecurePushClient",
@@ -162,7 +172,9 @@ let package = Package(
             .executableTarget(
                 name: "securepush",
                 dependencies: [
-                    "SecurePushClient", "SecurePushStack", "AuthService", "ServiceCore", "SharedModels", argumentParser,
+                    "SecurePushClient", "SecurePushStack", "AuthService", "ServiceCore", "SharedModels",
+                    "DevelopmentPKI",
+                    argumentParser,
                     serviceLifecycle, logging,
                 ],
                 path: "Clients/securepush",
@@ -173,11 +185,21 @@ let package = Package(
             .target(
                 name: "TestSupport",
                 dependencies: [
-                    "ServiceCore", "SharedModels", x509, crypto, nioSSL, jwtKit, hummingbird, hummingbirdCore,
+                    "ServiceCore", "SharedModels", "DevelopmentPKI", x509, crypto, nioSSL, jwtKit, hummingbird,
+                    hummingbirdCore,
                     hummingbirdHTTP2,
                     httpTypes, serviceLifecycle, logging,
                 ],
                 path: "Tests/TestSupport",
+                swiftSettings: swiftSettings
+            ),
+            .testTarget(
+                name: "DevelopmentPKITests",
+                dependencies: [
+                    "DevelopmentPKI", "TestSupport", "SecurePushClient", "SharedModels", hummingbird, x509, crypto,
+                    nioSSL,
+                    logging,
+                ],
                 swiftSettings: swiftSettings
             ),
             .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", logging], swiftSettings: swiftSettings),

@@ -19,18 +19,8 @@ struct ListenCommand: AsyncParsableCommand {
 
     func run() async throws {
         let path = credentials.path
-        guard var stored = try SecretFile.read(StoredCredentials.self, from: path) else {
-            throw CLIError("not signed in: run `securepush login` first (no \(path))")
-        }
-        let device = try SecurePushDevice(endpoints: stored.endpoints, session: stored.session, logger: cliLogger())
-        let snapshot = stored
-        await device.onSessionChange { session in
-            // Refresh tokens rotate on every use: persist the new one at once or the next start is signed out.
-            guard let session else { return }
-            var updated = (try? SecretFile.read(StoredCredentials.self, from: path)) ?? snapshot
-            updated.session = session
-            try? SecretFile.write(updated, to: path)
-        }
+        let (device, saved) = try await StoredCredentials.openDevice(path: path)
+        var stored = saved
         do {
             if stored.deviceId == nil || newDevice {
                 let deviceId = try await reportingRPCErrors {

