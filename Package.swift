@@ -24,6 +24,7 @@ let cryptoExtras: Target.Dependency = .product(name: "CryptoExtras", package: "s
 let x509: Target.Dependency = .product(name: "X509", package: "swift-certificates")
 let asn1: Target.Dependency = .product(name: "SwiftASN1", package: "swift-asn1")
 let asyncHTTPClient: Target.Dependency = .product(name: "AsyncHTTPClient", package: "async-http-client")
+let postgresNIO: Target.Dependency = .product(name: "PostgresNIO", package: "postgres-nio")
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
 
 /// Every service has the same shape: a library with all its logic under `Services/<Directory>/Sources/<Library>`,
@@ -38,13 +39,14 @@ func service(
     [
         .target(
             name: library,
-            dependencies: ["ServiceCore", "SharedModels", "RPCServer", grdb, hummingbird, logging] + dependencies,
+            dependencies: ["ServiceCore", "SharedModels", "RPCServer", grdb, postgresNIO, hummingbird, logging]
+                + dependencies,
             path: "Services/\(directory)/Sources/\(library)",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: executable,
-            dependencies: [.target(name: library), "ServiceCore", logging],
+            dependencies: [.target(name: library), "ServiceCore", serviceLifecycle, logging],
             path: "Services/\(directory)/Sources/\(executable)",
             swiftSettings: swiftSettings
         ),
@@ -97,6 +99,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // MARK: Shared — what both sides of a wire need. No database code here.
@@ -122,8 +125,8 @@ let package = Package(
         .target(
             name: "ServiceCore",
             dependencies: [
-                "JSONRPC", "SharedModels", "RPCServer", "HTTP2Client", grdb, jwtKit, hummingbird, serviceLifecycle,
-                logging,
+                "JSONRPC", "SharedModels", "RPCServer", "HTTP2Client", grdb, postgresNIO, jwtKit, hummingbird,
+                serviceLifecycle, logging,
             ],
             path: "Services/Common",
             swiftSettings: swiftSettings
@@ -185,7 +188,8 @@ let package = Package(
             .target(
                 name: "TestSupport",
                 dependencies: [
-                    "ServiceCore", "SharedModels", "DevelopmentPKI", x509, crypto, nioSSL, jwtKit, hummingbird,
+                    "ServiceCore", "SharedModels", "DevelopmentPKI", x509, crypto, nioSSL, jwtKit, postgresNIO,
+                    hummingbird,
                     hummingbirdCore,
                     hummingbirdHTTP2,
                     httpTypes, serviceLifecycle, logging,
@@ -228,7 +232,7 @@ let package = Package(
                 name: "EndToEndTests",
                 dependencies: [
                     "SecurePushClient", "SecurePushStack", "TestSupport", "ServiceCore", "SharedModels", "HTTP2Client",
-                    "AuthService", "StoreService", "DispatchService", jwtKit, logging,
+                    "AuthService", "StoreService", "DispatchService", jwtKit, postgresNIO, logging,
                 ],
                 swiftSettings: swiftSettings
             ),

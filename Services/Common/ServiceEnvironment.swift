@@ -60,3 +60,11 @@ public struct ConfigurationError: Error, CustomStringConvertible {
     public var description: String
     public init(_ description: String) { self.description = description }
 }
+
+extension ServiceEnvironment {
+    /// `SECUREPUSH_DATABASE_URL`: a `postgres://` URL puts the service on PostgreSQL; unset keeps embedded SQLite.
+    public func postgresURL() throws -> PostgresURL? {
+        guard let text = string("SECUREPUSH_DATABASE_URL") else { return nil }
+        return try PostgresURL(text)
+    }
+}

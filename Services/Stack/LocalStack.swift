@@ -53,6 +53,8 @@ public final class LocalStack: Sendable {
     ///   - logger: the parent logger; each service gets a child labelled with its name.
     public static func start(environment: [String: String], logger: Logger) async throws -> LocalStack {
         var environment = environment
+        // One process on embedded SQLite: a PostgreSQL URL is for the separate services (auth-service, …).
+        environment["SECUREPUSH_DATABASE_URL"] = nil
         let bindHost = environment["SECUREPUSH_HOST"].flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1"
         // Peers call each other on loopback when bound to every interface.
         let peerHost = (bindHost == "0.0.0.0" || bindHost == "::") ? "127.0.0.1" : bindHost

@@ -126,7 +126,7 @@ struct ClientTests {
     @Test("client secrets are stored only as bcrypt hashes")
     func secretsHashed() async throws {
         let auth = try await AuthHarness.make(AuthHarness.configuration(bootstrapClient: backend))
-        let stored = try await auth.components.database.read { db in
+        let stored = try await auth.components.sqlite!.read { db in
             try String.fetchOne(db, sql: "SELECT secret_hash FROM clients WHERE id = ?", arguments: [backend.clientId])
         }
         let hash = try #require(stored)

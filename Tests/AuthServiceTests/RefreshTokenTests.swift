@@ -114,7 +114,7 @@ struct RefreshTokenTests {
         let auth = try await AuthHarness.make()
         try await auth.register("grace")
         let grant = try await auth.login("grace")
-        let stored = try await auth.components.database.read { db in
+        let stored = try await auth.components.sqlite!.read { db in
             try String.fetchAll(db, sql: "SELECT hash FROM refresh_tokens")
         }
         #expect(stored == [OpaqueToken.storageHash(of: grant.refreshToken)])
@@ -132,7 +132,7 @@ struct RefreshTokenTests {
 
         #expect(try await auth.components.service.purgeExpiredTokens() == 1)
         _ = try await auth.refresh(live.refreshToken)
-        let families = try await auth.components.database.read { db in
+        let families = try await auth.components.sqlite!.read { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM token_families") ?? -1
         }
         #expect(families == 1)

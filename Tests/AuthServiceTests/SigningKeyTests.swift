@@ -55,7 +55,7 @@ struct SigningKeyTests {
         #expect(try TokenHeader(of: grant.accessToken).kid == expectedKid)
         #expect(try await auth.verifier().verify(grant.accessToken).subject == grant.userId)
 
-        let storedPEMs = try await auth.components.database.read { db in
+        let storedPEMs = try await auth.components.sqlite!.read { db in
             try String?.fetchAll(db, sql: "SELECT private_key_pem FROM signing_keys")
         }
         #expect(storedPEMs == [nil])

@@ -40,7 +40,8 @@ struct IssuedCertificateTLSTests {
         try await withAuthServer(pki, health: expected) { port in
             for host in ["localhost", "127.0.0.1"] {
                 let health = try await ServiceHealthCheck.check(
-                    baseURL: "https://\(host):\(port)", caFile: pki.caCertificatePath, logger: logger)
+                    baseURL: "https://\(host):\(port)", caFile: pki.caCertificatePath, timeout: .seconds(30),
+                    logger: logger)
                 #expect(health == expected)
                 #expect(health.isReady)
             }
@@ -56,11 +57,12 @@ struct IssuedCertificateTLSTests {
         try await withAuthServer(pki, health: .init(status: "ok", service: "auth", checks: [:])) { port in
             await #expect(throws: (any Error).self) {
                 _ = try await ServiceHealthCheck.check(
-                    baseURL: "https://localhost:\(port)", caFile: pki.caCertificatePath, logger: logger)
+                    baseURL: "https://localhost:\(port)", caFile: pki.caCertificatePath, timeout: .seconds(30),
+                    logger: logger)
             }
             await #expect(throws: (any Error).self) {
                 _ = try await ServiceHealthCheck.check(
-                    baseURL: "https://localhost:\(port)", caFile: unrelated, logger: logger)
+                    baseURL: "https://localhost:\(port)", caFile: unrelated, timeout: .seconds(30), logger: logger)
             }
         }
     }
@@ -73,7 +75,8 @@ struct IssuedCertificateTLSTests {
         let down = ServiceHealth(status: "unavailable", service: "auth", checks: ["database": "locked"])
         try await withAuthServer(pki, health: down, status: .serviceUnavailable) { port in
             let health = try await ServiceHealthCheck.check(
-                baseURL: "https://localhost:\(port)", caFile: pki.caCertificatePath, logger: logger)
+                baseURL: "https://localhost:\(port)", caFile: pki.caCertificatePath, timeout: .seconds(30),
+                logger: logger)
             #expect(!health.isReady)
             #expect(health.checks["database"] == "locked")
         }

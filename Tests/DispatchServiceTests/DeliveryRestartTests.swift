@@ -19,7 +19,7 @@ struct DeliveryRestartTests {
             for index in 0..<3 {
                 accepted.append(try await before.send(to: "alice", payload: "secret \(index)").notificationId)
             }
-            try before.components.database.close()
+            try before.components.sqlite!.close()
             #expect(unused.jobs.isEmpty)
         }
 
@@ -80,7 +80,7 @@ struct DeliveryRestartTests {
         _ = try await harness.registerDevice(user: "alice", platform: .apns, token: "cc33")
         let sent = try await harness.send(to: "alice").notificationId
         let leaseUntil = clock.now.addingTimeInterval(3_600)
-        try await harness.components.database.write { db in
+        try await harness.components.sqlite!.write { db in
             try db.execute(
                 sql: "UPDATE delivery SET lease_owner = 'replica-2', lease_until = ? WHERE notification_id = ?",
                 arguments: [Int64(leaseUntil.timeIntervalSince1970 * 1000), sent])

@@ -41,7 +41,7 @@ extension DispatchHarness {
 
     /// The stored row of the notification's delivery to `deviceID` (the only one when `nil`).
     func deliveryRow(_ notificationID: String, deviceID: String? = nil) async throws -> DeliveryRow? {
-        try await components.database.read { db in
+        try await components.sqlite!.read { db in
             try Row.fetchOne(
                 db,
                 sql: """

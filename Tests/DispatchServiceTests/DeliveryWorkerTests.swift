@@ -88,7 +88,7 @@ struct DeliveryWorkerTests {
         let harness = try await DispatchHarness.remote([provider])
         _ = try await harness.registerDevice(user: "alice", platform: .apns, token: "c5c5")
         let sent = try await harness.send(to: "alice").notificationId
-        let deliveries = CountingDeliveries(SQLiteDeliveryRepository(database: harness.components.database))
+        let deliveries = CountingDeliveries(SQLiteDeliveryRepository(database: harness.components.sqlite!))
         let doorbell = DeliveryDoorbell()
         let worker = DeliveryWorker(
             provider: provider, deliveries: deliveries, doorbell: doorbell,
@@ -140,7 +140,7 @@ struct DeliveryWorkerTests {
 extension DispatchHarness {
     /// How many delivery rows a worker holds a lease on.
     func leasedCount() async throws -> Int {
-        try await components.database.read { db in
+        try await components.sqlite!.read { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM delivery WHERE lease_owner IS NOT NULL") ?? -1
         }
     }

@@ -93,7 +93,7 @@ struct DispatchHarness {
 
     /// How many rows a table holds (to prove nothing was recorded).
     func count(_ table: String) async throws -> Int {
-        try await components.database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? -1 }
+        try await components.sqlite!.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? -1 }
     }
 }
 

@@ -130,13 +130,14 @@ struct SecurePushStoryTests {
 
     @Test("an expired access token is refused, and the SDK refreshes it by itself")
     func expiredToken() async throws {
-        let stack = try await TestStack.start(.cleartext, extra: ["SECUREPUSH_ACCESS_TOKEN_TTL": "1"])
+        let stack = try await TestStack.start(.cleartext, extra: ["SECUREPUSH_ACCESS_TOKEN_TTL": "4"])
         defer { Task { await stack.stop() } }
         let (device, userId) = try await stack.signedInDevice()
         let backend = try stack.backend()
         let sent = try await backend.send(.init(recipientId: userId, payload: "secret"))
         let expired = try #require(await device.session?.accessToken)
-        try await Task.sleep(for: .milliseconds(2_100))
+        // Lifetimes are whole seconds; the refreshed token must outlive a refresh and a fetch on a loaded machine.
+        try await Task.sleep(for: .milliseconds(5_100))
 
         let store = try stack.rpcClient(stack.endpoints.store, name: "notification-store")
         let refused = await #expect(throws: RPCError.self) {

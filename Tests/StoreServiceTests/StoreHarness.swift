@@ -104,7 +104,7 @@ struct StoreHarness {
 
     /// How many rows the notification table holds, expired or not.
     func storedRowCount() async throws -> Int {
-        try await components.database.read { db in
+        try await components.sqlite!.read { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM notification") ?? 0
         }
     }

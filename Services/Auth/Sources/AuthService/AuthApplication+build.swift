@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import RPCServer
+import ServiceCore
 
 /// Builds the auth service: every dependency is created here and passed down.
 ///
@@ -10,9 +11,10 @@ import RPCServer
 public func buildAuthApplication(
     configuration: AuthConfiguration,
     logger: Logger,
+    postgres: PostgresServiceDatabase? = nil,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
-    let components = try await AuthComponents.make(configuration: configuration, logger: logger)
+    let components = try await AuthComponents.make(configuration: configuration, logger: logger, postgres: postgres)
     return try RPCServerBuilder.buildApplication(
         serviceName: "auth",
         dispatcher: components.dispatcher,

@@ -9,8 +9,10 @@ import SharedModels
 public struct AuthComponents: Sendable {
     /// The configuration the components were built from.
     public let configuration: AuthConfiguration
-    /// The open auth database.
-    public let database: any DatabaseWriter
+    /// The open SQLite database, when auth runs on SQLite.
+    public let sqlite: (any DatabaseWriter)?
+    /// The PostgreSQL database, when auth runs on PostgreSQL (it must be running: see ``AuthServer``).
+    public let postgres: PostgresServiceDatabase?
     /// The domain service.
     public let service: AuthenticationService
     /// The JSON-RPC methods of `service`.
@@ -20,23 +22,42 @@ public struct AuthComponents: Sendable {
     ///
     /// Throws `ConfigurationError` for configurations that must not start (e.g. production without a signing key file).
     /// - Parameter now: the clock (tests move it).
+    /// - Parameter postgres: a running PostgreSQL database to use instead of SQLite (``AuthServer`` runs it).
     public static func make(
         configuration: AuthConfiguration,
         logger: Logger,
+        postgres: PostgresServiceDatabase? = nil,
         now: @escaping @Sendable () -> Date = Date.init
     ) async throws -> AuthComponents {
         try configuration.validate()
-        let database = try AuthDatabase.open(path: configuration.databasePath)
-        let repository = SQLiteAuthRepository(writer: database)
+        let sqlite: (any DatabaseWriter)?
+        let repository: any AuthRepository
+        if let postgres {
+            sqlite = nil
+            repository = PostgresAuthRepository(database: postgres)
+        } else {
+            let database = try AuthDatabase.open(path: configuration.databasePath)
+            sqlite = database
+            repository = SQLiteAuthRepository(writer: database)
+        }
         let hasher = try await PasswordHasher(cost: configuration.bcryptCost)
-        let signer = try await AccessTokenSigner.load(
-            keyFile: configuration.signingKeyFile,
-            isProduction: configuration.isProduction,
-            repository: repository,
-            tokenTTL: configuration.accessTokenTTL,
-            now: now(),
-            logger: logger
-        )
+        let loadSigner = {
+            try await AccessTokenSigner.load(
+                keyFile: configuration.signingKeyFile,
+                isProduction: configuration.isProduction,
+                repository: repository,
+                tokenTTL: configuration.accessTokenTTL,
+                now: now(),
+                logger: logger
+            )
+        }
+        // Replicas starting together take turns, so the second reuses the key the first stored instead of racing it.
+        let signer: AccessTokenSigner
+        if let postgres {
+            signer = try await postgres.withAdvisoryLock("signing-key") { try await loadSigner() }
+        } else {
+            signer = try await loadSigner()
+        }
         let clients = ClientRegistry(
             repository: repository,
             hasher: hasher,
@@ -59,7 +80,8 @@ public struct AuthComponents: Sendable {
         )
         return AuthComponents(
             configuration: configuration,
-            database: database,
+            sqlite: sqlite,
+            postgres: postgres,
             service: service,
             dispatcher: service.makeDispatcher(maxBatchLength: configuration.server.maxBatchLength)
         )
@@ -67,7 +89,9 @@ public struct AuthComponents: Sendable {
 
     /// Readiness checks for `GET /health`.
     public func health() async -> [String: String] {
-        ["database": await SQLiteDatabase.readiness(of: database)]
+        if let postgres { return ["database": await postgres.readiness()] }
+        if let sqlite { return ["database": await SQLiteDatabase.readiness(of: sqlite)] }
+        return ["database": "no database"]
     }
 
     /// A background service purging expired refresh tokens every `configuration.purgeInterval`.

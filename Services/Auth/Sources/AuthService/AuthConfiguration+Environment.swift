@@ -23,6 +23,7 @@ extension AuthConfiguration {
             maxFailedLogins: try environment.int("SECUREPUSH_LOGIN_MAX_FAILURES", default: 10, in: 0...1_000_000),
             failedLoginWindow: try environment.int("SECUREPUSH_LOGIN_FAILURE_WINDOW", default: 300, in: 1...86_400)
         )
+        postgresURL = try environment.postgresURL()
         try validate()
     }
 

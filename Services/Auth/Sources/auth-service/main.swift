@@ -2,6 +2,7 @@ import AuthService
 import Foundation
 import Logging
 import ServiceCore
+import ServiceLifecycle
 
 // auth-service: the auth JSON-RPC service on its own, configured by SECUREPUSH_* variables (see README.md).
 let environment = ServiceEnvironment()
@@ -17,8 +18,10 @@ logger.logLevel = level
 
 do {
     let configuration = try AuthConfiguration(environment: environment)
-    let app = try await buildAuthApplication(configuration: configuration, logger: logger)
-    try await app.runService()
+    let server = AuthServer(configuration: configuration, logger: logger) { _ in }
+    try await ServiceGroup(
+        configuration: .init(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+    ).run()
 } catch let error as ConfigurationError {
     FileHandle.standardError.write(Data("auth-service: configuration error: \(error.description)\n".utf8))
     exit(1)

@@ -8,8 +8,10 @@ import SharedModels
 /// Every piece of a running notification store except the HTTP server: what `buildStoreApplication` serves,
 /// and what tests drive directly through an `InProcessTransport`.
 public struct StoreComponents: Sendable {
-    /// The migrated database.
-    public let database: any DatabaseWriter
+    /// The migrated SQLite database, when the store runs on SQLite.
+    public let sqlite: (any DatabaseWriter)?
+    /// The PostgreSQL database, when the store runs on PostgreSQL (`SECUREPUSH_DATABASE_URL`).
+    public let postgres: PostgresServiceDatabase?
     /// The domain logic.
     public let store: NotificationStore
     /// Verifies bearer tokens with auth's keys.
@@ -33,12 +35,27 @@ public struct StoreComponents: Sendable {
         sealer: any PayloadSealer = IdentityPayloadSealer(),
         now: @escaping @Sendable () -> Date = { Date() }
     ) throws -> StoreComponents {
-        let database = try SQLiteDatabase.open(path: configuration.databasePath, migrator: StoreMigrations.migrator)
+        let sqlite: (any DatabaseWriter)?
+        let postgres: PostgresServiceDatabase?
+        let repository: any NotificationRepository
+        if let url = configuration.postgresURL {
+            sqlite = nil
+            let database = PostgresServiceDatabase(
+                url: url, serviceName: "notification-store", schema: "store", migrations: StoreMigrations.postgres,
+                logger: logger)
+            postgres = database
+            repository = PostgresNotificationRepository(database: database, sealer: sealer)
+        } else {
+            let database = try SQLiteDatabase.open(path: configuration.databasePath, migrator: StoreMigrations.migrator)
+            sqlite = database
+            postgres = nil
+            repository = SQLiteNotificationRepository(database: database, sealer: sealer)
+        }
         let verifier = AccessTokenVerifier(logger: logger) {
             try await auth.call(Auth.Keys.self, Empty()).keys
         }
         let store = NotificationStore(
-            repository: SQLiteNotificationRepository(database: database, sealer: sealer),
+            repository: repository,
             limits: .init(
                 maxPayloadBytes: configuration.maxPayloadBytes,
                 defaultTTLSeconds: configuration.defaultTTLSeconds,
@@ -47,14 +64,17 @@ public struct StoreComponents: Sendable {
             now: now,
             logger: logger
         )
-        let services: [any Service] = [
-            SigningKeyLoader(verifier: verifier, logger: logger),
-            PeriodicService(name: "store.purge", interval: configuration.purgeInterval, logger: logger) {
-                try await store.purgeExpired()
-            },
-        ]
+        // The database comes first so that graceful shutdown stops it last.
+        let services: [any Service] =
+            (postgres.map { [$0] } ?? []) + [
+                SigningKeyLoader(verifier: verifier, logger: logger),
+                PeriodicService(name: "store.purge", interval: configuration.purgeInterval, logger: logger) {
+                    try await store.purgeExpired()
+                },
+            ]
         return StoreComponents(
-            database: database,
+            sqlite: sqlite,
+            postgres: postgres,
             store: store,
             verifier: verifier,
             dispatcher: makeStoreDispatcher(
@@ -66,8 +86,14 @@ public struct StoreComponents: Sendable {
     /// The readiness checks `GET /health` reports: `database` and `keys`.
     public func health() async -> [String: String] {
         [
-            "database": await SQLiteDatabase.readiness(of: database),
+            "database": await databaseReadiness(),
             "keys": await verifier.readiness,
         ]
+    }
+
+    private func databaseReadiness() async -> String {
+        if let postgres { return await postgres.readiness() }
+        if let sqlite { return await SQLiteDatabase.readiness(of: sqlite) }
+        return "no database"
     }
 }

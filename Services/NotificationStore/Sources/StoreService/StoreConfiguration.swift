@@ -9,8 +9,10 @@ public struct StoreConfiguration: Sendable {
 
     /// Where and how the service listens.
     public var server: RPCServerConfiguration
-    /// The SQLite file; `nil` keeps everything in memory (tests).
+    /// The SQLite file; `nil` keeps everything in memory (tests). Unused when ``postgresURL`` is set.
     public var databasePath: String?
+    /// PostgreSQL instead of SQLite (`SECUREPUSH_DATABASE_URL`), for several replicas.
+    public var postgresURL: PostgresURL?
     /// Largest payload accepted by `store.put`, in UTF-8 bytes.
     public var maxPayloadBytes: Int
     /// Lifetime of a notification when `store.put` gives no `ttlSeconds`.
@@ -27,8 +29,10 @@ public struct StoreConfiguration: Sendable {
         maxPayloadBytes: Int = 65_536,
         defaultTTLSeconds: Int = 604_800,
         maxTTLSeconds: Int = 2_592_000,
-        purgeInterval: Duration = .seconds(60)
+        purgeInterval: Duration = .seconds(60),
+        postgresURL: PostgresURL? = nil
     ) {
+        self.postgresURL = postgresURL
         self.server = server
         self.databasePath = databasePath
         self.maxPayloadBytes = maxPayloadBytes
@@ -51,7 +55,9 @@ public struct StoreConfiguration: Sendable {
             defaultTTLSeconds: try environment.int(
                 "SECUREPUSH_DEFAULT_TTL", default: min(604_800, maxTTL), in: 1...maxTTL),
             maxTTLSeconds: maxTTL,
-            purgeInterval: .seconds(try environment.int("SECUREPUSH_STORE_PURGE_INTERVAL", default: 60, in: 1...86_400))
+            purgeInterval: .seconds(
+                try environment.int("SECUREPUSH_STORE_PURGE_INTERVAL", default: 60, in: 1...86_400)),
+            postgresURL: try environment.postgresURL()
         )
     }
 }

@@ -1,4 +1,5 @@
 import GRDB
+import ServiceCore
 
 /// The store's schema, one versioned migration at a time (never edit a shipped migration; add the next).
 public enum StoreMigrations {
@@ -26,4 +27,25 @@ public enum StoreMigrations {
         }
         return migrator
     }
+
+    /// The same schema on PostgreSQL (schema `store`), for ``PostgresNotificationRepository``.
+    public static let postgres: [PostgresMigration] = [
+        PostgresMigration(
+            "v1",
+            [
+                """
+                CREATE TABLE notification (
+                    id TEXT PRIMARY KEY,
+                    recipient_id TEXT NOT NULL,
+                    payload BYTEA NOT NULL,
+                    payload_scheme TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL,
+                    read_at BIGINT
+                )
+                """,
+                "CREATE INDEX notification_by_recipient ON notification (recipient_id, created_at, id)",
+                "CREATE INDEX notification_by_expiry ON notification (expires_at)",
+            ])
+    ]
 }

@@ -19,8 +19,9 @@ public protocol DeliveryRepository: Sendable {
     /// deliveries past the notification's expiry are marked `expired` first.
     func deliveries(notificationID: String, clientID: String, now: Date) async throws -> [Push.Status.DeliveryState]?
 
-    /// A device's pending jobs (`queued` or `sent`, not expired) with a sequence above `sequence`, in order;
-    /// its jobs past expiry are marked `expired` first.
+    /// A device's pending jobs, not expired, in sequence order: every `queued` one (whatever its sequence: with
+    /// several replicas, transactions commit out of sequence order) and the `sent` ones above `sequence`; its jobs
+    /// past expiry are marked `expired` first.
     func pendingJobs(deviceID: String, after sequence: Int64, now: Date, limit: Int) async throws -> [DeliveryJob]
 
     /// Records what an attempt on `job` achieved, without a lease (the direct channel's streams); a job that ended

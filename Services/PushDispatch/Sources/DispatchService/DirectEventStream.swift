@@ -68,7 +68,8 @@ struct DirectEventStream: Sendable {
         }
     }
 
-    /// Writes every pending job after `sequence`, in order; returns the last sequence written.
+    /// Writes every job not yet written (queued, whatever its sequence) and every written-but-unacknowledged job after
+    /// `sequence`, in sequence order; returns the highest sequence written.
     private func drain(after sequence: Int64, writer: inout any ResponseBodyWriter) async throws -> Int64 {
         var last = sequence
         while true {
@@ -76,7 +77,8 @@ struct DirectEventStream: Sendable {
                 deviceID: deviceID, after: last, now: now(), limit: Self.batchSize)
             for job in jobs {
                 try await writer.write(try Self.event(for: job))
-                last = job.sequence
+                // A queued job may sort before `last` (another replica committed it late): never move back.
+                last = max(last, job.sequence)
                 try await deliveries.record(.sent, for: job, now: now())
             }
             if jobs.count < Self.batchSize { return last }

@@ -9,8 +9,10 @@ import SharedModels
 /// Every piece of a running push-dispatch except the HTTP server: what `buildDispatchApplication` serves, and what
 /// tests drive directly through an `InProcessTransport`.
 public struct DispatchComponents: Sendable {
-    /// The migrated database.
-    public let database: any DatabaseWriter
+    /// The migrated SQLite database, when push-dispatch runs on SQLite.
+    public let sqlite: (any DatabaseWriter)?
+    /// The PostgreSQL database, when push-dispatch runs on PostgreSQL (`SECUREPUSH_DATABASE_URL`).
+    public let postgres: PostgresServiceDatabase?
     /// Verifies bearer tokens with auth's keys.
     public let verifier: AccessTokenVerifier
     /// The `devices.*` logic.
@@ -48,14 +50,29 @@ public struct DispatchComponents: Sendable {
         now: @escaping @Sendable () -> Date = { Date() }
     ) throws -> DispatchComponents {
         try Self.checkRemote(remoteProviders)
-        let database = try SQLiteDatabase.open(path: configuration.databasePath, migrator: DispatchMigrations.migrator)
+        let sqlite: (any DatabaseWriter)?
+        let postgres: PostgresServiceDatabase?
+        let deviceRepository: any DeviceRepository
+        let deliveryRepository: any DeliveryRepository
+        if let url = configuration.postgresURL {
+            let database = PostgresServiceDatabase(
+                url: url, serviceName: "push-dispatch", schema: "dispatch", migrations: DispatchMigrations.postgres,
+                logger: logger)
+            (sqlite, postgres) = (nil, database)
+            deviceRepository = PostgresDeviceRepository(database: database)
+            deliveryRepository = PostgresDeliveryRepository(database: database)
+        } else {
+            let database = try SQLiteDatabase.open(
+                path: configuration.databasePath, migrator: DispatchMigrations.migrator)
+            (sqlite, postgres) = (database, nil)
+            deviceRepository = SQLiteDeviceRepository(database: database)
+            deliveryRepository = SQLiteDeliveryRepository(database: database)
+        }
         let verifier = AccessTokenVerifier(logger: logger) {
             try await auth.call(Auth.Keys.self, Empty()).keys
         }
         let tokens = ClientCredentialsTokenProvider(
             auth: auth, clientID: configuration.dispatchClientID, clientSecret: configuration.dispatchClientSecret)
-        let deviceRepository = SQLiteDeviceRepository(database: database)
-        let deliveryRepository = SQLiteDeliveryRepository(database: database)
         let hub = DirectHub()
         let workers = remoteProviders.map { provider in
             DeliveryWorker(
@@ -72,19 +89,26 @@ public struct DispatchComponents: Sendable {
             deliveries: deliveryRepository,
             store: NotificationStoreWriter(store: store, tokens: tokens),
             providers: providers,
-            limits: .init(maxPayloadBytes: configuration.maxPayloadBytes, maxTTLSeconds: configuration.maxTTLSeconds),
+            limits: .init(
+                maxPayloadBytes: configuration.maxPayloadBytes, maxTTLSeconds: configuration.maxTTLSeconds,
+                idempotencyTimeout: configuration.idempotencyTimeout),
             now: now,
             logger: logger
         )
+        let doorbells = Dictionary(uniqueKeysWithValues: workers.map { ($0.provider.platform, $0.doorbell) })
+        // The database comes first so that graceful shutdown stops it last; replicas wake each other through it.
+        let clusterServices: [any Service] =
+            postgres.map { [$0, DispatchWakeRelay(database: $0, hub: hub, doorbells: doorbells, logger: logger)] } ?? []
         let services: [any Service] =
-            [
+            clusterServices + [
                 SigningKeyLoader(verifier: verifier, logger: logger),
                 PeriodicService(name: "dispatch.expiry", interval: configuration.expiryInterval, logger: logger) {
                     try await pushes.expireAndPurge()
                 },
             ] + workers
         return DispatchComponents(
-            database: database,
+            sqlite: sqlite,
+            postgres: postgres,
             verifier: verifier,
             devices: devices,
             pushes: pushes,
@@ -117,9 +141,15 @@ public struct DispatchComponents: Sendable {
     /// The readiness checks `GET /health` reports: `database` and `keys`.
     public func health() async -> [String: String] {
         [
-            "database": await SQLiteDatabase.readiness(of: database),
+            "database": await databaseReadiness(),
             "keys": await verifier.readiness,
         ]
+    }
+
+    private func databaseReadiness() async -> String {
+        if let postgres { return await postgres.readiness() }
+        if let sqlite { return await SQLiteDatabase.readiness(of: sqlite) }
+        return "no database"
     }
 
     /// Adds the direct channel's `GET /devices/:deviceId/events` route.

@@ -11,6 +11,10 @@ public struct DispatchConfiguration: Sendable {
     public var server: RPCServerConfiguration
     /// The SQLite file; `nil` keeps everything in memory (tests).
     public var databasePath: String?
+    /// PostgreSQL instead of SQLite (`SECUREPUSH_DATABASE_URL`), for several replicas.
+    public var postgresURL: PostgresURL?
+    /// How long a `push.send` may hold its idempotency key before a retry takes it over (its holder crashed).
+    public var idempotencyTimeout: Duration = .seconds(120)
     /// push-dispatch's own client id at auth (a client with scope `store:write`).
     public var dispatchClientID: String
     /// push-dispatch's own client secret at auth.
@@ -36,8 +40,10 @@ public struct DispatchConfiguration: Sendable {
         maxTTLSeconds: Int = 2_592_000,
         keepaliveInterval: Duration = .seconds(15),
         expiryInterval: Duration = .seconds(60),
-        delivery: DeliveryConfiguration = DeliveryConfiguration()
+        delivery: DeliveryConfiguration = DeliveryConfiguration(),
+        postgresURL: PostgresURL? = nil
     ) {
+        self.postgresURL = postgresURL
         self.server = server
         self.databasePath = databasePath
         self.dispatchClientID = dispatchClientID
@@ -76,7 +82,10 @@ public struct DispatchConfiguration: Sendable {
                 try environment.int("SECUREPUSH_DISPATCH_KEEPALIVE", default: 15, in: 1...3_600)),
             expiryInterval: .seconds(
                 try environment.int("SECUREPUSH_DISPATCH_EXPIRY_INTERVAL", default: 60, in: 1...86_400)),
-            delivery: try DeliveryConfiguration(environment: environment)
+            delivery: try DeliveryConfiguration(environment: environment),
+            postgresURL: try environment.postgresURL()
         )
+        idempotencyTimeout = .seconds(
+            try environment.int("SECUREPUSH_IDEMPOTENCY_TIMEOUT", default: 120, in: 1...86_400))
     }
 }

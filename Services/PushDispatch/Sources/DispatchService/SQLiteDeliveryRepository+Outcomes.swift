@@ -16,26 +16,13 @@ extension SQLiteDeliveryRepository {
         _ outcome: DeliveryOutcome, to job: DeliveryJob, leaseOwner: String?, now: Date, _ db: Database
     ) throws -> DeliveryStatus? {
         let nowMS = now.millisecondsSince1970
-        var nextAttemptMS: Int64?
-        let status: DeliveryStatus
-        let lastError: String?
-        switch outcome {
-        case .sent:
-            (status, lastError) = (.sent, nil)
-        case .retry(let after, let reason):
-            (status, lastError) = (.retrying, reason)
-            nextAttemptMS = now.adding(after).millisecondsSince1970
-        case .failed(let reason):
-            (status, lastError) = (.failed, reason)
-        case .deactivate(let reason):
-            (status, lastError) = (.deactivated, reason)
-        case .deactivateIfRegisteredBefore(let goneSince, let reason):
-            let registered = try Int64.fetchOne(
+        var registered: Int64?
+        if outcome.needsLastRegistration {
+            registered = try Int64.fetchOne(
                 db, sql: "SELECT last_registered_at FROM device WHERE id = ?", arguments: [job.deviceID])
-            // A device registered again after the provider saw its token die has a fresh registration: keep it.
-            let stillGone = registered.map { goneSince.millisecondsSince1970 > $0 } ?? false
-            (status, lastError) = (stillGone ? .deactivated : .failed, reason)
         }
+        let recorded = outcome.recorded(now: now, lastRegisteredAt: registered)
+        let (status, lastError, nextAttemptMS) = (recorded.status, recorded.lastError, recorded.nextAttemptMilliseconds)
         let held =
             leaseOwner == nil
             ? "status IN \(unfinished)" : "lease_owner = ? AND status IN ('queued', 'retrying')"

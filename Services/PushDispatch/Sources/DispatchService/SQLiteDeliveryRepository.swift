@@ -124,7 +124,8 @@ public struct SQLiteDeliveryRepository: DeliveryRepository {
                 sql: """
                     SELECT delivery.*, device.token, device.apns_mode FROM delivery
                     LEFT JOIN device ON device.id = delivery.device_id
-                    WHERE delivery.device_id = ? AND delivery.status IN ('queued', 'sent') AND delivery.sequence > ?
+                    WHERE delivery.device_id = ?
+                        AND (delivery.status = 'queued' OR (delivery.status = 'sent' AND delivery.sequence > ?))
                     ORDER BY delivery.sequence LIMIT ?
                     """,
                 arguments: [deviceID, sequence, limit]

@@ -1,0 +1,67 @@
+import Logging
+import PostgresNIO
+import ServiceCore
+import ServiceLifecycle
+import SharedModels
+
+/// Carries wake-ups between push-dispatch replicas on PostgreSQL: listens on ``DispatchMigrations/wakeChannel``
+/// and wakes this replica's event streams of a device (`d:<device id>`) or the delivery worker of a platform
+/// (`p:<platform>`), which `PostgresDeliveryRepository.recordSend` announces when its transaction commits.
+///
+/// Wake-ups are hints: streams re-read the database on every keepalive and workers at least every idle interval, so
+/// one lost while the listening connection reconnects costs a delay, never a delivery.
+public struct DispatchWakeRelay: Service {
+    let database: PostgresServiceDatabase
+    let hub: DirectHub
+    let doorbells: [Platform: DeliveryDoorbell]
+    let logger: Logger
+
+    public init(
+        database: PostgresServiceDatabase, hub: DirectHub, doorbells: [Platform: DeliveryDoorbell], logger: Logger
+    ) {
+        self.database = database
+        self.hub = hub
+        self.doorbells = doorbells
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        await cancelWhenGracefulShutdown { await listenUntilCancelled() }
+    }
+
+    private func listenUntilCancelled() async {
+        var delay = Duration.milliseconds(100)
+        while !Task.isCancelled {
+            do {
+                try await listenOnce()
+                delay = .milliseconds(100)
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("dispatch.wake.listen.failed", metadata: ["error": "\(error)"])
+            }
+            try? await Task.sleep(for: delay)
+            delay = min(delay * 2, .seconds(5))
+        }
+    }
+
+    /// Listens on one pooled connection until it fails or the task is cancelled.
+    private func listenOnce() async throws {
+        try await database.withClient { client in
+            try await client.withConnection { connection in
+                try await connection.listen(on: DispatchMigrations.wakeChannel) { notifications in
+                    // Wake every worker once: anything sent while nobody listened is picked up now.
+                    for doorbell in doorbells.values { doorbell.ring() }
+                    for try await notification in notifications { await handle(notification.payload) }
+                }
+            }
+        }
+    }
+
+    func handle(_ payload: String) async {
+        if payload.hasPrefix("d:") {
+            await hub.wake(deviceIDs: [String(payload.dropFirst(2))])
+        } else if payload.hasPrefix("p:") {
+            doorbells[Platform(rawValue: String(payload.dropFirst(2)))]?.ring()
+        }
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import ServiceCore
+import StoreService
+import TestSupport
+import Testing
+
+/// The repository contract, run against every backend: SQLite always, PostgreSQL when configured.
+@Suite("Notification repository on SQLite and PostgreSQL")
+struct NotificationRepositoryTests {
+    static let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+    /// Runs `body` with a fresh repository on `backend`.
+    func withRepository(
+        _ backend: TestDatabaseBackend, _ body: (any NotificationRepository) async throws -> Void
+    ) async throws {
+        switch backend {
+        case .sqlite:
+            let database = try SQLiteDatabase.open(path: nil, migrator: StoreMigrations.migrator)
+            try await body(SQLiteNotificationRepository(database: database))
+        case .postgres:
+            try await TestPostgres.withDatabase(serviceName: "notification-store", migrations: StoreMigrations.postgres)
+            {
+                try await body(PostgresNotificationRepository(database: $0))
+            }
+        }
+    }
+
+    func record(
+        _ id: String, to recipient: String = "ada", createdAfter seconds: TimeInterval = 0, ttl: TimeInterval = 3600,
+        payload: String = "secret"
+    ) -> NotificationRecord {
+        NotificationRecord(
+            metadata: .init(
+                id: id, recipientID: recipient, createdAt: Self.start.addingTimeInterval(seconds),
+                expiresAt: Self.start.addingTimeInterval(seconds + ttl)),
+            payload: payload)
+    }
+
+    @Test("a stored payload comes back to its recipient only, byte for byte", arguments: TestPostgres.backends)
+    func roundTrip(backend: TestDatabaseBackend) async throws {
+        try await withRepository(backend) { repository in
+            let payload = "Kontostand: 1 234,56 € — 🔐 \u{0000} end"
+            try await repository.insert(record("n1", payload: payload))
+            let found = try await repository.find(id: "n1", recipientID: "ada", now: Self.start)
+            #expect(found?.payload == payload)
+            #expect(found?.metadata.createdAt == Self.start)
+            #expect(found?.metadata.readAt == nil)
+            #expect(try await repository.find(id: "n1", recipientID: "eve", now: Self.start) == nil)
+            #expect(try await repository.find(id: "missing", recipientID: "ada", now: Self.start) == nil)
+        }
+    }
+
+    @Test("a duplicate id is refused", arguments: TestPostgres.backends)
+    func duplicateID(backend: TestDatabaseBackend) async throws {
+        try await withRepository(backend) { repository in
+            try await repository.insert(record("n1"))
+            await #expect(throws: (any Error).self) { try await repository.insert(record("n1", to: "eve")) }
+            #expect(try await repository.find(id: "n1", recipientID: "ada", now: Self.start) != nil)
+        }
+    }
+
+    @Test("an expired notification is invisible and purged; a live one is kept", arguments: TestPostgres.backends)
+    func expiry(backend: TestDatabaseBackend) async throws {
+        try await withRepository(backend) { repository in
+            try await repository.insert(record("short", ttl: 60))
+            try await repository.insert(record("long", ttl: 3600))
+            let later = Self.start.addingTimeInterval(61)
+            #expect(try await repository.find(id: "short", recipientID: "ada", now: later) == nil)
+            #expect(
+                try await repository.list(recipientID: "ada", unreadOnly: false, after: nil, limit: 10, now: later)
+                    .map(\.id) == ["long"])
+            #expect(try await repository.deleteExpired(now: later) == 1)
+            #expect(try await repository.deleteExpired(now: later) == 0)
+            #expect(try await repository.find(id: "long", recipientID: "ada", now: later) != nil)
+        }
+    }
+
+    @Test(
+        "listing is newest first, keyset-paged without gaps or repeats, unread filter", arguments: TestPostgres.backends
+    )
+    func listing(backend: TestDatabaseBackend) async throws {
+        try await withRepository(backend) { repository in
+            // Two share a timestamp: the id breaks the tie.
+            for (id, offset) in [("a", 1.0), ("b", 2.0), ("c", 2.0), ("d", 3.0), ("e", 4.0)] {
+                try await repository.insert(record(id, createdAfter: offset))
+            }
+            try await repository.insert(record("other", to: "eve", createdAfter: 5))
+            let now = Self.start.addingTimeInterval(10)
+            var seen: [String] = []
+            var cursor: ListCursor?
+            for _ in 0..<10 {
+                let page = try await repository.list(
+                    recipientID: "ada", unreadOnly: false, after: cursor, limit: 2, now: now)
+                seen += page.map(\.id)
+                guard page.count == 2, let last = page.last else { break }
+                cursor = ListCursor(after: last)
+            }
+            #expect(seen == ["e", "d", "c", "b", "a"])
+            _ = try await repository.markRead(id: "d", recipientID: "ada", at: now, now: now)
+            #expect(
+                try await repository.list(recipientID: "ada", unreadOnly: true, after: nil, limit: 10, now: now)
+                    .map(\.id) == ["e", "c", "b", "a"])
+        }
+    }
+
+    @Test("markRead keeps the first time; delete is the recipient's alone", arguments: TestPostgres.backends)
+    func markReadAndDelete(backend: TestDatabaseBackend) async throws {
+        try await withRepository(backend) { repository in
+            try await repository.insert(record("n1"))
+            let first = Self.start.addingTimeInterval(5)
+            #expect(try await repository.markRead(id: "n1", recipientID: "ada", at: first, now: first) == first)
+            let second = Self.start.addingTimeInterval(9)
+            #expect(try await repository.markRead(id: "n1", recipientID: "ada", at: second, now: second) == first)
+            #expect(try await repository.markRead(id: "n1", recipientID: "eve", at: second, now: second) == nil)
+            #expect(try await repository.delete(id: "n1", recipientID: "eve", now: second) == false)
+            #expect(try await repository.delete(id: "n1", recipientID: "ada", now: second) == true)
+            #expect(try await repository.delete(id: "n1", recipientID: "ada", now: second) == false)
+        }
+    }
+
+    @Test(
+        "on PostgreSQL, several replicas purging at once delete each row once, one replica at a time",
+        .enabled(if: TestPostgres.isConfigured, TestPostgres.skipNotice))
+    func concurrentPurge() async throws {
+        try await TestPostgres.withTwoReplicas(serviceName: "notification-store", migrations: StoreMigrations.postgres)
+        { first, second in
+            let repositories = [
+                PostgresNotificationRepository(database: first), PostgresNotificationRepository(database: second),
+            ]
+            for index in 0..<200 { try await repositories[index % 2].insert(record("n\(index)", ttl: 60)) }
+            let later = Self.start.addingTimeInterval(120)
+            let purged = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<6 { group.addTask { try await repositories[index % 2].deleteExpired(now: later) } }
+                return try await group.reduce(0, +)
+            }
+            #expect(purged == 200)
+            #expect(try await repositories[0].deleteExpired(now: later) == 0)
+        }
+    }
+}
