@@ -138,8 +138,11 @@ export SECUREPUSH_BINARIES="$binaries"
 export SECUREPUSH_BCRYPT_COST=10
 if [ "$binaries" = prebuilt ]; then
   log "building release binaries on the host"
-  (cd "$repo" && swift build -c release --static-swift-stdlib >"$work/swift-build.log" 2>&1) ||
-    { tail -40 "$work/swift-build.log" >&2; fail "swift build"; }
+  # One product at a time (a single `swift build` with several --product flags builds only the last one).
+  for product in auth-service store-service dispatch-service securepush; do
+    (cd "$repo" && swift build -c release --static-swift-stdlib --product "$product" >>"$work/swift-build.log" 2>&1) ||
+      { tail -40 "$work/swift-build.log" >&2; fail "swift build --product $product"; }
+  done
   bin="$(cd "$repo" && swift build -c release --show-bin-path)"
   mkdir -p "$repo/compose/.prebuilt"
   cp "$bin/auth-service" "$bin/store-service" "$bin/dispatch-service" "$bin/securepush" "$repo/compose/.prebuilt/"

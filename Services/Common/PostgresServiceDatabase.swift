@@ -28,9 +28,14 @@ public final class PostgresServiceDatabase: Service, Sendable {
     ///   - schema: the PostgreSQL schema for the service's tables (created when missing); the URL's `schema`
     ///     parameter overrides it.
     ///   - migrations: the schema, in order.
+    /// The longest a query (waiting for the schema included) or a migration attempt may take.
+    public let timeout: Duration
+
     public init(
-        url: PostgresURL, serviceName: String, schema: String, migrations: [PostgresMigration], logger: Logger
+        url: PostgresURL, serviceName: String, schema: String, migrations: [PostgresMigration], logger: Logger,
+        timeout: Duration = .seconds(30)
     ) {
+        self.timeout = timeout
         var logger = logger
         logger[metadataKey: "db.system"] = "postgresql"
         var configuration = url.configuration
@@ -61,7 +66,7 @@ public final class PostgresServiceDatabase: Service, Sendable {
             var delay = Duration.milliseconds(200)
             while true {
                 do {
-                    try await migrate()
+                    try await withDeadline(timeout * 2) { try await self.migrate() }
                     await ready.open()
                     break
                 } catch is CancellationError {
@@ -81,31 +86,57 @@ public final class PostgresServiceDatabase: Service, Sendable {
 
     /// Runs `body` once the schema is ready.
     @discardableResult
-    public func withClient<T: Sendable>(_ body: (PostgresClient) async throws -> T) async throws -> T {
-        try await ready.wait()
-        return try await body(client)
+    public func withClient<T: Sendable>(_ body: @escaping @Sendable (PostgresClient) async throws -> T) async throws
+        -> T
+    {
+        try await withDeadline(timeout) {
+            try await self.ready.wait()
+            return try await body(self.client)
+        }
     }
 
     /// Runs `body` in one transaction once the schema is ready; an error rolls it back.
-    public func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
-        try await ready.wait()
-        do {
-            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
-        } catch let error as PostgresTransactionError {
-            // The body's own error (rolled back) is what callers map to JSON-RPC errors; BEGIN/COMMIT failures stay.
-            if let closureError = error.closureError, error.rollbackError == nil { throw closureError }
-            throw error
+    public func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T)
+        async throws -> T
+    {
+        try await withDeadline(timeout) {
+            try await self.ready.wait()
+            do {
+                return try await self.client.withTransaction(logger: self.logger) { connection in
+                    try await body(connection)
+                }
+            } catch let error as PostgresTransactionError {
+                // The body's own error (rolled back) is what callers map to JSON-RPC errors; BEGIN/COMMIT failures
+                // stay.
+                if let closureError = error.closureError, error.rollbackError == nil { throw closureError }
+                throw error
+            }
+        }
+    }
+
+    /// Runs `operation`, failing with ``PostgresTimeoutError`` after `limit` (the operation is cancelled).
+    func withDeadline<T: Sendable>(_ limit: Duration, _ operation: @escaping @Sendable () async throws -> T)
+        async throws -> T
+    {
+        try await withThrowingTaskGroup(of: T.self) { group in
+            group.addTask { try await operation() }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                throw PostgresTimeoutError(serviceName: self.serviceName, limit: limit)
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
         }
     }
 
     /// Runs `body` in a transaction only if no other replica holds the advisory lock `name` right now, so that
     /// periodic jobs (purges) run on one replica at a time. Returns `nil` when another replica had it.
-    public func exclusively<T: Sendable>(_ name: String, _ body: (PostgresConnection) async throws -> T) async throws
-        -> T?
-    {
+    public func exclusively<T: Sendable>(
+        _ name: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T? {
         let key = Self.lockKey("\(serviceName).\(name)")
         return try await transaction { connection -> T? in
-            let rows = try await connection.query("SELECT pg_try_advisory_xact_lock(\(key))", logger: logger)
+            let rows = try await connection.query("SELECT pg_try_advisory_xact_lock(\(key))", logger: self.logger)
             var locked = false
             for try await (value) in rows.decode(Bool.self) { locked = value }
             guard locked else { return nil }
@@ -144,7 +175,9 @@ public final class PostgresServiceDatabase: Service, Sendable {
     }
 
     private func migrate() async throws {
-        let key = Self.lockKey("\(serviceName).migrations")
+        // Keyed by schema: services sharing one schema migrate one after another (CREATE … IF NOT EXISTS is not
+        // safe against a concurrent CREATE); services in different schemas migrate side by side.
+        let key = Self.lockKey("migrations.\(schema)")
         try await client.withTransaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(key))", logger: logger)
             try await connection.query(
@@ -210,4 +243,14 @@ actor ReadinessGate {
         if let lastError { throw lastError }
         try await withCheckedThrowingContinuation { waiters.append($0) }
     }
+}
+
+/// The database did not answer in time (unreachable, or the schema not migrated yet).
+public struct PostgresTimeoutError: Error, CustomStringConvertible {
+    /// The service whose database it is.
+    public let serviceName: String
+    /// How long was waited.
+    public let limit: Duration
+
+    public var description: String { "\(serviceName): the database did not answer within \(limit)" }
 }

@@ -117,7 +117,7 @@ struct AuthRepositoryTests {
 
     @Test(
         "on PostgreSQL, two replicas refreshing the same token at once: one rotates, the other sees reuse",
-        .enabled(if: TestPostgres.isConfigured, TestPostgres.skipNotice))
+        .enabled(if: TestPostgres.isConfigured, Comment(rawValue: TestPostgres.skipNotice)))
     func concurrentRefresh() async throws {
         try await TestPostgres.withTwoReplicas(serviceName: "auth", migrations: AuthDatabase.postgresMigrations) {
             first, second in

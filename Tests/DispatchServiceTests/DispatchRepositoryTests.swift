@@ -188,7 +188,7 @@ struct DispatchRepositoryTests {
 
     @Test(
         "on PostgreSQL, replicas claiming at once take every due job exactly once",
-        .enabled(if: TestPostgres.isConfigured, TestPostgres.skipNotice))
+        .enabled(if: TestPostgres.isConfigured, Comment(rawValue: TestPostgres.skipNotice)))
     func concurrentClaims() async throws {
         try await TestPostgres.withTwoReplicas(serviceName: "push-dispatch", migrations: DispatchMigrations.postgres) {
             first, second in

@@ -12,7 +12,7 @@ import Testing
 #endif
 
 /// Several replicas of each service on one PostgreSQL, as separate processes, with one killed mid-run.
-@Suite("Replicas on PostgreSQL", .enabled(if: TestPostgres.isConfigured, TestPostgres.skipNotice))
+@Suite("Replicas on PostgreSQL", .enabled(if: TestPostgres.isConfigured, Comment(rawValue: TestPostgres.skipNotice)))
 struct ReplicaTests {
     static let users = 8
     static let sends = 2_000

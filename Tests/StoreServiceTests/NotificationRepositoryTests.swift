@@ -120,7 +120,7 @@ struct NotificationRepositoryTests {
 
     @Test(
         "on PostgreSQL, several replicas purging at once delete each row once, one replica at a time",
-        .enabled(if: TestPostgres.isConfigured, TestPostgres.skipNotice))
+        .enabled(if: TestPostgres.isConfigured, Comment(rawValue: TestPostgres.skipNotice)))
     func concurrentPurge() async throws {
         try await TestPostgres.withTwoReplicas(serviceName: "notification-store", migrations: StoreMigrations.postgres)
         { first, second in
@@ -135,6 +135,71 @@ struct NotificationRepositoryTests {
             }
             #expect(purged == 200)
             #expect(try await repositories[0].deleteExpired(now: later) == 0)
+        }
+    }
+}
+
+@Suite("PostgreSQL migrations", .enabled(if: TestPostgres.isConfigured, Comment(rawValue: TestPostgres.skipNotice)))
+struct PostgresMigrationTests {
+    @Test("replicas starting at the same moment apply each migration exactly once and all become ready")
+    func concurrentStart() async throws {
+        let url = try TestPostgres.isolatedURL()
+        let migrations =
+            StoreMigrations.postgres + [
+                PostgresMigration("v2 test", ["CREATE TABLE migration_probe (replica TEXT)"]),
+                // Not idempotent by itself: run twice, it would leave two rows.
+                PostgresMigration("v3 test", ["INSERT INTO migration_probe (replica) VALUES ('migration')"]),
+            ]
+        // The owner only drops the schema at the end; the four replicas start together inside it.
+        let (ready, applied) = try await TestPostgres.withDatabase(
+            serviceName: "probe-owner", migrations: [], url: url
+        ) { owner in
+            let ready = try await startReplicas(migrations: migrations, url: url)
+            let applied = try await owner.withClient { client in
+                var count: Int64 = -1
+                for try await value in try await client.query(
+                    "SELECT count(*) FROM migration_probe WHERE replica = 'migration'"
+                ).decode(Int64.self) {
+                    count = value
+                }
+                return count
+            }
+            return (ready, applied)
+        }
+        #expect(ready == [true, true, true, true])
+        #expect(applied == 1)
+    }
+
+    private func startReplicas(migrations: [PostgresMigration], url: PostgresURL) async throws -> [Bool] {
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    try await TestPostgres.withDatabase(
+                        serviceName: "notification-store", migrations: migrations, url: url, dropSchema: false
+                    ) { database in
+                        // A query waits for the migrations; the table exists once, whoever created it.
+                        try await database.withClient { client in
+                            try await client.query("INSERT INTO migration_probe (replica) VALUES ('replica')")
+                        }
+                        return await database.readiness() == "ok"
+                    }
+                }
+            }
+            return try await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+    }
+
+    @Test("an unreachable database keeps the service unready, and queries fail instead of hanging")
+    func unreachable() async throws {
+        let url = try PostgresURL("postgres://nobody@127.0.0.1:1/none?sslmode=disable")
+        try await TestPostgres.withDatabase(
+            serviceName: "notification-store", migrations: [], url: url, timeout: .seconds(1)
+        ) { database in
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(await database.readiness() != "ok")
+            await #expect(throws: PostgresTimeoutError.self) {
+                try await database.withClient { client in try await client.query("SELECT 1") }
+            }
         }
     }
 }

@@ -2,13 +2,12 @@ import Foundation
 import Logging
 import PostgresNIO
 import ServiceCore
-import Testing
 
 /// The PostgreSQL the tests may use: `SECUREPUSH_TEST_DATABASE_URL` (`.ci/postgres.sh start` sets it). Without it,
 /// PostgreSQL cases are left out of parameterised tests and PostgreSQL-only tests are skipped with a notice.
 public enum TestPostgres {
     /// The notice skipped PostgreSQL tests show.
-    public static let skipNotice: Comment =
+    public static let skipNotice =
         "SECUREPUSH_TEST_DATABASE_URL is not set: PostgreSQL tests skipped (run `source .ci/postgres.sh start` first)"
 
     /// The URL, when configured.
@@ -44,17 +43,21 @@ public enum TestPostgres {
         }
     }
 
-    /// Runs a migrated database on a fresh schema for the duration of `body`, then stops it and drops the schema.
+    /// Runs a migrated database on a fresh schema for the duration of `body`, then stops it and drops the schema
+    /// (unless `dropSchema` is false: another database on the same schema owns it).
     public static func withDatabase<T: Sendable>(
         serviceName: String,
         migrations: [PostgresMigration],
         url: PostgresURL? = nil,
+        timeout: Duration = .seconds(30),
+        dropSchema: Bool = true,
         _ body: (PostgresServiceDatabase) async throws -> T
     ) async throws -> T {
         let url = try url ?? isolatedURL()
         let logger = Logger(label: "test-postgres", factory: { _ in SwiftLogNoOpLogHandler() })
         let database = PostgresServiceDatabase(
-            url: url, serviceName: serviceName, schema: "unused", migrations: migrations, logger: logger)
+            url: url, serviceName: serviceName, schema: "unused", migrations: migrations, logger: logger,
+            timeout: timeout)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await database.run() }
             let result: Result<T, any Error>
@@ -63,7 +66,7 @@ public enum TestPostgres {
             } catch {
                 result = .failure(error)
             }
-            if url.schema != nil {
+            if dropSchema, url.schema != nil {
                 _ = try? await database.withClient { client in
                     try await client.query(PostgresQuery(unsafeSQL: "DROP SCHEMA \"\(database.schema)\" CASCADE"))
                 }

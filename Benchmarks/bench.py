@@ -1,0 +1,922 @@
+#!/usr/bin/env python3
+"""SecurePush benchmarks: fetch path (+ nginx ceiling), sign-in, memory.
+
+Started by Benchmarks/run.sh (which installs the tools and finds the binaries); see Benchmarks/README.md.
+Only the Python standard library is used. Every server this script starts is bound to 127.0.0.1 on a free
+ephemeral port, is a child of this process (killed on exit, and sent SIGTERM by the kernel if this process dies)
+and every external command runs under a timeout.
+"""
+
+import argparse
+import asyncio
+import ctypes
+import datetime
+import json
+import os
+import re
+import resource
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from h2c import H2Connection, H2Error  # noqa: E402
+
+# ---------------------------------------------------------------------------------------------------------------
+# settings
+
+PROFILES = {
+    # seconds-long version for CI
+    "smoke": {
+        "rounds": 1,
+        "fetch_requests": 2000,
+        "fetch_warmup": 200,
+        "login_requests": {12: 12, 10: 30},
+        "refresh_requests": 300,
+    },
+    # the real thing (a few minutes)
+    "full": {
+        "rounds": 3,
+        "fetch_requests": 100000,
+        "fetch_warmup": 5000,
+        "login_requests": {12: 100, 10: 400},
+        "refresh_requests": 10000,
+    },
+}
+
+CLIENTS = 4  # h2load -c
+STREAMS = 32  # h2load -m
+LOGIN_CLIENTS = 4  # h2load -c for auth.login
+LOGIN_STREAMS = 2  # h2load -m for auth.login: 8 in flight is plenty for a 2-thread bcrypt pool
+REFRESH_CHAINS = 8  # auth.refresh requests in flight (one token family each)
+PAYLOAD_BYTES = int(os.environ.get("BENCH_PAYLOAD_BYTES", "256"))
+NGINX_WORKERS = os.environ.get("BENCH_NGINX_WORKERS", "auto")
+DISPATCH_CLIENT_ID = "push-dispatch"
+DISPATCH_CLIENT_SECRET = "bench-dispatch-secret-0123456789abcdef"  # 38 chars, >= 32
+USERNAME = "bench-user"
+PASSWORD = "bench-password-123"
+ACCESS_TOKEN_TTL = 7200  # raised from 900 s so a long full run never outlives its token
+
+TARGET_RATIO = 0.15
+TARGET_P99_MS = 20.0
+TARGET_IDLE_MB = 40.0
+LEAK_TOLERANCE_MB = 2.0  # RSS growth from round 1 to the last round above this counts as growth
+
+CMD_TIMEOUT = 600  # seconds, any single h2load/curl invocation
+HEALTH_TIMEOUT = 30  # seconds to wait for a service to be healthy
+
+
+class BenchError(Exception):
+    pass
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# processes
+
+_children = []  # (name, Popen)
+
+
+def _pdeathsig():
+    # If this driver dies (even by SIGKILL), the kernel sends SIGTERM to the child.
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
+def start(name, argv, env, log_path):
+    log = open(log_path, "ab")
+    proc = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                            preexec_fn=_pdeathsig)
+    log.close()
+    _children.append((name, proc))
+    return proc
+
+
+def _child_pids(pid):
+    """Pids whose parent is `pid` (nginx workers), read from /proc."""
+    kids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                stat = f.read()
+            ppid = int(stat[stat.rindex(")") + 2:].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == pid:
+            kids.append(int(entry))
+    return kids
+
+
+def stop(proc, grace=5.0):
+    if proc.poll() is not None:
+        return
+    kids = _child_pids(proc.pid)
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=grace)
+    for kid in kids:  # e.g. nginx workers left behind by a master that had to be killed
+        try:
+            os.kill(kid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def stop_all():
+    while _children:
+        name, proc = _children.pop()
+        try:
+            stop(proc)
+        except Exception as exc:  # keep going: every child must be stopped
+            print(f"warning: stopping {name} (pid {proc.pid}): {exc}", file=sys.stderr)
+
+
+def _on_signal(signum, _frame):
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def run(argv, timeout=CMD_TIMEOUT, check=True, **kw):
+    try:
+        res = subprocess.run(argv, capture_output=True, timeout=timeout, **kw)
+    except subprocess.TimeoutExpired as exc:
+        raise BenchError(f"timed out after {timeout}s: {' '.join(argv[:3])} …") from exc
+    if check and res.returncode != 0:
+        raise BenchError(f"{argv[0]} exited {res.returncode}: {res.stderr.decode(errors='replace')[-2000:]}"
+                         f"{res.stdout.decode(errors='replace')[-2000:]}")
+    return res
+
+
+def free_ports(count):
+    socks = []
+    try:
+        for _ in range(count):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.bind(("127.0.0.1", 0))
+            socks.append(s)
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
+def rss_detail_mb(pid):
+    """VmRSS split into RssAnon (heap, stacks), RssFile (mapped binary and libraries) and RssShmem, in MB."""
+    out = {}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            key = line.split(":", 1)[0]
+            if key in ("VmRSS", "RssAnon", "RssFile", "RssShmem", "VmHWM", "Threads"):
+                value = int(line.split()[1])
+                out[key] = value if key == "Threads" else mb(value)
+    return out
+
+
+def rss_kb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise BenchError(f"no VmRSS for pid {pid}")
+
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pids):
+    """user+system CPU time of the given processes (all their threads), from /proc/<pid>/stat."""
+    total = 0
+    for pid in pids:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
+    return total / CLK_TCK
+
+
+def children_cpu_seconds():
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def mb(kb):
+    return round(kb / 1024.0, 1)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# HTTP/2 calls with curl
+
+def curl_base(url, cacert=None):
+    args = ["curl", "-sS", "--max-time", "60"]
+    if url.startswith("https://"):
+        args += ["--http2", "--cacert", cacert]
+    else:
+        args += ["--http2-prior-knowledge"]
+    return args
+
+
+def rpc_raw(base_url, method, params, token=None, cacert=None):
+    body = json.dumps({"jsonrpc": "2.0", "method": method, "params": params, "id": 1})
+    args = curl_base(base_url, cacert) + ["-H", "content-type: application/json", "--data-binary", body]
+    if token:
+        args += ["-H", f"authorization: Bearer {token}"]
+    res = run(args + [base_url + "/rpc"], timeout=90)
+    return res.stdout
+
+
+def rpc(base_url, method, params, token=None, cacert=None):
+    raw = rpc_raw(base_url, method, params, token, cacert)
+    try:
+        reply = json.loads(raw)
+    except ValueError as exc:
+        raise BenchError(f"{method}: not JSON: {raw[:300]!r}") from exc
+    if "result" not in reply:
+        raise BenchError(f"{method} failed: {raw[:500]!r}")
+    return reply["result"]
+
+
+def wait_healthy(name, base_url, proc, cacert=None):
+    deadline = time.monotonic() + HEALTH_TIMEOUT
+    last = b""
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise BenchError(f"{name} exited with {proc.returncode} before it was healthy")
+        res = run(curl_base(base_url, cacert) + ["--max-time", "2", base_url + "/health"], timeout=10, check=False)
+        last = res.stdout or res.stderr
+        try:
+            if res.returncode == 0 and json.loads(res.stdout).get("status") == "ok":
+                return
+        except ValueError:
+            pass
+        time.sleep(0.2)
+    raise BenchError(f"{name} not healthy after {HEALTH_TIMEOUT}s: {last[:300]!r}")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# h2load
+
+def h2load(url, n, clients, streams, body_file, headers, log_file=None):
+    args = ["h2load", "-n", str(n), "-c", str(clients), "-m", str(streams), "-d", body_file]
+    for h in headers:
+        args += ["-H", h]
+    if log_file:
+        args += ["--log-file", log_file]
+    args.append(url)
+    res = run(args, check=False)
+    out = res.stdout.decode(errors="replace")
+    if res.returncode != 0:
+        raise BenchError(f"h2load exited {res.returncode}: {out[-1500:]}{res.stderr.decode(errors='replace')[-500:]}")
+    return parse_h2load(out)
+
+
+def parse_h2load(out):
+    def grab(pattern, cast=float):
+        m = re.search(pattern, out)
+        if not m:
+            raise BenchError(f"unexpected h2load output (no {pattern!r}):\n{out[-1500:]}")
+        return [cast(g) for g in m.groups()]
+
+    (finished,) = grab(r"finished in (\S+?), [\d.]+ req/s", str)
+    seconds = to_ms(finished) / 1000.0
+    (rps,) = grab(r"finished in \S+, ([\d.]+) req/s")
+    total, started, done, succeeded, failed, errored, timeout = grab(
+        r"requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, (\d+) failed, (\d+) errored, "
+        r"(\d+) timeout", int)
+    s2, s3, s4, s5 = grab(r"status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx", int)
+    (data_bytes,) = grab(r"traffic: .*?\((\d+)\) data", int)
+    tmin, tmax, tmean, tsd = grab(r"time for request:\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)", to_ms)
+    return {
+        "seconds": seconds, "rps": rps, "total": total, "started": started, "done": done,
+        "succeeded": succeeded, "failed": failed, "errored": errored, "timeout": timeout,
+        "status_2xx": s2, "status_3xx": s3, "status_4xx": s4, "status_5xx": s5,
+        "data_bytes": data_bytes, "time_for_request_ms": {"min": tmin, "max": tmax, "mean": tmean, "sd": tsd},
+    }
+
+
+def to_ms(text):
+    m = re.fullmatch(r"([\d.]+)(us|ms|s)", text)
+    if not m:
+        raise BenchError(f"unexpected h2load time {text!r}")
+    value, unit = float(m.group(1)), m.group(2)
+    return round(value / 1000.0 if unit == "us" else value * 1000.0 if unit == "s" else value, 3)
+
+
+def check_h2load(label, r, n, body_len=None, tolerance=0.0):
+    """Fails unless every request completed with a 2xx and (JSON-RPC errors are HTTP 200 too) the bodies add up
+    to n successful responses."""
+    problems = []
+    if r["succeeded"] != n or r["failed"] or r["errored"] or r["timeout"]:
+        problems.append(f"{r['succeeded']}/{n} succeeded, {r['failed']} failed, {r['errored']} errored, "
+                        f"{r['timeout']} timeout")
+    if r["status_2xx"] != n:
+        problems.append(f"{r['status_2xx']}/{n} were 2xx (3xx {r['status_3xx']}, 4xx {r['status_4xx']}, "
+                        f"5xx {r['status_5xx']})")
+    if body_len is not None:
+        expected = n * body_len
+        if abs(r["data_bytes"] - expected) > tolerance * expected:
+            problems.append(f"response bytes {r['data_bytes']} != {n} x {body_len} = {expected}: some responses "
+                            f"were not the expected success body (JSON-RPC errors are HTTP 200 too)")
+    if problems:
+        raise BenchError(f"{label}: " + "; ".join(problems))
+
+
+def percentiles(log_file):
+    """p50/p90/p99/p99.9/max in ms from h2load --log-file (start µs, status, duration µs per request)."""
+    durations = []
+    with open(log_file) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 3:
+                durations.append(int(parts[2]))
+    if not durations:
+        raise BenchError(f"empty h2load log {log_file}")
+    durations.sort()
+
+    def pct(p):  # nearest rank
+        k = max(0, min(len(durations) - 1, int(round(p / 100.0 * len(durations) + 0.5)) - 1))
+        return round(durations[k] / 1000.0, 3)
+
+    return {"count": len(durations), "p50_ms": pct(50), "p90_ms": pct(90), "p99_ms": pct(99),
+            "p99_9_ms": pct(99.9), "max_ms": round(durations[-1] / 1000.0, 3)}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# results
+
+def machine():
+    model = "unknown"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        with open("/proc/meminfo") as f:
+            mem_kb = int(f.readline().split()[1])
+    except (OSError, ValueError, IndexError):
+        mem_kb = None
+    return {"cores": os.cpu_count(), "model": model, "mem_total_mb": mem_kb and mb(mem_kb),
+            "kernel": os.uname().release, "loadavg_at_start": os.getloadavg()}
+
+
+def tool_versions():
+    versions = {}
+    for name, argv in (("h2load", ["h2load", "--version"]), ("nginx", ["nginx", "-v"]),
+                       ("curl", ["curl", "--version"])):
+        try:
+            res = run(argv, timeout=10, check=False)
+            versions[name] = (res.stdout + res.stderr).decode(errors="replace").splitlines()[0].strip()
+        except (BenchError, OSError, IndexError):
+            versions[name] = "unknown"
+    return versions
+
+
+def write_result(out_dir, name, settings, figures, extra=None):
+    doc = {"benchmark": name,
+           "timestamp": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+           "machine": MACHINE, "settings": settings, "figures": figures}
+    if extra:
+        doc.update(extra)
+    path = os.path.join(out_dir, f"{name}.json")
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=2, sort_keys=False)
+        f.write("\n")
+    return path
+
+
+SUMMARY = []
+
+
+def summary(line):
+    SUMMARY.append(line)
+    print(line, flush=True)
+
+
+def met(ok):
+    return "MET" if ok else "MISSED"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# environment for the services
+
+def service_env(work, **extra):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SECUREPUSH_")}
+    env.update({
+        "SECUREPUSH_HOST": "127.0.0.1",
+        "SECUREPUSH_LOG_LEVEL": "warning",
+        "SECUREPUSH_ENV": "development",
+    })
+    env.update({k: str(v) for k, v in extra.items()})
+    return env
+
+
+def start_auth(ctx, name, port, cost):
+    data = os.path.join(ctx["work"], name)
+    os.makedirs(data, exist_ok=True)
+    env = service_env(ctx["work"], SECUREPUSH_DATA_DIR=data, SECUREPUSH_AUTH_PORT=port,
+                      SECUREPUSH_BCRYPT_COST=cost, SECUREPUSH_ACCESS_TOKEN_TTL=ACCESS_TOKEN_TTL,
+                      SECUREPUSH_DISPATCH_CLIENT_ID=DISPATCH_CLIENT_ID,
+                      SECUREPUSH_DISPATCH_CLIENT_SECRET=DISPATCH_CLIENT_SECRET)
+    proc = start(name, [os.path.join(ctx["bin"], "auth-service")], env, os.path.join(ctx["logs"], f"{name}.log"))
+    url = f"http://127.0.0.1:{port}"
+    wait_healthy(name, url, proc)
+    return proc, url, data
+
+
+def password_hash_cost(data_dir, username):
+    """The bcrypt cost of the stored hash (only its '$2b$NN$' prefix is read), to report the cost actually used."""
+    import sqlite3
+    conn = sqlite3.connect(f"file:{os.path.join(data_dir, 'auth.sqlite')}?mode=ro", uri=True, timeout=10)
+    try:
+        row = conn.execute("SELECT substr(password_hash, 1, 7) FROM users WHERE username = ?", (username,)).fetchone()
+    finally:
+        conn.close()
+    m = row and re.match(r"\$2[abxy]?\$(\d+)\$", row[0])
+    return int(m.group(1)) if m else None
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# benchmark 1: fetch path + nginx ceiling (+ benchmark 5: memory)
+
+NGINX_CONF = """\
+# private nginx for the SecurePush fetch-path ceiling (generated by Benchmarks/bench.py)
+worker_processes {workers};
+daemon off;
+master_process on;
+pid {prefix}/nginx.pid;
+error_log {prefix}/error.log warn;
+events {{ worker_connections 1024; }}
+http {{
+    access_log off;
+    keepalive_requests 1000000;
+    keepalive_timeout 120s;
+    http2_max_concurrent_streams 128;
+    client_body_temp_path {prefix}/client_body;
+    proxy_temp_path {prefix}/proxy;
+    fastcgi_temp_path {prefix}/fastcgi;
+    uwsgi_temp_path {prefix}/uwsgi;
+    scgi_temp_path {prefix}/scgi;
+    server {{
+        listen 127.0.0.1:{clear_port} http2;
+        location = /rpc {{ default_type application/json; return 200 '{body}'; }}
+    }}
+    server {{
+        listen 127.0.0.1:{tls_port} ssl http2;
+        ssl_certificate {cert};
+        ssl_certificate_key {key};
+        ssl_protocols TLSv1.2 TLSv1.3;
+        location = /rpc {{ default_type application/json; return 200 '{body}'; }}
+    }}
+}}
+"""
+
+
+def nginx_quote(body):
+    text = body.decode()
+    if "$" in text or "\n" in text:
+        raise BenchError("the static body must not contain '$' or newlines (nginx would interpret them)")
+    return text.replace("\\", "\\\\").replace("'", "\\'")
+
+
+def bench_fetch(ctx, prof):
+    work, certs = ctx["work"], ctx["certs"]
+    cacert = os.path.join(certs, "ca.pem")
+    cert = os.path.join(certs, "notification-store.pem")
+    key = os.path.join(certs, "notification-store-key.pem")
+    auth_port, clear_port, tls_port, dispatch_port, ng_clear, ng_tls = free_ports(6)
+
+    auth, auth_url, _ = start_auth(ctx, "auth", auth_port, 10)
+
+    def start_store(name, port, tls):
+        data = os.path.join(work, name)
+        os.makedirs(data, exist_ok=True)
+        extra = dict(SECUREPUSH_DATA_DIR=data, SECUREPUSH_STORE_PORT=port, SECUREPUSH_AUTH_URL=auth_url,
+                     SECUREPUSH_CA_FILE=cacert)
+        if tls:
+            extra.update(SECUREPUSH_TLS_CERT_FILE=cert, SECUREPUSH_TLS_KEY_FILE=key)
+        proc = start(name, [os.path.join(ctx["bin"], "store-service")], service_env(work, **extra),
+                     os.path.join(ctx["logs"], f"{name}.log"))
+        url = f"{'https' if tls else 'http'}://127.0.0.1:{port}"
+        return proc, url
+
+    store_clear, clear_url = start_store("store-cleartext", clear_port, False)
+    store_tls, tls_url = start_store("store-tls", tls_port, True)
+    wait_healthy("store-cleartext", clear_url, store_clear)
+    wait_healthy("store-tls", tls_url, store_tls, cacert)
+
+    dispatch_data = os.path.join(work, "dispatch")
+    os.makedirs(dispatch_data, exist_ok=True)
+    dispatch = start("dispatch", [os.path.join(ctx["bin"], "dispatch-service")],
+                     service_env(work, SECUREPUSH_DATA_DIR=dispatch_data, SECUREPUSH_DISPATCH_PORT=dispatch_port,
+                                 SECUREPUSH_AUTH_URL=auth_url, SECUREPUSH_STORE_URL=clear_url,
+                                 SECUREPUSH_DISPATCH_CLIENT_ID=DISPATCH_CLIENT_ID,
+                                 SECUREPUSH_DISPATCH_CLIENT_SECRET=DISPATCH_CLIENT_SECRET),
+                     os.path.join(ctx["logs"], "dispatch.log"))
+    wait_healthy("dispatch", f"http://127.0.0.1:{dispatch_port}", dispatch)
+
+    services = {"auth": auth, "store-cleartext": store_clear, "store-tls": store_tls, "dispatch": dispatch}
+    idle = {name: rss_kb(p.pid) for name, p in services.items()}
+    idle_detail = {name: rss_detail_mb(p.pid) for name, p in services.items()}
+
+    # a user, a token, one notification in each store
+    user_id = rpc(auth_url, "auth.register", {"username": USERNAME, "password": PASSWORD})["userId"]
+    login = rpc(auth_url, "auth.login", {"username": USERNAME, "password": PASSWORD})
+    access = login["accessToken"]
+    if login.get("expiresIn", 0) < ACCESS_TOKEN_TTL:
+        raise BenchError(f"access token lives {login.get('expiresIn')} s, expected {ACCESS_TOKEN_TTL}")
+    writer = rpc(auth_url, "auth.clientToken", {"clientId": DISPATCH_CLIENT_ID, "clientSecret": DISPATCH_CLIENT_SECRET})
+    if "store:write" not in writer.get("scopes", []):
+        raise BenchError(f"dispatch client lacks store:write: {writer.get('scopes')}")
+    payload = ("Your one-time code is 482913. " * 64)[:PAYLOAD_BYTES]
+
+    targets = {}
+    for label, url, verify in (("cleartext", clear_url, None), ("tls", tls_url, cacert)):
+        put = rpc(url, "store.put", {"recipientId": user_id, "payload": payload}, writer["accessToken"], verify)
+        nid = put["notificationId"]
+        body = json.dumps({"jsonrpc": "2.0", "method": "store.get", "params": {"notificationId": nid}, "id": 1},
+                          separators=(",", ":"))
+        body_file = os.path.join(work, f"get-{label}.json")
+        with open(body_file, "w") as f:
+            f.write(body)
+        sample = rpc_raw(url, "store.get", {"notificationId": nid}, access, verify)
+        reply = json.loads(sample)
+        if "result" not in reply or reply["result"].get("notificationId") != nid \
+                or reply["result"].get("payload") != payload:
+            raise BenchError(f"store.get ({label}) sample is not the stored notification: {sample[:400]!r}")
+        targets[label] = {"url": url + "/rpc", "body_file": body_file, "response": sample, "id": nid}
+    response = targets["cleartext"]["response"]
+    response_len = len(response)
+    if len(targets["tls"]["response"]) != response_len:
+        raise BenchError("cleartext and TLS store.get responses differ in size")
+
+    # the ceiling: a private nginx answering POST /rpc with the same bytes
+    prefix = os.path.join(work, "nginx")
+    for sub in ("", "client_body", "proxy", "fastcgi", "uwsgi", "scgi"):
+        os.makedirs(os.path.join(prefix, sub), exist_ok=True)
+    conf = os.path.join(prefix, "nginx.conf")
+    with open(conf, "w") as f:
+        f.write(NGINX_CONF.format(workers=NGINX_WORKERS, prefix=prefix, clear_port=ng_clear, tls_port=ng_tls,
+                                  cert=cert, key=key, body=nginx_quote(response)))
+    run(["nginx", "-t", "-p", prefix, "-c", conf, "-e", os.path.join(prefix, "error.log")], timeout=30)
+    nginx = start("nginx", ["nginx", "-p", prefix, "-c", conf, "-e", os.path.join(prefix, "error.log")], None,
+                  os.path.join(ctx["logs"], "nginx.log"))
+    for label, url, verify in (("nginx-cleartext", f"http://127.0.0.1:{ng_clear}", None),
+                               ("nginx-tls", f"https://127.0.0.1:{ng_tls}", cacert)):
+        deadline = time.monotonic() + HEALTH_TIMEOUT
+        while True:
+            if nginx.poll() is not None:
+                raise BenchError(f"nginx exited with {nginx.returncode}; see {prefix}/error.log")
+            res = run(curl_base(url, verify) + ["--max-time", "2", "-H", "content-type: application/json",
+                                               "--data-binary", "{}", url + "/rpc"], timeout=10, check=False)
+            if res.returncode == 0 and res.stdout == response:
+                break
+            if time.monotonic() > deadline:
+                raise BenchError(f"{label} did not serve the static body: {res.stdout[:200]!r} {res.stderr[:200]!r}")
+            time.sleep(0.2)
+
+    nginx_pids = [nginx.pid] + _child_pids(nginx.pid)  # master and workers
+    runs = [("store", "cleartext", targets["cleartext"]["url"], targets["cleartext"]["body_file"], [store_clear.pid]),
+            ("nginx", "cleartext", f"http://127.0.0.1:{ng_clear}/rpc", targets["cleartext"]["body_file"], nginx_pids),
+            ("store", "tls", targets["tls"]["url"], targets["tls"]["body_file"], [store_tls.pid]),
+            ("nginx", "tls", f"https://127.0.0.1:{ng_tls}/rpc", targets["tls"]["body_file"], nginx_pids)]
+    headers = ["content-type: application/json", f"authorization: Bearer {access}"]
+    n, warm = prof["fetch_requests"], prof["fetch_warmup"]
+    results = {f"{server}.{mode}": [] for server, mode, _, _, _ in runs}
+    rss_rounds = []
+    for rnd in range(1, prof["rounds"] + 1):
+        for server, mode, url, body_file, pids in runs:
+            label = f"{server}.{mode}"
+            if warm:
+                w = h2load(url, warm, CLIENTS, STREAMS, body_file, headers)
+                check_h2load(f"{label} warm-up (round {rnd})", w, warm, response_len)
+            log_file = os.path.join(work, f"h2load-{server}-{mode}-{rnd}.log")
+            cpu0, h2cpu0 = cpu_seconds(pids), children_cpu_seconds()
+            r = h2load(url, n, CLIENTS, STREAMS, body_file, headers, log_file)
+            cpu1, h2cpu1 = cpu_seconds(pids), children_cpu_seconds()
+            check_h2load(f"{label} (round {rnd})", r, n, response_len)
+            r["server_cpu_us_per_request"] = round((cpu1 - cpu0) / n * 1e6, 1)
+            r["h2load_cpu_us_per_request"] = round((h2cpu1 - h2cpu0) / n * 1e6, 1)
+            r["latency"] = percentiles(log_file)
+            r["round"] = rnd
+            results[label].append(r)
+            print(f"  round {rnd} {label:16} {r['rps']:>10.0f} req/s  p50 {r['latency']['p50_ms']:.2f} ms  "
+                  f"p99 {r['latency']['p99_ms']:.2f} ms  server CPU {r['server_cpu_us_per_request']:.0f} us/req  "
+                  f"h2load CPU {r['h2load_cpu_us_per_request']:.0f} us/req", flush=True)
+        rss_rounds.append({name: rss_kb(p.pid) for name, p in services.items()})
+        print(f"  round {rnd} RSS MB: " + ", ".join(f"{k} {mb(v)}" for k, v in rss_rounds[-1].items()), flush=True)
+
+    # make sure the services are still fine and the token still works
+    for label, url, verify in (("cleartext", clear_url, None), ("tls", tls_url, cacert)):
+        rpc(url, "store.get", {"notificationId": targets[label]["id"]}, access, verify)
+
+    figures = {}
+    for mode in ("cleartext", "tls"):
+        store_runs, nginx_runs = results[f"store.{mode}"], results[f"nginx.{mode}"]
+        ratios = [s["rps"] / g["rps"] for s, g in zip(store_runs, nginx_runs)]
+        fig = {
+            "store_rps": round(statistics.median(r["rps"] for r in store_runs), 1),
+            "nginx_rps": round(statistics.median(r["rps"] for r in nginx_runs), 1),
+            "ratio_to_nginx": round(statistics.median(ratios), 3),
+            "store_p50_ms": round(statistics.median(r["latency"]["p50_ms"] for r in store_runs), 3),
+            "store_p90_ms": round(statistics.median(r["latency"]["p90_ms"] for r in store_runs), 3),
+            "store_p99_ms": round(statistics.median(r["latency"]["p99_ms"] for r in store_runs), 3),
+            "store_max_ms": max(r["latency"]["max_ms"] for r in store_runs),
+            "nginx_p50_ms": round(statistics.median(r["latency"]["p50_ms"] for r in nginx_runs), 3),
+            "nginx_p99_ms": round(statistics.median(r["latency"]["p99_ms"] for r in nginx_runs), 3),
+            "store_cpu_us_per_request": statistics.median(r["server_cpu_us_per_request"] for r in store_runs),
+            "nginx_cpu_us_per_request": statistics.median(r["server_cpu_us_per_request"] for r in nginx_runs),
+            "per_round": {"store_rps": [r["rps"] for r in store_runs], "nginx_rps": [r["rps"] for r in nginx_runs],
+                          "ratio": [round(x, 3) for x in ratios],
+                          "store_p99_ms": [r["latency"]["p99_ms"] for r in store_runs]},
+        }
+        fig["target_ratio_met"] = fig["ratio_to_nginx"] >= TARGET_RATIO
+        fig["target_p99_met"] = fig["store_p99_ms"] < TARGET_P99_MS
+        figures[mode] = fig
+
+    settings = {
+        "profile": ctx["profile"], "rounds": prof["rounds"], "h2load": f"-c {CLIENTS} -m {STREAMS} -n {n}",
+        "warmup_requests_per_run": warm, "h2load_threads": 1,
+        "request_body_bytes": os.path.getsize(targets["cleartext"]["body_file"]),
+        "response_body_bytes": response_len, "payload_bytes": PAYLOAD_BYTES,
+        "nginx_worker_processes": NGINX_WORKERS, "nginx": "return 200 '<same bytes>' on POST /rpc",
+        "store_tls": "TLS 1.2/1.3 via swift-nio-ssl, ALPN h2, development CA", "auth_mode": "cleartext",
+        "statistic": "median over rounds (ratio: median of per-round ratios, each round store and nginx back to back)",
+        "order_per_round": [f"{s}.{m}" for s, m, _, _, _ in runs],
+        "cpu_per_request": "server user+system CPU (all threads; nginx: master+workers) from /proc/<pid>/stat "
+                           "over the measured h2load run / requests: less sensitive to other load than req/s", "tools": ctx["tools"],
+        "targets": {"ratio_to_nginx_min": TARGET_RATIO, "p99_ms_max": TARGET_P99_MS},
+    }
+    write_result(ctx["out"], "fetch", settings, figures, {"runs": results})
+    for mode in ("cleartext", "tls"):
+        f = figures[mode]
+        summary(f"fetch.{mode}.rps {f['store_rps']:.0f} ({f['ratio_to_nginx']:.2f} x nginx) "
+                f"[target >= {TARGET_RATIO} x nginx: {met(f['target_ratio_met'])}]")
+        summary(f"fetch.{mode}.p50_ms {f['store_p50_ms']:.2f}")
+        summary(f"fetch.{mode}.p99_ms {f['store_p99_ms']:.2f} [target < {TARGET_P99_MS:.0f} ms: "
+                f"{met(f['target_p99_met'])}]")
+        summary(f"fetch.{mode}.nginx.rps {f['nginx_rps']:.0f}")
+        summary(f"fetch.{mode}.nginx.p50_ms {f['nginx_p50_ms']:.2f}")
+        summary(f"fetch.{mode}.nginx.p99_ms {f['nginx_p99_ms']:.2f}")
+        summary(f"fetch.{mode}.cpu_us_per_request {f['store_cpu_us_per_request']:.0f} "
+                f"(nginx {f['nginx_cpu_us_per_request']:.0f})")
+
+    # benchmark 5: memory (idle, after benchmark 1, growth across its rounds)
+    after = rss_rounds[-1]
+    mem = {"idle_mb": {k: mb(v) for k, v in idle.items()},
+           "after_fetch_mb": {k: mb(v) for k, v in after.items()},
+           "after_each_round_mb": [{k: mb(v) for k, v in r.items()} for r in rss_rounds],
+           "idle_detail_mb": idle_detail,
+           "after_fetch_detail_mb": {name: rss_detail_mb(p.pid) for name, p in services.items()}}
+    mem["target_idle_met"] = {k: v < TARGET_IDLE_MB for k, v in mem["idle_mb"].items()}
+    if len(rss_rounds) > 1:
+        growth = {k: mb(rss_rounds[-1][k] - rss_rounds[0][k]) for k in ("store-cleartext", "store-tls")}
+        mem["growth_round1_to_last_mb"] = growth
+        mem["target_no_growth_met"] = {k: v <= LEAK_TOLERANCE_MB for k, v in growth.items()}
+    mem_settings = {"source": "VmRSS from /proc/<pid>/status (detail: RssAnon = heap and stacks, RssFile = pages of "
+                              "the mapped executable and libraries, VmHWM = peak)",
+                    "idle": "right after start and GET /health ok (dispatch has no devices; auth has the dispatch client)",
+                    "after_fetch": f"after the last round of the fetch benchmark ({prof['rounds']} round(s) of "
+                                   f"{'warm-up + ' if warm else ''}{n} store.get per mode)",
+                    "leak_tolerance_mb": LEAK_TOLERANCE_MB, "targets": {"idle_mb_max": TARGET_IDLE_MB},
+                    "profile": ctx["profile"]}
+    write_result(ctx["out"], "memory", mem_settings, mem)
+    for k, v in mem["idle_mb"].items():
+        d = idle_detail[k]
+        summary(f"memory.idle.{k}.mb {v} (anon {d.get('RssAnon')}, file {d.get('RssFile')}) "
+                f"[target < {TARGET_IDLE_MB:.0f} MB: {met(v < TARGET_IDLE_MB)}]")
+    for k, v in mem["after_fetch_mb"].items():
+        summary(f"memory.after_fetch.{k}.mb {v}")
+    if len(rss_rounds) > 1:
+        for k in ("store-cleartext", "store-tls"):
+            series = " -> ".join(str(r[k]) for r in mem["after_each_round_mb"])
+            summary(f"memory.leak_check.{k}.growth_mb {mem['growth_round1_to_last_mb'][k]} ({series}) "
+                    f"[target no growth (<= {LEAK_TOLERANCE_MB} MB): {met(mem['target_no_growth_met'][k])}]")
+
+    for proc in (nginx, dispatch, store_tls, store_clear, auth):
+        stop(proc)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# benchmark 4: sign-in
+
+def refresh_driver(host, port, login_body, chains, count, timeout, cpu_probe):
+    """auth.refresh load: `chains` token families (one login each), then `count` refreshes over one HTTP/2
+    connection, `chains` in flight; each chain presents the token its previous refresh returned.
+    Returns (seconds, latencies in seconds, server CPU seconds of the refresh phase via cpu_probe())."""
+
+    async def go():
+        conn = H2Connection(host, port)
+        await conn.connect()
+        try:
+            async def login():
+                status, body = await conn.post("/rpc", login_body)
+                reply = json.loads(body)
+                if status != 200 or "result" not in reply:
+                    raise BenchError(f"login for a refresh token failed: {status} {body[:300]!r}")
+                return reply["result"]["refreshToken"]
+
+            tokens = await asyncio.gather(*(login() for _ in range(chains)))
+            remaining = [count]
+            latencies = []
+
+            async def chain(token):
+                while remaining[0] > 0:
+                    remaining[0] -= 1
+                    body = json.dumps({"jsonrpc": "2.0", "method": "auth.refresh",
+                                       "params": {"refreshToken": token}, "id": 1}, separators=(",", ":")).encode()
+                    t0 = time.perf_counter()
+                    status, raw = await conn.post("/rpc", body)
+                    latencies.append(time.perf_counter() - t0)
+                    reply = json.loads(raw)
+                    if status != 200 or "result" not in reply:
+                        raise BenchError(f"auth.refresh failed: {status} {raw[:300]!r}")
+                    token = reply["result"]["refreshToken"]
+
+            cpu0, t0 = cpu_probe(), time.perf_counter()
+            await asyncio.gather(*(chain(t) for t in tokens))
+            return time.perf_counter() - t0, latencies, cpu_probe() - cpu0
+        finally:
+            await conn.close()
+
+    async def bounded():
+        return await asyncio.wait_for(go(), timeout)
+
+    try:
+        return asyncio.run(bounded())
+    except asyncio.TimeoutError as exc:
+        raise BenchError(f"auth.refresh driver timed out after {timeout} s") from exc
+    except H2Error as exc:
+        raise BenchError(f"auth.refresh driver: {exc}") from exc
+
+
+def bench_signin(ctx, prof):
+    figures, per_cost = {}, {}
+    for cost in (12, 10):
+        (port,) = free_ports(1)
+        name = f"auth-cost{cost}"
+        auth, url, data = start_auth(ctx, name, port, cost)
+        rpc(url, "auth.register", {"username": USERNAME, "password": PASSWORD})
+        stored_cost = password_hash_cost(data, USERNAME)
+        if stored_cost != cost:
+            raise BenchError(f"{name}: the stored hash has cost {stored_cost}, expected {cost}")
+        body = json.dumps({"jsonrpc": "2.0", "method": "auth.login",
+                           "params": {"username": USERNAME, "password": PASSWORD}, "id": 1}, separators=(",", ":"))
+        body_file = os.path.join(ctx["work"], f"login-{cost}.json")
+        with open(body_file, "w") as f:
+            f.write(body)
+        sample = rpc_raw(url, "auth.login", {"username": USERNAME, "password": PASSWORD})
+        if "result" not in json.loads(sample):
+            raise BenchError(f"{name}: login sample failed: {sample[:300]!r}")
+        n = prof["login_requests"][cost]
+        log_file = os.path.join(ctx["work"], f"h2load-login-{cost}.log")
+        cpu0 = cpu_seconds([auth.pid])
+        r = h2load(url + "/rpc", n, LOGIN_CLIENTS, LOGIN_STREAMS, body_file, ["content-type: application/json"],
+                   log_file)
+        r["server_cpu_ms_per_request"] = round((cpu_seconds([auth.pid]) - cpu0) / n * 1000, 1)
+        # token lengths are fixed, so n successes add up to n x the sample's size (2% slack for safety)
+        check_h2load(f"auth.login cost {cost}", r, n, len(sample), tolerance=0.02)
+        r["latency"] = percentiles(log_file)
+        per_cost[cost] = r
+        figures[f"login_cost{cost}_per_s"] = round(r["rps"], 2)
+        figures[f"login_cost{cost}_p50_ms"] = r["latency"]["p50_ms"]
+        figures[f"login_cost{cost}_p99_ms"] = r["latency"]["p99_ms"]
+        figures[f"login_cost{cost}_cpu_ms_per_login"] = r["server_cpu_ms_per_request"]
+        summary(f"signin.login.cost{cost}.per_s {r['rps']:.1f} (bcrypt cost {stored_cost}, "
+                f"p50 {r['latency']['p50_ms']:.0f} ms, p99 {r['latency']['p99_ms']:.0f} ms, "
+                f"auth CPU {r['server_cpu_ms_per_request']:.0f} ms/login)")
+
+        if cost == 10:
+            # auth.refresh: tokens rotate on use and reuse revokes the family, so every request needs the token
+            # the previous refresh of its family returned: a small asyncio HTTP/2 driver (h2c.py) runs
+            # REFRESH_CHAINS families in parallel over one connection.
+            count = prof["refresh_requests"]
+            seconds, lat, cpu = refresh_driver("127.0.0.1", port, body.encode(), REFRESH_CHAINS, count, CMD_TIMEOUT,
+                                               lambda: cpu_seconds([auth.pid]))
+            figures["refresh_cpu_us_per_request"] = round(cpu / count * 1e6, 1)
+            lat.sort()
+            pct = lambda p: round(lat[max(0, min(len(lat) - 1, int(round(p / 100.0 * len(lat) + 0.5)) - 1))] * 1000, 2)
+            figures["refresh_per_s"] = round(count / seconds, 1)
+            figures["refresh_p50_ms"] = pct(50)
+            figures["refresh_p99_ms"] = pct(99)
+            figures["refresh_count"] = count
+            summary(f"signin.refresh.per_s {figures['refresh_per_s']:.0f} ({count} refreshes, {REFRESH_CHAINS} "
+                    f"in flight, p50 {figures['refresh_p50_ms']:.1f} ms, p99 {figures['refresh_p99_ms']:.1f} ms, "
+                    f"auth CPU {figures['refresh_cpu_us_per_request']:.0f} us/refresh)")
+        stop(auth)
+
+    settings = {
+        "profile": ctx["profile"],
+        "login": {"driver": "h2load, fixed body (same user and password; only failures are throttled)",
+                  "h2load": f"-c {LOGIN_CLIENTS} -m {LOGIN_STREAMS}",
+                  "requests": {f"cost{c}": prof["login_requests"][c] for c in (12, 10)},
+                  "bcrypt_costs": [12, 10], "cost_check": "read from the stored hash prefix after auth.register",
+                  "auth_instances": "a fresh auth-service (own data dir) per cost; auth rehashes on cost change"},
+        "refresh": {"driver": "Benchmarks/h2c.py: asyncio HTTP/2 (h2c prior knowledge) client, one connection",
+                    "requests": prof["refresh_requests"], "in_flight": REFRESH_CHAINS,
+                    "method": f"{REFRESH_CHAINS} logins (one token family each), then each family refreshes in a "
+                              "loop, presenting the token its previous refresh returned, until the count is "
+                              "reached; rate = count / wall time of the refresh phase; the Python client shares "
+                              "the 2 cores with auth, so this is a lower bound",
+                    "auth_bcrypt_cost": 10},
+        "tools": ctx["tools"],
+    }
+    write_result(ctx["out"], "signin", settings, figures, {"login_runs": {f"cost{c}": r for c, r in per_cost.items()}})
+
+
+# ---------------------------------------------------------------------------------------------------------------
+
+def scan_logs(ctx):
+    """Service log lines (the services run at log level warning, so every line is worth a look)."""
+    findings = {}
+    for name in sorted(os.listdir(ctx["logs"])):
+        path = os.path.join(ctx["logs"], name)
+        with open(path, errors="replace") as f:
+            lines = [l.rstrip("\n") for l in f if l.strip()]
+        if lines:
+            findings[name] = {"lines": len(lines), "first": lines[:5]}
+    return findings
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--bin-dir", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--only", choices=["fetch", "signin"], action="append")
+    ap.add_argument("--keep-work", action="store_true", help="keep the temporary directory (logs, configs)")
+    args = ap.parse_args()
+
+    signal.signal(signal.SIGTERM, _on_signal)
+    signal.signal(signal.SIGHUP, _on_signal)
+
+    global MACHINE
+    MACHINE = machine()
+    profile = "smoke" if args.smoke else "full"
+    prof = PROFILES[profile]
+    os.makedirs(args.out, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="securepush-bench-")
+    ctx = {"bin": os.path.abspath(args.bin_dir), "out": os.path.abspath(args.out), "work": work,
+           "logs": os.path.join(work, "logs"), "certs": os.path.join(work, "certs"), "profile": profile,
+           "tools": tool_versions()}
+    os.makedirs(ctx["logs"])
+    for exe in ("auth-service", "store-service", "dispatch-service", "securepush"):
+        if not os.access(os.path.join(ctx["bin"], exe), os.X_OK):
+            raise BenchError(f"missing executable {exe} in {ctx['bin']}")
+
+    started = time.monotonic()
+    print(f"SecurePush benchmarks ({profile}) — {MACHINE['cores']} cores, {MACHINE['model']}, "
+          f"load {MACHINE['loadavg_at_start'][0]:.2f}; work dir {work}", flush=True)
+    ok = False
+    try:
+        run([os.path.join(ctx["bin"], "securepush"), "certs", "--out", ctx["certs"], "--ca-dir",
+             os.path.join(work, "ca")], timeout=60)
+        only = args.only or ["fetch", "signin"]
+        if "fetch" in only:
+            print("== fetch path (store.get) vs nginx, and memory", flush=True)
+            bench_fetch(ctx, prof)
+        if "signin" in only:
+            print("== sign-in (auth.login, auth.refresh)", flush=True)
+            bench_signin(ctx, prof)
+        ok = True
+    finally:
+        stop_all()
+        logs = scan_logs(ctx)
+        logs_out = os.path.join(ctx["out"], "logs")
+        shutil.rmtree(logs_out, ignore_errors=True)
+        shutil.copytree(ctx["logs"], logs_out)
+        elapsed = time.monotonic() - started
+        with open(os.path.join(ctx["out"], "summary.txt"), "w") as f:
+            f.write("\n".join(SUMMARY) + "\n")
+        if logs:
+            print("service log lines (level warning and above), see " + logs_out + ":")
+            for name, info in logs.items():
+                print(f"  {name}: {info['lines']} line(s); first: {info['first'][0][:300]}")
+        print(f"{'done' if ok else 'FAILED'} in {elapsed:.0f} s; results in {ctx['out']}", flush=True)
+        if not args.keep_work:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+MACHINE = {}
+
+if __name__ == "__main__":
+    try:
+        main()
+    except BenchError as exc:
+        print(f"benchmark failed: {exc}", file=sys.stderr)
+        sys.exit(1)
+    except KeyboardInterrupt as exc:
+        print(f"interrupted ({exc})", file=sys.stderr)
+        sys.exit(130)

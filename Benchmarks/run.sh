@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# SecurePush benchmarks: fetch path (store.get over HTTP/2, cleartext and TLS) against an nginx ceiling,
+# sign-in (auth.login at bcrypt cost 12 and 10, auth.refresh) and resident memory. See Benchmarks/README.md.
+#
+#   Benchmarks/run.sh [--smoke] [--out DIR] [--bin-dir DIR] [--only fetch|signin] [--keep-work]
+#
+#   --smoke     seconds-long version for CI (h2load -n 2000, one round)
+#   --out DIR   where the JSON results, summary.txt and the service logs go (default: Benchmarks/results)
+#   --bin-dir   directory holding release builds of auth-service, store-service, dispatch-service and securepush
+#               (or SECUREPUSH_BENCH_BIN_DIR); default: build them with `swift build -c release`
+#   --only      run one benchmark (repeatable)
+#   --keep-work keep the temporary work directory (configs, h2load logs)
+#
+# Everything runs on 127.0.0.1 on free ephemeral ports; every server is stopped on exit.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+
+smoke=0
+out="$here/results"
+bin_dir="${SECUREPUSH_BENCH_BIN_DIR:-}"
+extra=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --smoke) smoke=1 ;;
+    --out) out="$2"; shift ;;
+    --out=*) out="${1#--out=}" ;;
+    --bin-dir) bin_dir="$2"; shift ;;
+    --bin-dir=*) bin_dir="${1#--bin-dir=}" ;;
+    --only) extra+=(--only "$2"); shift ;;
+    --keep-work) extra+=(--keep-work) ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+# --- tools: h2load (nghttp2-client), nginx (nginx-light), curl, python3
+need=()
+command -v h2load >/dev/null 2>&1 || need+=(nghttp2-client)
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
+command -v curl >/dev/null 2>&1 || need+=(curl)
+command -v python3 >/dev/null 2>&1 || need+=(python3)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "== installing ${need[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
+  # nginx-light's package starts a system nginx on port 80; the benchmark runs its own private one.
+  if [ -x /usr/sbin/service ] && printf '%s\n' "${need[@]}" | grep -qx nginx-light; then
+    service nginx stop >/dev/null 2>&1 || true
+  fi
+fi
+export PATH="$PATH:/usr/sbin:/sbin"
+
+# --- binaries: given, or a release build
+if [ -z "$bin_dir" ]; then
+  echo "== swift build -c release (set SECUREPUSH_BENCH_BIN_DIR or --bin-dir to use existing binaries)"
+  (cd "$root" && swift build -c release --product auth-service \
+    && swift build -c release --product store-service \
+    && swift build -c release --product dispatch-service \
+    && swift build -c release --product securepush)
+  bin_dir="$(cd "$root" && swift build -c release --show-bin-path)"
+fi
+for exe in auth-service store-service dispatch-service securepush; do
+  [ -x "$bin_dir/$exe" ] || { echo "no executable $bin_dir/$exe" >&2; exit 1; }
+done
+
+mkdir -p "$out"
+args=(--bin-dir "$bin_dir" --out "$out")
+[ "$smoke" = 1 ] && args+=(--smoke)
+if [ ${#extra[@]} -gt 0 ]; then args+=("${extra[@]}"); fi
+
+# The Python driver owns the servers (and stops them in its own cleanup; the kernel sends them SIGTERM if it dies).
+# This trap makes sure the driver itself does not outlive the script.
+driver=""
+cleanup() {
+  if [ -n "$driver" ] && kill -0 "$driver" 2>/dev/null; then
+    kill -TERM "$driver" 2>/dev/null || true
+    for _ in $(seq 50); do kill -0 "$driver" 2>/dev/null || break; sleep 0.2; done
+    kill -KILL "$driver" 2>/dev/null || true
+  fi
+}
+trap cleanup EXIT
+trap 'cleanup; exit 130' INT TERM
+
+start=$(date +%s)
+python3 -u "$here/bench.py" "${args[@]}" &
+driver=$!
+status=0
+wait "$driver" || status=$?
+driver=""
+echo "== run.sh finished in $(( $(date +%s) - start )) s (exit $status)"
+exit "$status"
