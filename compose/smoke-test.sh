@@ -16,7 +16,10 @@
 #   8. from the host, through the published ports and TLS from the stack's CA: registers a user, sends a secure
 #      notification, restarts notification-store and fetches the payload again (data survives a restart);
 #   9. `docker compose down` must take under 3 s (graceful SIGTERM handling), and `up` again keeps the data;
-#  10. tears everything down whatever happens: containers, networks, volumes, the image, the private daemon.
+#  10. with compose/docker-compose.postgres.yml: PostgreSQL (a stand-in image from Debian's postgresql-15 when no
+#      registry has the official one) and two replicas of notification-store and push-dispatch all healthy, and the
+#      demo passing three times across them;
+#  11. tears everything down whatever happens: containers, networks, volumes, the images, the private daemon.
 #
 # Usage: compose/smoke-test.sh            (CI runs it from .ci/run; about 3–8 minutes, mostly the release build)
 # Environment: SMOKE_BINARIES=prebuilt|source, SMOKE_KEEP=1 (leave the work directory for debugging).
@@ -41,6 +44,7 @@ fail() {
 }
 
 compose() { "$COMPOSE" -p "$project" -f "$compose_file" "$@"; }
+compose_postgres() { "$COMPOSE" -p "$project-pg" -f "$compose_file" -f "$here/docker-compose.postgres.yml" "$@"; }
 
 cleanup() {
   local status=$?
@@ -51,6 +55,8 @@ cleanup() {
       compose logs --no-color --tail 40 >&2 2>&1
     fi
     compose --profile demo down --volumes --remove-orphans --timeout 5 >/dev/null 2>&1
+    compose_postgres --profile demo down --volumes --remove-orphans --timeout 5 >/dev/null 2>&1
+    [ -n "${postgres_standin:-}" ] && docker image rm -f "$SECUREPUSH_POSTGRES_IMAGE" >/dev/null 2>&1
     [ "$binaries" = prebuilt ] && docker image rm -f "$SECUREPUSH_IMAGE" >/dev/null 2>&1
   fi
   if [ -n "$private_daemon_pid" ]; then
@@ -224,5 +230,85 @@ log "docker compose down took ${down_seconds} s"
 wait_healthy
 [ "$("$cli" fetch "$notification_id")" = "$payload" ] || fail "the payload was lost by down and up"
 log "after down and up: signed-in session and notification still there"
+
+# --- 10. on PostgreSQL, with two replicas of notification-store and push-dispatch --------------------------------------
+export SECUREPUSH_POSTGRES_IMAGE="${SECUREPUSH_POSTGRES_IMAGE:-postgres:16-bookworm}"
+if ! docker image inspect "$SECUREPUSH_POSTGRES_IMAGE" >/dev/null 2>&1 &&
+  ! docker pull -q "$SECUREPUSH_POSTGRES_IMAGE" >/dev/null 2>&1; then
+  # No registry: a stand-in built from Debian's postgresql-15 whose entrypoint honours the official image's
+  # POSTGRES_USER, POSTGRES_PASSWORD and POSTGRES_DB, which is all docker-compose.postgres.yml relies on.
+  pg_tar="${XDG_CACHE_HOME:-$HOME/.cache}/securepush-smoke/debian-bookworm-postgresql15.tar"
+  if [ ! -s "$pg_tar" ]; then
+    log "no registry: making a PostgreSQL stand-in image with debootstrap (Debian's postgresql-15)"
+    debootstrap --variant=minbase --include=postgresql-15 bookworm "$work/pgroot" http://deb.debian.org/debian \
+      >"$work/debootstrap-pg.log" 2>&1 || { tail -20 "$work/debootstrap-pg.log" >&2; fail "debootstrap postgresql"; }
+    rm -rf "$work/pgroot/var/cache/apt/archives/"*.deb "$work/pgroot/var/lib/apt/lists/"*
+    cat >"$work/pgroot/usr/local/bin/docker-entrypoint.sh" <<'ENTRYPOINT'
+#!/bin/sh
+# Stand-in for the official postgres image's entrypoint (SecurePush's compose smoke test only).
+set -eu
+bin=/usr/lib/postgresql/15/bin
+PGDATA="${PGDATA:-/var/lib/postgresql/data}"
+if [ ! -s "$PGDATA/PG_VERSION" ]; then
+  printf '%s\n' "$POSTGRES_PASSWORD" >/tmp/pwfile
+  "$bin/initdb" -D "$PGDATA" -U "$POSTGRES_USER" --pwfile=/tmp/pwfile --auth-local=trust \
+    --auth-host=scram-sha-256 >/dev/null
+  rm -f /tmp/pwfile
+  echo "host all all 0.0.0.0/0 scram-sha-256" >>"$PGDATA/pg_hba.conf"
+  echo "CREATE DATABASE \"$POSTGRES_DB\";" | "$bin/postgres" --single -D "$PGDATA" postgres >/dev/null
+fi
+exec "$bin/postgres" -D "$PGDATA" -c listen_addresses='*' -c unix_socket_directories=/var/run/postgresql
+ENTRYPOINT
+    chmod 0755 "$work/pgroot/usr/local/bin/docker-entrypoint.sh"
+    pg_uid="$(chroot "$work/pgroot" id -u postgres)"
+    mkdir -p "$work/pgroot/var/lib/postgresql/data" "$work/pgroot/run/postgresql"
+    chown -R "$pg_uid:$pg_uid" "$work/pgroot/var/lib/postgresql" "$work/pgroot/run/postgresql"
+    chmod 0700 "$work/pgroot/var/lib/postgresql/data"
+    tar -C "$work/pgroot" -cf "$pg_tar.tmp" . && mv "$pg_tar.tmp" "$pg_tar"
+    rm -rf "$work/pgroot"
+  fi
+  docker import \
+    --change 'USER postgres' \
+    --change 'ENV PATH=/usr/lib/postgresql/15/bin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+    --change 'ENTRYPOINT ["/usr/local/bin/docker-entrypoint.sh"]' \
+    "$pg_tar" "$SECUREPUSH_POSTGRES_IMAGE" >/dev/null
+  postgres_standin=1
+  log "imported a PostgreSQL stand-in as $SECUREPUSH_POSTGRES_IMAGE"
+fi
+compose down >/dev/null 2>&1
+read -r store_ports dispatch_ports < <(python3 -c '
+import socket
+def pair():
+    while True:
+        a = socket.socket(); a.bind(("127.0.0.1", 0)); port = a.getsockname()[1]
+        b = socket.socket()
+        try:
+            b.bind(("127.0.0.1", port + 1))
+        except OSError:
+            a.close(); b.close(); continue
+        a.close(); b.close()
+        return f"{port}-{port + 1}"
+print(pair(), pair())')
+export SECUREPUSH_STORE_PUBLISHED_PORTS=$store_ports SECUREPUSH_DISPATCH_PUBLISHED_PORTS=$dispatch_ports
+log "on PostgreSQL: docker compose -f docker-compose.yml -f docker-compose.postgres.yml up --wait"
+compose_postgres up --detach --wait --wait-timeout 180 >"$work/compose-pg-up.log" 2>&1 ||
+  { cat "$work/compose-pg-up.log" >&2; compose_postgres logs --no-color --tail 30 >&2; fail "PostgreSQL stack not healthy"; }
+for service in notification-store push-dispatch; do
+  replicas=0
+  for id in $(compose_postgres ps -q "$service"); do
+    [ "$(docker inspect -f '{{.State.Health.Status}}' "$id")" = healthy ] && replicas=$((replicas + 1))
+  done
+  [ "$replicas" = 2 ] || fail "$service has $replicas healthy replicas on PostgreSQL, not 2"
+done
+log "PostgreSQL: auth, two notification-store and two push-dispatch replicas healthy"
+for round in 1 2 3; do
+  compose_postgres run --rm demo >"$work/demo-pg.log" 2>&1 && grep -q "demo complete" "$work/demo-pg.log" ||
+    { cat "$work/demo-pg.log" >&2; fail "demo on PostgreSQL (round $round)"; }
+done
+sends_in_postgres="$(compose_postgres exec -T postgres psql -U securepush -d securepush -tAc \
+  'SELECT count(*) FROM dispatch.push_send' | tr -d '[:space:]')"
+[ "$sends_in_postgres" = 3 ] || fail "expected the 3 demo sends in PostgreSQL's dispatch.push_send, found '$sends_in_postgres'"
+log "PostgreSQL: the demo passed three times across the replicas; its 3 sends are in PostgreSQL"
+compose_postgres down --volumes >/dev/null 2>&1
 
 log "passed"
