@@ -36,10 +36,12 @@ struct AuthHarness {
         )
     }
 
-    static func make(_ configuration: AuthConfiguration = configuration(), clock: TestClock = TestClock()) async throws
-        -> AuthHarness
-    {
-        let components = try await AuthComponents.make(configuration: configuration, logger: logger, now: { clock.now })
+    static func make(
+        _ configuration: AuthConfiguration = configuration(), clock: TestClock = TestClock(),
+        postgres: PostgresServiceDatabase? = nil
+    ) async throws -> AuthHarness {
+        let components = try await AuthComponents.make(
+            configuration: configuration, logger: logger, postgres: postgres, now: { clock.now })
         let dispatcher = components.dispatcher
         let rpc = RPCClient(
             transport: InProcessTransport(

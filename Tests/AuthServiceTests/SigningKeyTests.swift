@@ -139,3 +139,42 @@ struct SigningKeyTests {
         #expect(try await auth.rpc.call(Auth.Keys.self, Empty()).keys.count == 1)
     }
 }
+
+@Suite(
+    "Signing keys shared by auth replicas on PostgreSQL",
+    .enabled(if: TestPostgres.isConfigured, Comment(rawValue: TestPostgres.skipNotice)))
+struct ReplicaSigningKeyTests {
+    @Test("replicas started together sign with one key; after a rotation every replica publishes old and new keys")
+    func rotationAcrossReplicas() async throws {
+        try await TestPostgres.withTwoReplicas(serviceName: "auth", migrations: AuthDatabase.postgresMigrations) {
+            first, second in
+            // Development mode: two replicas starting at once agree on one generated key.
+            async let startA = AuthHarness.make(AuthHarness.configuration(), postgres: first)
+            async let startB = AuthHarness.make(AuthHarness.configuration(), postgres: second)
+            let (a, b) = try await (startA, startB)
+            let kidA = try #require(try await a.rpc.call(Auth.Keys.self, Empty()).keys.first?.kid)
+            #expect(try await b.rpc.call(Auth.Keys.self, Empty()).keys.first?.kid == kidA)
+            try await a.register("carol")
+            let oldGrant = try await a.login("carol")
+
+            // A third replica rolls out with a new key file: it activates it and retires the shared one.
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            let newKey = ES256PrivateKey()
+            let keyFile = directory.file("rotated.pem")
+            try newKey.pemRepresentation.write(toFile: keyFile, atomically: true, encoding: .utf8)
+            let c = try await AuthHarness.make(AuthHarness.configuration(signingKeyFile: keyFile), postgres: first)
+            let newKid = SigningKey(privateKey: newKey).kid
+            let newGrant = try await c.login("carol")
+            #expect(try TokenHeader(of: newGrant.accessToken).kid == newKid)
+
+            // Every replica, old or new, publishes both keys: tokens from either verify against any replica's JWKS.
+            for replica in [a, b, c] {
+                let kids = Set(try await replica.rpc.call(Auth.Keys.self, Empty()).keys.map(\.kid))
+                #expect(kids == [kidA, newKid])
+                #expect(try await replica.verifier().verify(oldGrant.accessToken).subject == oldGrant.userId)
+                #expect(try await replica.verifier().verify(newGrant.accessToken).subject == newGrant.userId)
+            }
+        }
+    }
+}

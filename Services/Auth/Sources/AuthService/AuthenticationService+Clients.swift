@@ -25,8 +25,20 @@ extension AuthenticationService {
         try await clients.createClient(id: id, scopes: scopes, secret: secret)
     }
 
-    /// The public keys that verify access tokens, current key first.
-    public func publicKeys() -> [Auth.PublicJWK] {
-        signer.publicKeys(at: now())
+    /// The public keys that verify access tokens, this replica's current key first.
+    ///
+    /// Read from the repository on each call, so that with several replicas every one of them publishes every key any
+    /// of them may be signing with: a key another replica activated after this one started, and retired keys until
+    /// their last tokens expire. The keys this replica knew at start are added in case the database is unreachable.
+    public func publicKeys() async -> [Auth.PublicJWK] {
+        let now = now()
+        var keys = signer.publicKeys(at: now)
+        guard let stored = try? await repository.signingKeys() else { return keys }
+        let lifetime = TimeInterval(signer.tokenTTL)
+        for key in stored where !keys.contains(where: { $0.kid == key.kid }) {
+            guard key.retiredAt.map({ $0.addingTimeInterval(lifetime) > now }) ?? true else { continue }
+            keys.append(Auth.PublicJWK(x: key.x, y: key.y, kid: key.kid))
+        }
+        return keys
     }
 }

@@ -21,7 +21,7 @@ extension AuthenticationService {
             try await clientToken(clientId: params.clientId, clientSecret: params.clientSecret)
         }
         dispatcher.register(Auth.Keys.self) { _, _ in
-            Auth.Keys.Result(keys: publicKeys())
+            Auth.Keys.Result(keys: await publicKeys())
         }
         return dispatcher
     }
