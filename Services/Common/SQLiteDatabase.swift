@@ -47,3 +47,10 @@ public enum SQLiteDatabase {
         }
     }
 }
+
+/// `"ok"` when the service's database (SQLite or PostgreSQL, whichever it runs on) answers, otherwise the reason.
+public func databaseReadiness(sqlite: (any DatabaseWriter)?, postgres: PostgresServiceDatabase?) async -> String {
+    if let postgres { return await postgres.readiness() }
+    if let sqlite { return await SQLiteDatabase.readiness(of: sqlite) }
+    return "no database"
+}

@@ -43,10 +43,6 @@ extension Logger {
     static let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 }
 
-enum APNsMockError: Error {
-    case didNotStart
-}
-
 /// Runs a mock APNs for the duration of `body`, then shuts it down gracefully (GOAWAY) and waits for it.
 ///
 /// - Parameters:
@@ -89,42 +85,15 @@ func withAPNsMock<T>(
             blackHole: blackHole
         )
     }
-    let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-    let app = Application(
-        router: router,
-        server: builder,
-        configuration: .init(address: .hostname("127.0.0.1", port: port)),
-        onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
-        logger: .quiet
-    )
-    let serviceGroup = ServiceGroup(configuration: .init(services: [app], logger: .quiet))
-
-    return try await withThrowingTaskGroup(of: Void.self) { tasks in
-        tasks.addTask {
-            defer { portContinuation.finish() }
-            try await serviceGroup.run()
-        }
-        var portIterator = ports.makeAsyncIterator()
-        guard let boundPort = await portIterator.next() else {
-            try await tasks.waitForAll()
-            throw APNsMockError.didNotStart
-        }
-        let mock = APNsMock(
-            port: boundPort,
-            key: key,
-            topic: topic,
-            state: state,
-            connections: connections,
-            certificates: certificates
-        )
-        let result: Result<T, any Error>
-        do {
-            result = .success(try await body(mock))
-        } catch {
-            result = .failure(error)
-        }
-        await serviceGroup.triggerGracefulShutdown()
-        try await tasks.waitForAll()
-        return try result.get()
+    return try await withRunningServer(router: router, server: builder, port: port) { boundPort, _ in
+        try await body(
+            APNsMock(
+                port: boundPort,
+                key: key,
+                topic: topic,
+                state: state,
+                connections: connections,
+                certificates: certificates
+            ))
     }
 }

@@ -58,10 +58,6 @@ extension Logger {
     static let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 }
 
-enum TestServerError: Error {
-    case didNotStart
-}
-
 /// Runs a Hummingbird server for the duration of `body`, then shuts it down gracefully and waits for it.
 ///
 /// - Parameters:
@@ -126,41 +122,14 @@ func withTestServer<T>(
         }
     }
 
-    let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-    let app = Application(
-        router: router,
-        server: builder,
-        configuration: .init(address: .hostname("127.0.0.1", port: port)),
-        onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
-        logger: .quiet
-    )
-    let serviceGroup = ServiceGroup(configuration: .init(services: [app], logger: .quiet))
-
-    return try await withThrowingTaskGroup(of: Void.self) { tasks in
-        tasks.addTask {
-            defer { portContinuation.finish() }
-            try await serviceGroup.run()
-        }
-        var portIterator = ports.makeAsyncIterator()
-        guard let boundPort = await portIterator.next() else {
-            try await tasks.waitForAll()
-            throw TestServerError.didNotStart
-        }
-        let server = TestServer(
-            mode: mode,
-            port: boundPort,
-            connections: connections,
-            certificates: certificates,
-            serviceGroup: serviceGroup
-        )
-        let result: Result<T, any Error>
-        do {
-            result = .success(try await body(server))
-        } catch {
-            result = .failure(error)
-        }
-        await serviceGroup.triggerGracefulShutdown()
-        try await tasks.waitForAll()
-        return try result.get()
+    return try await withRunningServer(router: router, server: builder, port: port) { boundPort, serviceGroup in
+        try await body(
+            TestServer(
+                mode: mode,
+                port: boundPort,
+                connections: connections,
+                certificates: certificates,
+                serviceGroup: serviceGroup
+            ))
     }
 }

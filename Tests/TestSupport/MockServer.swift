@@ -27,11 +27,25 @@ public func withMockServer<T>(
     router: Router<BasicRequestContext>,
     _ body: (Int) async throws -> T
 ) async throws -> T {
+    try await withRunningServer(router: router, server: try .http2Upgrade(tlsConfiguration: tlsConfiguration)) {
+        port, _ in try await body(port)
+    }
+}
+
+/// Runs a Hummingbird application with `server` on 127.0.0.1 (`port` 0 picks a free one) in its own service group for
+/// the duration of `body`, which gets the bound port and the group (to stop the server early); then shuts it down
+/// gracefully and waits for it. Every mock and test server shares this lifecycle.
+public func withRunningServer<T>(
+    router: Router<BasicRequestContext>,
+    server: HTTPServerBuilder,
+    port: Int = 0,
+    _ body: (Int, ServiceGroup) async throws -> T
+) async throws -> T {
     let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
     let app = Application(
         router: router,
-        server: try .http2Upgrade(tlsConfiguration: tlsConfiguration),
-        configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+        server: server,
+        configuration: .init(address: .hostname("127.0.0.1", port: port)),
         onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
         logger: silentLogger
     )
@@ -42,13 +56,13 @@ public func withMockServer<T>(
             try await serviceGroup.run()
         }
         var portIterator = ports.makeAsyncIterator()
-        guard let port = await portIterator.next() else {
+        guard let boundPort = await portIterator.next() else {
             try await tasks.waitForAll()
             throw MockServerError.didNotStart
         }
         let result: Result<T, any Error>
         do {
-            result = .success(try await body(port))
+            result = .success(try await body(boundPort, serviceGroup))
         } catch {
             result = .failure(error)
         }

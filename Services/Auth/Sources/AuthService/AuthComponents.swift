@@ -89,9 +89,7 @@ public struct AuthComponents: Sendable {
 
     /// Readiness checks for `GET /health`.
     public func health() async -> [String: String] {
-        if let postgres { return ["database": await postgres.readiness()] }
-        if let sqlite { return ["database": await SQLiteDatabase.readiness(of: sqlite)] }
-        return ["database": "no database"]
+        ["database": await databaseReadiness(sqlite: sqlite, postgres: postgres)]
     }
 
     /// A background service purging expired refresh tokens every `configuration.purgeInterval`.

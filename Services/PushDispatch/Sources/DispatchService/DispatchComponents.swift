@@ -141,15 +141,9 @@ public struct DispatchComponents: Sendable {
     /// The readiness checks `GET /health` reports: `database` and `keys`.
     public func health() async -> [String: String] {
         [
-            "database": await databaseReadiness(),
+            "database": await databaseReadiness(sqlite: sqlite, postgres: postgres),
             "keys": await verifier.readiness,
         ]
-    }
-
-    private func databaseReadiness() async -> String {
-        if let postgres { return await postgres.readiness() }
-        if let sqlite { return await SQLiteDatabase.readiness(of: sqlite) }
-        return "no database"
     }
 
     /// Adds the direct channel's `GET /devices/:deviceId/events` route.
