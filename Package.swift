@@ -139,7 +139,7 @@ let package = Package(
         + service(
             "StoreService", executable: "store-service", directory: "NotificationStore",
             dependencies: [serviceLifecycle],
-            testDependencies: [jwtKit, serviceLifecycle])
+            testDependencies: [grdb, jwtKit, serviceLifecycle])
         + service(
             "DispatchService", executable: "dispatch-service", directory: "PushDispatch",
             dependencies: [
@@ -197,6 +197,27 @@ let package = Package(
                 path: "Tests/TestSupport",
                 swiftSettings: swiftSettings
             ),
+            // A mock of the APNs provider API that checks what Apple checks: the APNs tests and the fan-out benchmark.
+            .target(
+                name: "APNsMock",
+                dependencies: [
+                    "DispatchService", "ServiceCore", "TestSupport", hummingbird, hummingbirdCore, hummingbirdHTTP2,
+                    nioCore, nioHTTP2, httpTypes, jwtKit, crypto, serviceLifecycle, logging,
+                ],
+                path: "Tests/APNsMock",
+                swiftSettings: swiftSettings
+            ),
+
+            // MARK: Benchmarks — the load generators Benchmarks/run.sh runs (benchmarks 2 and 3).
+            .executableTarget(
+                name: "securepush-bench",
+                dependencies: [
+                    "SecurePushClient", "SharedModels", "APNsMock", "TestSupport", "DispatchService", "ServiceCore",
+                    argumentParser, logging,
+                ],
+                path: "Benchmarks/securepush-bench",
+                swiftSettings: swiftSettings
+            ),
             .testTarget(
                 name: "DevelopmentPKITests",
                 dependencies: [
@@ -224,7 +245,8 @@ let package = Package(
             ),
             // Push providers: one test target each, with a mock server speaking the provider's real protocol.
             // APNs also runs the whole stack against its mock: push.send → durable worker → APNs.
-            providerTests("APNsProviderTests", extra: ["SecurePushStack", "SecurePushClient", "AuthService"]),
+            providerTests(
+                "APNsProviderTests", extra: ["APNsMock", "SecurePushStack", "SecurePushClient", "AuthService"]),
             providerTests("FCMProviderTests"),
             providerTests("WNSProviderTests"),
             providerTests("WebPushProviderTests"),

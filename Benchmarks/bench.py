@@ -39,6 +39,11 @@ PROFILES = {
         "fetch_warmup": 200,
         "login_requests": {12: 12, 10: 30},
         "refresh_requests": 300,
+        "send_warmup": 50,
+        "send_sustained": int(os.environ.get("BENCH_SEND_SUSTAINED", "600")),
+        "send_rate_seconds": 1,
+        "fanout_devices": 100,
+        "fanout_users": 500,
     },
     # the real thing (a few minutes)
     "full": {
@@ -47,6 +52,11 @@ PROFILES = {
         "fetch_warmup": 5000,
         "login_requests": {12: 100, 10: 400},
         "refresh_requests": 10000,
+        "send_warmup": 500,
+        "send_sustained": 20000,
+        "send_rate_seconds": 10,
+        "fanout_devices": 1000,
+        "fanout_users": 10000,
     },
 }
 
@@ -59,6 +69,11 @@ PAYLOAD_BYTES = int(os.environ.get("BENCH_PAYLOAD_BYTES", "256"))
 NGINX_WORKERS = os.environ.get("BENCH_NGINX_WORKERS", "auto")
 DISPATCH_CLIENT_ID = "push-dispatch"
 DISPATCH_CLIENT_SECRET = "bench-dispatch-secret-0123456789abcdef"  # 38 chars, >= 32
+BACKEND_CLIENT_ID = "bench-backend"  # SECUREPUSH_BOOTSTRAP_CLIENT: scope push:send
+BACKEND_CLIENT_SECRET = "bench-backend-secret-0123456789abcdef"
+SEND_RATES = (200, 1000)
+SEND_CONCURRENCY = 64
+FANOUT_CONCURRENCY = 64
 USERNAME = "bench-user"
 PASSWORD = "bench-password-123"
 ACCESS_TOKEN_TTL = 7200  # raised from 900 s so a long full run never outlives its token
@@ -66,6 +81,9 @@ ACCESS_TOKEN_TTL = 7200  # raised from 900 s so a long full run never outlives i
 TARGET_RATIO = 0.15
 TARGET_P99_MS = 20.0
 TARGET_IDLE_MB = 40.0
+TARGET_SENDS_PER_S = 3000.0
+TARGET_SEND_P99_MS = 25.0  # end to end at 1000/s offered
+TARGET_DELIVERIES_PER_S = 5000.0
 LEAK_TOLERANCE_MB = 2.0  # RSS growth from round 1 to the last round above this counts as growth
 
 CMD_TIMEOUT = 600  # seconds, any single h2load/curl invocation
@@ -429,7 +447,9 @@ def start_auth(ctx, name, port, cost):
     env = service_env(ctx["work"], SECUREPUSH_DATA_DIR=data, SECUREPUSH_AUTH_PORT=port,
                       SECUREPUSH_BCRYPT_COST=cost, SECUREPUSH_ACCESS_TOKEN_TTL=ACCESS_TOKEN_TTL,
                       SECUREPUSH_DISPATCH_CLIENT_ID=DISPATCH_CLIENT_ID,
-                      SECUREPUSH_DISPATCH_CLIENT_SECRET=DISPATCH_CLIENT_SECRET)
+                      SECUREPUSH_DISPATCH_CLIENT_SECRET=DISPATCH_CLIENT_SECRET,
+                      SECUREPUSH_BOOTSTRAP_CLIENT_ID=BACKEND_CLIENT_ID,
+                      SECUREPUSH_BOOTSTRAP_CLIENT_SECRET=BACKEND_CLIENT_SECRET)
     proc = start(name, [os.path.join(ctx["bin"], "auth-service")], env, os.path.join(ctx["logs"], f"{name}.log"))
     url = f"http://127.0.0.1:{port}"
     wait_healthy(name, url, proc)
@@ -635,6 +655,7 @@ def bench_fetch(ctx, prof):
             "store_p99_ms": round(statistics.median(r["latency"]["p99_ms"] for r in store_runs), 3),
             "store_max_ms": max(r["latency"]["max_ms"] for r in store_runs),
             "nginx_p50_ms": round(statistics.median(r["latency"]["p50_ms"] for r in nginx_runs), 3),
+            "nginx_p90_ms": round(statistics.median(r["latency"]["p90_ms"] for r in nginx_runs), 3),
             "nginx_p99_ms": round(statistics.median(r["latency"]["p99_ms"] for r in nginx_runs), 3),
             "store_cpu_us_per_request": statistics.median(r["server_cpu_us_per_request"] for r in store_runs),
             "nginx_cpu_us_per_request": statistics.median(r["server_cpu_us_per_request"] for r in nginx_runs),
@@ -837,6 +858,234 @@ def bench_signin(ctx, prof):
 
 
 # ---------------------------------------------------------------------------------------------------------------
+# benchmarks 2 and 3: send path and fan-out (securepush-bench plays backend and device / hosts the APNs mock)
+
+def start_stack(ctx, prefix, dispatch_env=None, start_dispatch=True):
+    """auth (bcrypt cost 10, a push:send client), a cleartext store and (unless told not to) a cleartext dispatch."""
+    work = ctx["work"]
+    auth_port, store_port, dispatch_port = free_ports(3)
+    auth, auth_url, _ = start_auth(ctx, f"{prefix}-auth", auth_port, 10)
+    store_data = os.path.join(work, f"{prefix}-store")
+    os.makedirs(store_data, exist_ok=True)
+    store = start(f"{prefix}-store", [os.path.join(ctx["bin"], "store-service")],
+                  service_env(work, SECUREPUSH_DATA_DIR=store_data, SECUREPUSH_STORE_PORT=store_port,
+                              SECUREPUSH_AUTH_URL=auth_url),
+                  os.path.join(ctx["logs"], f"{prefix}-store.log"))
+    store_url = f"http://127.0.0.1:{store_port}"
+    wait_healthy(f"{prefix}-store", store_url, store)
+    dispatch_data = os.path.join(work, f"{prefix}-dispatch")
+    os.makedirs(dispatch_data, exist_ok=True)
+    stack = {"auth": auth, "store": store, "auth_url": auth_url, "store_url": store_url,
+             "dispatch_url": f"http://127.0.0.1:{dispatch_port}", "dispatch_data": dispatch_data}
+
+    def launch(extra_env=None):
+        env = dict(SECUREPUSH_DATA_DIR=dispatch_data, SECUREPUSH_DISPATCH_PORT=dispatch_port,
+                   SECUREPUSH_AUTH_URL=auth_url, SECUREPUSH_STORE_URL=store_url,
+                   SECUREPUSH_DISPATCH_CLIENT_ID=DISPATCH_CLIENT_ID,
+                   SECUREPUSH_DISPATCH_CLIENT_SECRET=DISPATCH_CLIENT_SECRET)
+        env.update(extra_env or {})
+        stack["dispatch"] = start(f"{prefix}-dispatch", [os.path.join(ctx["bin"], "dispatch-service")],
+                                  service_env(work, **env), os.path.join(ctx["logs"], f"{prefix}-dispatch.log"))
+        return stack["dispatch"]
+
+    stack["launch_dispatch"] = launch
+    if start_dispatch:
+        wait_healthy(f"{prefix}-dispatch", stack["dispatch_url"], launch(dispatch_env))
+    secret_file = os.path.join(work, f"{prefix}-backend-secret")
+    with open(secret_file, "w") as f:
+        f.write(BACKEND_CLIENT_SECRET)
+    stack["bench_args"] = ["--auth", auth_url, "--dispatch", stack["dispatch_url"], "--client-id", BACKEND_CLIENT_ID,
+                           "--client-secret-file", secret_file]
+    return stack
+
+
+def stop_stack(stack):
+    for name in ("dispatch", "store", "auth"):
+        if stack.get(name) is not None:
+            stop(stack[name])
+
+
+def stack_rss_mb(stack):
+    return {name: mb(rss_kb(stack[name].pid)) for name in ("auth", "store", "dispatch")}
+
+
+def bench_tool(ctx):
+    return os.path.join(ctx["bin"], "securepush-bench")
+
+
+def run_bench_tool(ctx, label, argv, timeout):
+    """Runs securepush-bench to completion; its progress lines (stderr) go to the console and the log."""
+    log_path = os.path.join(ctx["logs"], f"{label}.log")
+    with open(log_path, "ab") as log:
+        proc = subprocess.Popen([bench_tool(ctx)] + argv, stdout=log, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL, preexec_fn=_pdeathsig)
+        _children.append((label, proc))
+        deadline = time.monotonic() + timeout
+        for line in proc.stderr:
+            text = line.decode(errors="replace").rstrip()
+            print(f"  {text}", flush=True)
+            log.write(line)
+            if time.monotonic() > deadline:
+                break
+        try:
+            proc.wait(timeout=max(1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            stop(proc)
+            raise BenchError(f"{label} did not finish within {timeout} s")
+    if proc.returncode != 0:
+        raise BenchError(f"{label} failed (exit {proc.returncode}); see {log_path}")
+
+
+def bench_send(ctx, prof):
+    stack = start_stack(ctx, "send")
+    try:
+        result_file = os.path.join(ctx["work"], "send-result.json")
+        argv = ["send"] + stack["bench_args"] + [
+            "--store", stack["store_url"], "--warmup", str(prof["send_warmup"]),
+            "--sustained-sends", str(prof["send_sustained"]), "--concurrency", str(SEND_CONCURRENCY),
+            "--rate-seconds", str(prof["send_rate_seconds"]), "--payload-bytes", str(PAYLOAD_BYTES),
+            "--out", result_file]
+        for rate in SEND_RATES:
+            argv += ["--rate", str(rate)]
+        cpu_before = cpu_seconds([stack[n].pid for n in ("auth", "store", "dispatch")])
+        run_bench_tool(ctx, "securepush-bench-send", argv, timeout=900)
+        cpu = cpu_seconds([stack[n].pid for n in ("auth", "store", "dispatch")]) - cpu_before
+        memory_after = stack_rss_mb(stack)
+    finally:
+        stop_stack(stack)
+    with open(result_file) as f:
+        raw = json.load(f)
+    sustained = raw["sustained"]
+    figures = {"sustained": sustained}
+    figures.update(raw["rates"])
+    sustained["target_met"] = sustained["sends_per_second"] >= TARGET_SENDS_PER_S
+    top = figures.get(f"rate{max(SEND_RATES)}")
+    if top:
+        top["target_p99_met"] = top["fetched_ms"]["p99"] < TARGET_SEND_P99_MS
+    figures["memory_after_mb"] = memory_after
+    total_sends = raw["sustained"]["sends"] + sum(r["sends"] for r in raw["rates"].values()) + prof["send_warmup"]
+    figures["services_cpu_us_per_send"] = round(cpu / max(1, total_sends) * 1e6, 1)
+    settings = {
+        "profile": ctx["profile"], "driver": "securepush-bench send (Swift: SecurePushBackend + SecurePushDevice SDK)",
+        "topology": "auth (bcrypt 10), notification-store and push-dispatch, cleartext h2c, SQLite, one user with "
+                    "one direct-channel device connected to push-dispatch's event stream",
+        "warmup_sends": prof["send_warmup"], "sustained_sends": prof["send_sustained"],
+        "sustained_concurrency": SEND_CONCURRENCY,
+        "sustained_device": "receives and acknowledges every id (no fetch)",
+        "rates": list(SEND_RATES), "rate_seconds": prof["send_rate_seconds"],
+        "rate_device": "receives, fetches (store.get) and acknowledges every id",
+        "latency_origin": "each send's scheduled time (open loop, no coordinated omission)",
+        "payload_bytes": PAYLOAD_BYTES,
+        "targets": {"sends_per_s_min": TARGET_SENDS_PER_S,
+                    "fetched_p99_ms_max": TARGET_SEND_P99_MS},
+    }
+    write_result(ctx["out"], "send", settings, figures)
+    summary(f"send.sustained.per_s {sustained['sends_per_second']:.0f} ({sustained['sends']} sends, "
+            f"{SEND_CONCURRENCY} in flight, push.send p50 {sustained['accepted_ms']['p50']} ms, "
+            f"p99 {sustained['accepted_ms']['p99']} ms) [target >= {TARGET_SENDS_PER_S:.0f}/s: "
+            f"{met(sustained['target_met'])}]")
+    for rate in SEND_RATES:
+        r = figures[f"rate{rate}"]
+        line = (f"send.rate{rate}.end_to_end_ms p50 {r['fetched_ms']['p50']} p99 {r['fetched_ms']['p99']} "
+                f"max {r['fetched_ms']['max']} (received p99 {r['received_ms']['p99']}, accepted p99 "
+                f"{r['accepted_ms']['p99']}; achieved {r['achieved_per_second']:.0f}/s)")
+        if "target_p99_met" in r:
+            line += f" [target p99 < {TARGET_SEND_P99_MS:.0f} ms: {met(r['target_p99_met'])}]"
+        summary(line)
+    summary(f"send.cpu_us_per_send {figures['services_cpu_us_per_send']:.0f} (auth + store + dispatch)")
+
+
+def bench_fanout(ctx, prof):
+    stack = start_stack(ctx, "fanout", start_dispatch=False)
+    mock_file = os.path.join(ctx["work"], "apns-mock.json")
+    result_file = os.path.join(ctx["work"], "fanout-result.json")
+    argv = ["fanout"] + stack["bench_args"] + [
+        "--devices", str(prof["fanout_devices"]), "--users", str(prof["fanout_users"]),
+        "--concurrency", str(FANOUT_CONCURRENCY), "--dispatch-data-dir", stack["dispatch_data"],
+        "--mock-file", mock_file, "--out", result_file]
+    tool = subprocess.Popen([bench_tool(ctx)] + argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL, preexec_fn=_pdeathsig)
+    _children.append(("securepush-bench-fanout", tool))
+    log_path = os.path.join(ctx["logs"], "securepush-bench-fanout.log")
+    try:
+        # the tool seeds dispatch's database and starts the mock; then push-dispatch starts, pointed at it
+        deadline = time.monotonic() + 300
+        while not os.path.exists(mock_file):
+            if tool.poll() is not None or time.monotonic() > deadline:
+                err = tool.stderr.read().decode(errors="replace") if tool.poll() is not None else ""
+                raise BenchError(f"securepush-bench fanout did not start its APNs mock: {err[-800:]}")
+            time.sleep(0.1)
+        with open(mock_file) as f:
+            mock = json.load(f)
+        apns_env = {"SECUREPUSH_APNS_URL": mock["url"], "SECUREPUSH_APNS_CA_FILE": mock["caFile"],
+                    "SECUREPUSH_APNS_KEY_FILE": mock["keyFile"], "SECUREPUSH_APNS_KEY_ID": mock["keyId"],
+                    "SECUREPUSH_APNS_TEAM_ID": mock["teamId"], "SECUREPUSH_APNS_TOPIC": mock["topic"]}
+        dispatch = stack["launch_dispatch"](apns_env)
+        wait_healthy("fanout-dispatch", stack["dispatch_url"], dispatch)
+        cpu_before = cpu_seconds([dispatch.pid])
+        with open(log_path, "ab") as log:
+            for line in tool.stderr:
+                print(f"  {line.decode(errors='replace').rstrip()}", flush=True)
+                log.write(line)
+        try:
+            tool.wait(timeout=600)
+        except subprocess.TimeoutExpired:
+            raise BenchError("securepush-bench fanout did not finish within 600 s")
+        if tool.returncode != 0:
+            raise BenchError(f"securepush-bench fanout failed (exit {tool.returncode}); see {log_path}")
+        dispatch_cpu = cpu_seconds([dispatch.pid]) - cpu_before
+        memory_after = stack_rss_mb(stack)
+    finally:
+        stop(tool)
+        stop_stack(stack)
+    with open(result_file) as f:
+        raw = json.load(f)
+    one, many = raw["one_user"], raw["many_users"]
+    deliveries = one["deliveries"] + many["sends"]
+    figures = {"one_user": one, "many_users": many, "apns_connections": raw["apns_connections"],
+               "dispatch_cpu_us_per_delivery": round(dispatch_cpu / max(1, deliveries) * 1e6, 1),
+               "memory_after_mb": memory_after}
+    one["target_met"] = one["deliveries_per_second"] >= TARGET_DELIVERIES_PER_S
+    many["target_met"] = many["deliveries_per_second"] >= TARGET_DELIVERIES_PER_S
+    settings = {
+        "profile": ctx["profile"],
+        "driver": "securepush-bench fanout: the APNs mock (Tests/APNsMock: HTTP/2 over TLS, checks provider token, "
+                  "topic, push type, token format like APNs) runs in the benchmark process",
+        "one_user": f"one push.send to a user with {prof['fanout_devices']} APNs devices (registered with "
+                    "devices.register)",
+        "many_users": f"{prof['fanout_users']} push.send, {FANOUT_CONCURRENCY} in flight, to as many users with one "
+                      "APNs device each (seeded into push-dispatch's SQLite through its own repository)",
+        "dispatch": "SECUREPUSH_DELIVERY_CONCURRENCY default (64 APNs requests in flight), SQLite",
+        "targets": {"deliveries_per_s_min": TARGET_DELIVERIES_PER_S},
+    }
+    write_result(ctx["out"], "fanout", settings, figures)
+    summary(f"fanout.one_user.deliveries_per_s {one['deliveries_per_second']:.0f} ({one['devices']} devices, "
+            f"drained in {one['drain_seconds']} s, {raw['apns_connections']} APNs connection(s)) "
+            f"[target >= {TARGET_DELIVERIES_PER_S:.0f}/s: {met(one['target_met'])}]")
+    summary(f"fanout.many_users.deliveries_per_s {many['deliveries_per_second']:.0f} ({many['users']} users, "
+            f"{many['sends_per_second']:.0f} sends/s, all delivered {many['total_seconds']} s after the first send, "
+            f"{many['drain_seconds']} s after the last) [target >= {TARGET_DELIVERIES_PER_S:.0f}/s: "
+            f"{met(many['target_met'])}]")
+    summary(f"fanout.dispatch_cpu_us_per_delivery {figures['dispatch_cpu_us_per_delivery']:.0f}")
+    for name, value in memory_after.items():
+        summary(f"memory.after_fanout.{name}.mb {value}")
+    update_memory_result(ctx, "after_fanout_mb", memory_after)
+
+
+def update_memory_result(ctx, key, values):
+    """Adds the memory at the end of another benchmark to memory.json (written by the fetch benchmark)."""
+    path = os.path.join(ctx["out"], "memory.json")
+    if not os.path.exists(path):
+        return
+    with open(path) as f:
+        doc = json.load(f)
+    doc["figures"][key] = values
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")
+
+
+# ---------------------------------------------------------------------------------------------------------------
 
 def scan_logs(ctx):
     """Service log lines (the services run at log level warning, so every line is worth a look)."""
@@ -855,7 +1104,7 @@ def main():
     ap.add_argument("--bin-dir", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--smoke", action="store_true")
-    ap.add_argument("--only", choices=["fetch", "signin"], action="append")
+    ap.add_argument("--only", choices=["fetch", "send", "fanout", "signin"], action="append")
     ap.add_argument("--keep-work", action="store_true", help="keep the temporary directory (logs, configs)")
     args = ap.parse_args()
 
@@ -872,7 +1121,7 @@ def main():
            "logs": os.path.join(work, "logs"), "certs": os.path.join(work, "certs"), "profile": profile,
            "tools": tool_versions()}
     os.makedirs(ctx["logs"])
-    for exe in ("auth-service", "store-service", "dispatch-service", "securepush"):
+    for exe in ("auth-service", "store-service", "dispatch-service", "securepush", "securepush-bench"):
         if not os.access(os.path.join(ctx["bin"], exe), os.X_OK):
             raise BenchError(f"missing executable {exe} in {ctx['bin']}")
 
@@ -883,10 +1132,16 @@ def main():
     try:
         run([os.path.join(ctx["bin"], "securepush"), "certs", "--out", ctx["certs"], "--ca-dir",
              os.path.join(work, "ca")], timeout=60)
-        only = args.only or ["fetch", "signin"]
+        only = args.only or ["fetch", "send", "fanout", "signin"]
         if "fetch" in only:
             print("== fetch path (store.get) vs nginx, and memory", flush=True)
             bench_fetch(ctx, prof)
+        if "send" in only:
+            print("== send path (push.send to a direct-channel device)", flush=True)
+            bench_send(ctx, prof)
+        if "fanout" in only:
+            print("== fan-out into the APNs mock", flush=True)
+            bench_fanout(ctx, prof)
         if "signin" in only:
             print("== sign-in (auth.login, auth.refresh)", flush=True)
             bench_signin(ctx, prof)

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# SecurePush benchmarks: fetch path (store.get over HTTP/2, cleartext and TLS) against an nginx ceiling,
-# sign-in (auth.login at bcrypt cost 12 and 10, auth.refresh) and resident memory. See Benchmarks/README.md.
+# SecurePush benchmarks: fetch path (store.get over HTTP/2, cleartext and TLS) against an nginx ceiling, send path
+# (push.send to a direct-channel device), fan-out into the APNs mock, sign-in (auth.login at bcrypt cost 12 and 10,
+# auth.refresh) and resident memory; then a chart of it all. See Benchmarks/README.md and docs/benchmarks.md.
 #
-#   Benchmarks/run.sh [--smoke] [--out DIR] [--bin-dir DIR] [--only fetch|signin] [--keep-work]
+#   Benchmarks/run.sh [--smoke] [--out DIR] [--bin-dir DIR] [--only fetch|send|fanout|signin] [--keep-work]
 #
 #   --smoke     seconds-long version for CI (h2load -n 2000, one round)
 #   --out DIR   where the JSON results, summary.txt and the service logs go (default: Benchmarks/results)
-#   --bin-dir   directory holding release builds of auth-service, store-service, dispatch-service and securepush
+#   --bin-dir   directory holding release builds of auth-service, store-service, dispatch-service, securepush and
+#               securepush-bench
 #               (or SECUREPUSH_BENCH_BIN_DIR); default: build them with `swift build -c release`
 #   --only      run one benchmark (repeatable)
 #   --keep-work keep the temporary work directory (configs, h2load logs)
@@ -30,7 +32,7 @@ while [ $# -gt 0 ]; do
     --bin-dir=*) bin_dir="${1#--bin-dir=}" ;;
     --only) extra+=(--only "$2"); shift ;;
     --keep-work) extra+=(--keep-work) ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -42,6 +44,8 @@ command -v h2load >/dev/null 2>&1 || need+=(nghttp2-client)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
 command -v curl >/dev/null 2>&1 || need+=(curl)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
+# the chart: Debian's matplotlib, for Debian's own python3 (a python3 earlier on PATH, e.g. pyenv's, cannot see it)
+/usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1 || need+=(python3-matplotlib)
 if [ ${#need[@]} -gt 0 ]; then
   echo "== installing ${need[*]}"
   apt-get update -qq
@@ -55,14 +59,15 @@ export PATH="$PATH:/usr/sbin:/sbin"
 
 # --- binaries: given, or a release build
 if [ -z "$bin_dir" ]; then
-  echo "== swift build -c release (set SECUREPUSH_BENCH_BIN_DIR or --bin-dir to use existing binaries)"
-  (cd "$root" && swift build -c release --product auth-service \
-    && swift build -c release --product store-service \
-    && swift build -c release --product dispatch-service \
-    && swift build -c release --product securepush)
+  echo "== swift build -c release --static-swift-stdlib (set SECUREPUSH_BENCH_BIN_DIR or --bin-dir to use existing binaries)"
+  # as the container image builds them (static Swift runtime); one product per command: with several --product
+  # flags SwiftPM builds only the last
+  for product in auth-service store-service dispatch-service securepush securepush-bench; do
+    (cd "$root" && swift build -c release --static-swift-stdlib --product "$product")
+  done
   bin_dir="$(cd "$root" && swift build -c release --show-bin-path)"
 fi
-for exe in auth-service store-service dispatch-service securepush; do
+for exe in auth-service store-service dispatch-service securepush securepush-bench; do
   [ -x "$bin_dir/$exe" ] || { echo "no executable $bin_dir/$exe" >&2; exit 1; }
 done
 
@@ -90,5 +95,8 @@ driver=$!
 status=0
 wait "$driver" || status=$?
 driver=""
+if [ "$status" = 0 ]; then
+  /usr/bin/python3 "$here/chart.py" "$out" || status=$?
+fi
 echo "== run.sh finished in $(( $(date +%s) - start )) s (exit $status)"
 exit "$status"

@@ -1,3 +1,4 @@
+import APNsMock
 import DispatchService
 import Foundation
 import TestSupport

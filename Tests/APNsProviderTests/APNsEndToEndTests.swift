@@ -1,3 +1,4 @@
+import APNsMock
 import Foundation
 import Logging
 import SecurePushClient

@@ -5,11 +5,13 @@ import NIOHTTP2
 import Synchronization
 
 /// Every connection the mock accepted, so tests can count and break them.
-final class ConnectionLog: Sendable {
+public final class ConnectionLog: Sendable {
     private let channels = Mutex<[any Channel]>([])
 
+    public init() {}
+
     /// Records a new connection and returns its index (0 for the first).
-    func accepted(_ channel: any Channel) -> Int {
+    public func accepted(_ channel: any Channel) -> Int {
         channels.withLock { channels in
             channels.append(channel)
             return channels.count - 1
@@ -17,13 +19,13 @@ final class ConnectionLog: Sendable {
     }
 
     /// How many connections were accepted.
-    var count: Int { channels.withLock { $0.count } }
+    public var count: Int { channels.withLock { $0.count } }
 
     /// How many accepted connections are still open.
-    var openCount: Int { channels.withLock { $0.filter(\.isActive).count } }
+    public var openCount: Int { channels.withLock { $0.filter(\.isActive).count } }
 
     /// Sends GOAWAY on every connection from the server's side, leaving the connections open.
-    func sendGoAway(lastStreamID: HTTP2StreamID) async throws {
+    public func sendGoAway(lastStreamID: HTTP2StreamID) async throws {
         for channel in channels.withLock({ $0 }) where channel.isActive {
             let frame = HTTP2Frame(
                 streamID: .rootStream,
@@ -34,7 +36,7 @@ final class ConnectionLog: Sendable {
     }
 
     /// Closes every connection abruptly, without GOAWAY, as a crashing server would.
-    func closeAll() async {
+    public func closeAll() async {
         for channel in channels.withLock({ $0 }) {
             try? await channel.close().get()
         }
@@ -68,13 +70,15 @@ struct ObservedChildChannel<Base: ServerChildChannel>: ServerChildChannel {
 }
 
 /// Makes the mock's first connection go silent on demand: open, but deaf, like a peer behind a dead NAT entry.
-final class BlackHole: Sendable {
+public final class BlackHole: Sendable {
     private let swallowing = Atomic(false)
 
-    /// From now on every byte the client sends on the first connection is dropped.
-    func swallow() { swallowing.store(true, ordering: .sequentiallyConsistent) }
+    public init() {}
 
-    var isSwallowing: Bool { swallowing.load(ordering: .sequentiallyConsistent) }
+    /// From now on every byte the client sends on the first connection is dropped.
+    public func swallow() { swallowing.store(true, ordering: .sequentiallyConsistent) }
+
+    public var isSwallowing: Bool { swallowing.load(ordering: .sequentiallyConsistent) }
 }
 
 /// First in a server connection's pipeline: once its ``BlackHole`` swallows, it drops everything received.

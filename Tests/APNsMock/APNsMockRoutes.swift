@@ -4,6 +4,7 @@ import Hummingbird
 import JWTKit
 import NIOCore
 import ServiceCore
+import Synchronization
 
 /// The claims Apple reads from a provider token.
 struct APNsMockClaims: JWTPayload {
@@ -26,6 +27,8 @@ struct APNsMockRoutes: Sendable {
     let keys: JWTKeyCollection
     let state: APNsMockState
     let now: @Sendable () -> Date
+    /// Provider tokens whose signature checked out, with their `iat`.
+    let verified = VerifiedProviderTokens()
 
     func register(on router: Router<BasicRequestContext>) {
         router.on("/3/device/:token", method: .post) { request, context in
@@ -80,6 +83,10 @@ struct APNsMockRoutes: Sendable {
             var alg: String?
             var kid: String?
         }
+        // Like APNs, verify a provider token's signature once and then recognise it (it is reused for up to an hour).
+        if let iat = verified.tokens.withLock({ $0[jwt] }) {
+            return now().timeIntervalSince1970 - TimeInterval(iat) > 3600 ? .expiredProviderToken : nil
+        }
         let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let headerData = Data(base64URLEncoded: String(parts[0])),
             let header = try? JSONDecoder().decode(Header.self, from: headerData),
@@ -88,6 +95,7 @@ struct APNsMockRoutes: Sendable {
         guard let claims = try? await keys.verify(jwt, as: APNsMockClaims.self), claims.iss == key.teamID else {
             return .invalidProviderToken
         }
+        verified.tokens.withLock { $0[jwt] = claims.iat }
         let age = now().timeIntervalSince1970 - TimeInterval(claims.iat)
         if age > 3600 { return .expiredProviderToken }
         return nil
@@ -105,4 +113,9 @@ struct APNsMockRoutes: Sendable {
             body: .init(byteBuffer: ByteBuffer(bytes: body))
         )
     }
+}
+
+/// Provider tokens the mock has already verified, with their `iat`.
+final class VerifiedProviderTokens: Sendable {
+    let tokens = Mutex<[String: Int]>([:])
 }

@@ -9,18 +9,18 @@ import ServiceLifecycle
 import TestSupport
 
 /// A running mock of the APNs provider API: HTTP/2 over TLS on 127.0.0.1 with a test CA.
-struct APNsMock: Sendable {
-    let port: Int
-    let key: APNsTestKey
-    let topic: String
-    let state: APNsMockState
-    let connections: ConnectionLog
-    let certificates: TestCertificates
+public struct APNsMock: Sendable {
+    public let port: Int
+    public let key: APNsTestKey
+    public let topic: String
+    public let state: APNsMockState
+    public let connections: ConnectionLog
+    public let certificates: TestCertificates
 
-    var baseURL: String { "https://127.0.0.1:\(port)" }
+    public var baseURL: String { "https://127.0.0.1:\(port)" }
 
     /// A provider configuration pointing at this mock and trusting its CA.
-    func configuration(mode: APNsPushMode = .alert, alertTitle: String? = nil, alertBody: String? = nil)
+    public func configuration(mode: APNsPushMode = .alert, alertTitle: String? = nil, alertBody: String? = nil)
         -> APNsConfiguration
     {
         APNsConfiguration(
@@ -40,7 +40,7 @@ struct APNsMock: Sendable {
 
 extension Logger {
     /// A logger that drops everything, to keep test output readable.
-    static let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+    public static let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 }
 
 /// Runs a mock APNs for the duration of `body`, then shuts it down gracefully (GOAWAY) and waits for it.
@@ -51,7 +51,7 @@ extension Logger {
 ///   - certificates: the TLS identity; a fresh test CA when `nil` (removed afterwards).
 ///   - clock: the mock's clock for judging provider token age (the system clock when `nil`), and `clockSkew`
 ///     seconds added to it: APNs' clock need not agree with ours.
-func withAPNsMock<T>(
+public func withAPNsMock<T>(
     key: APNsTestKey = APNsTestKey(),
     topic: String = "com.example.securepush",
     port: Int = 0,

@@ -1,0 +1,135 @@
+import APNsMock
+import Foundation
+import Logging
+import SecurePushClient
+import SharedModels
+import Synchronization
+
+/// The two fan-out scenarios against a running push-dispatch and the in-process APNs mock.
+final class FanOutRun: Sendable {
+    /// One send to one user's many devices.
+    struct OneUserFigures: Codable, Sendable {
+        var devices: Int
+        var deliveries: Int
+        /// `push.send` call duration (it records one delivery job per device).
+        var sendMs: Double
+        /// Deliveries divided by the time from the send to the last delivery reaching the mock.
+        var deliveriesPerSecond: Double
+        /// From the send to the last delivery reaching the mock.
+        var drainSeconds: Double
+    }
+
+    /// One send to each of many users with one device each.
+    struct ManyUsersFigures: Codable, Sendable {
+        var users: Int
+        var sends: Int
+        var concurrency: Int
+        var sendsPerSecond: Double
+        /// Deliveries divided by the time from the first send to the last delivery reaching the mock.
+        var deliveriesPerSecond: Double
+        /// From the first send to the last delivery reaching the mock.
+        var totalSeconds: Double
+        /// From the last accepted send to the last delivery reaching the mock.
+        var drainSeconds: Double
+    }
+
+    private let mock: APNsMock
+    private let backend: SecurePushBackend
+    private let options: BenchmarkOptions
+    private let logger: Logger
+    private let timeout: Duration
+
+    init(mock: APNsMock, options: BenchmarkOptions, logger: Logger, timeout: Duration) throws {
+        self.mock = mock
+        self.options = options
+        self.logger = logger
+        self.timeout = timeout
+        backend = try SecurePushBackend(
+            authURL: options.auth, dispatchURL: options.dispatch, clientID: options.clientId,
+            clientSecret: try options.clientSecret(), logger: logger)
+    }
+
+    func shutdown() {
+        let backend = backend
+        Task { await backend.shutdown() }
+    }
+
+    func oneUser(devices count: Int) async throws -> OneUserFigures {
+        let endpoints = SecurePushEndpoints(auth: options.auth, store: options.auth, dispatch: options.dispatch)
+        let device = try SecurePushDevice(endpoints: endpoints, logger: logger)
+        let username = "bench-fanout-\(UUID().uuidString.prefix(8).lowercased())"
+        let password = "bench-password-\(UUID().uuidString)"
+        let userID = try await device.createAccount(username: username, password: password)
+        try await device.signIn(username: username, password: password)
+        // Registration is not measured; 16 in flight keeps it short.
+        let next = TicketCounter()
+        try await withThrowingDiscardingTaskGroup { group in
+            for _ in 0..<16 {
+                group.addTask {
+                    while case let index = next.next(), index < count {
+                        let token = DeviceSeeder.apnsToken(seed: 1 << 40 + UInt64(index))
+                        _ = try await device.register(device: .init(platform: .apns, token: token))
+                    }
+                }
+            }
+        }
+        await device.shutdown()
+
+        let before = mock.state.successes.count
+        let sentAt = Date()
+        let result = try await backend.send(.init(recipientId: userID, payload: "fan-out to every device"))
+        let sendDuration = Date().timeIntervalSince(sentAt)
+        guard result.deliveries.count == count else {
+            throw BenchmarkFailure("push.send targeted \(result.deliveries.count) devices, expected \(count)")
+        }
+        let last = try await waitForDeliveries(before + count)
+        let drain = last.timeIntervalSince(sentAt)
+        return OneUserFigures(
+            devices: count, deliveries: count, sendMs: (sendDuration * 100_000).rounded() / 100,
+            deliveriesPerSecond: Double(count) / drain, drainSeconds: (drain * 1000).rounded() / 1000)
+    }
+
+    func manyUsers(_ users: [DeviceSeeder.SeededUser], concurrency: Int) async throws -> ManyUsersFigures {
+        let before = mock.state.successes.count
+        let next = TicketCounter()
+        let backend = backend
+        let firstSend = Date()
+        try await withThrowingDiscardingTaskGroup { group in
+            for _ in 0..<max(1, concurrency) {
+                group.addTask {
+                    while case let index = next.next(), index < users.count {
+                        let result = try await backend.send(
+                            .init(recipientId: users[index].userID, payload: "fan-out \(index)"))
+                        guard result.deliveries.count == 1 else {
+                            throw BenchmarkFailure(
+                                "push.send to \(users[index].userID) targeted \(result.deliveries.count) devices")
+                        }
+                    }
+                }
+            }
+        }
+        let lastSend = Date()
+        let last = try await waitForDeliveries(before + users.count)
+        let total = last.timeIntervalSince(firstSend)
+        return ManyUsersFigures(
+            users: users.count, sends: users.count, concurrency: concurrency,
+            sendsPerSecond: Double(users.count) / lastSend.timeIntervalSince(firstSend),
+            deliveriesPerSecond: Double(users.count) / total,
+            totalSeconds: (total * 1000).rounded() / 1000,
+            drainSeconds: (max(0, last.timeIntervalSince(lastSend)) * 1000).rounded() / 1000)
+    }
+
+    /// Waits until the mock has accepted `target` deliveries in all; returns when the last of them arrived.
+    private func waitForDeliveries(_ target: Int) async throws -> Date {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while true {
+            let (count, lastAt) = mock.state.successes
+            if count >= target, let lastAt { return lastAt }
+            guard clock.now < deadline else {
+                throw BenchmarkFailure("after \(timeout) the APNs mock had \(count) of \(target) deliveries")
+            }
+            try await clock.sleep(for: .milliseconds(2))
+        }
+    }
+}
