@@ -6,7 +6,9 @@ import SharedModels
 /// Verifies access tokens locally with auth's public keys (no call to auth per request).
 ///
 /// Keys are fetched at start, cached, and fetched again when a token names an unknown `kid`
-/// (at most once per `refetchInterval`, so forged kids cannot hammer auth).
+/// (at most once per `refetchInterval`, so forged kids cannot hammer auth). Tokens that verified are remembered
+/// until they expire (``VerifiedTokenCache``), so the common case — the same device or backend calling again —
+/// skips the signature check and never waits for the actor.
 public actor AccessTokenVerifier {
     /// Fetches the current JWKS, usually `auth.keys` over RPC.
     public typealias KeyFetcher = @Sendable () async throws -> [Auth.PublicJWK]
@@ -20,12 +22,29 @@ public actor AccessTokenVerifier {
     private var lastFetch: ContinuousClock.Instant?
     private var lastFetchError: String? = "keys not fetched yet"
     private var inFlight: Task<Bool, Never>?
+    private nonisolated let verified: VerifiedTokenCache
+    private nonisolated let now: @Sendable () -> Date
 
-    public init(refetchInterval: Duration = .seconds(10), logger: Logger, fetchKeys: @escaping KeyFetcher) {
+    /// - Parameters:
+    ///   - refetchInterval: least time between two key fetches caused by unknown key ids.
+    ///   - cacheCapacity: most verified tokens remembered (0 verifies every presentation).
+    ///   - now: the clock tokens' expiry is judged by.
+    public init(
+        refetchInterval: Duration = .seconds(10),
+        cacheCapacity: Int = 4096,
+        now: @escaping @Sendable () -> Date = { Date() },
+        logger: Logger,
+        fetchKeys: @escaping KeyFetcher
+    ) {
         self.fetchKeys = fetchKeys
         self.logger = logger
         self.refetchInterval = refetchInterval
+        self.verified = VerifiedTokenCache(capacity: cacheCapacity)
+        self.now = now
     }
+
+    /// How many verified tokens are remembered (for tests and diagnostics).
+    public nonisolated var cachedTokenCount: Int { verified.count }
 
     /// `"ok"` once keys are loaded, otherwise why not (for `GET /health`).
     public var readiness: String {
@@ -53,6 +72,7 @@ public actor AccessTokenVerifier {
             }
             keys = collection
             knownKeyIDs = Set(jwks.map(\.kid))
+            verified.retain(keyIDs: knownKeyIDs)
             lastFetchError = nil
             logger.debug("auth.keys.loaded", metadata: ["auth.keys.count": "\(jwks.count)"])
             return true
@@ -66,8 +86,13 @@ public actor AccessTokenVerifier {
 
     /// Verifies `token` and returns who it belongs to; throws `-32001` for anything wrong with it,
     /// and `-32050` when no keys could ever be loaded from auth.
-    public func verify(_ token: String?) async throws(RPCError) -> Principal {
+    public nonisolated func verify(_ token: String?) async throws(RPCError) -> Principal {
         guard let token, !token.isEmpty else { throw RPCError.unauthenticated("missing bearer token") }
+        if let principal = verified.principal(for: token, now: now()) { return principal }
+        return try await verifyUncached(token)
+    }
+
+    private func verifyUncached(_ token: String) async throws(RPCError) -> Principal {
         guard let kid = Self.keyID(of: token) else { throw RPCError.unauthenticated("malformed token") }
         if !knownKeyIDs.contains(kid) {
             // Without any keys yet, retry at most once a second; with keys, at most once per refetch interval,
@@ -78,14 +103,19 @@ public actor AccessTokenVerifier {
             if knownKeyIDs.isEmpty { throw RPCError.unavailable("auth", "signing keys could not be loaded") }
             guard knownKeyIDs.contains(kid) else { throw RPCError.unauthenticated("unknown signing key") }
         }
+        let claims: AccessTokenClaims
         do {
-            let claims = try await keys.verify(token, as: AccessTokenClaims.self)
-            return Principal(subject: claims.sub.value, scopes: claims.scopes)
+            claims = try await keys.verify(token, as: AccessTokenClaims.self)
         } catch let error as JWTError where error.errorType == .claimVerificationFailure {
             throw RPCError.unauthenticated("token expired or not valid here")
         } catch {
             throw RPCError.unauthenticated("invalid token")
         }
+        // jwt-kit judged `exp` by the system clock; the cache judges it by `now`, so this must too.
+        guard now() < claims.exp.value else { throw RPCError.unauthenticated("token expired or not valid here") }
+        let principal = Principal(subject: claims.sub.value, scopes: claims.scopes)
+        verified.insert(token, .init(principal: principal, expiresAt: claims.exp.value, keyID: kid), now: now())
+        return principal
     }
 
     /// Reads the `kid` from a JWT header without trusting anything else in it.

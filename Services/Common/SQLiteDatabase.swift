@@ -5,13 +5,20 @@ import GRDB
 public enum SQLiteDatabase {
     /// Opens (creating when needed) a WAL-mode database at `path` and applies `migrator`.
     /// `nil` opens a private in-memory database (tests).
-    public static func open(path: String?, migrator: DatabaseMigrator) throws -> any DatabaseWriter {
+    /// - Parameter synchronous: when commits reach the disk (`SECUREPUSH_SQLITE_SYNCHRONOUS`); see ``SQLiteSynchronous``.
+    public static func open(
+        path: String?, migrator: DatabaseMigrator, synchronous: SQLiteSynchronous = .normal
+    ) throws -> any DatabaseWriter {
         let writer: any DatabaseWriter
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
+
         if let path {
             try prepareFile(at: path)
             writer = try DatabasePool(path: path, configuration: configuration)
+            // After GRDB's own WAL set-up, which chooses NORMAL; only the one writer connection commits.
+            let pragma = "PRAGMA synchronous = \(synchronous.rawValue.uppercased())"
+            try writer.barrierWriteWithoutTransaction { db in try db.execute(sql: pragma) }
         } else {
             writer = try DatabaseQueue(configuration: configuration)
         }

@@ -34,7 +34,7 @@ public struct RPCDispatcher: Sendable {
     public func handle(body: Data, context: RPCRequestContext) async -> Data? {
         let parsed: JSONValue
         do {
-            parsed = try RPCCodec.makeDecoder().decode(JSONValue.self, from: body)
+            parsed = try JSONValueParser.parse(body)
         } catch {
             return Self.encode(RPCResponse(id: .null, outcome: .error(.parseError)))
         }
@@ -139,8 +139,7 @@ public struct RPCDispatcher: Sendable {
 
     static func decodeParams<P: Decodable>(_ type: P.Type, from params: JSONValue) throws -> P {
         do {
-            let data = try RPCCodec.makeEncoder().encode(params)
-            return try RPCCodec.makeDecoder().decode(P.self, from: data)
+            return try RPCCodec.makeDecoder().decode(P.self, from: Data(params.jsonBytes))
         } catch let error as DecodingError {
             throw Self.invalidParams(from: error)
         }

@@ -54,9 +54,9 @@ struct AuthHarness {
     }
 
     /// A verifier as notification-store and push-dispatch run it, fetching keys with `auth.keys`.
-    func verifier() -> AccessTokenVerifier {
+    func verifier(now: @escaping @Sendable () -> Date = { Date() }) -> AccessTokenVerifier {
         let rpc = rpc
-        return AccessTokenVerifier(logger: Self.logger) { try await rpc.call(Auth.Keys.self, Empty()).keys }
+        return AccessTokenVerifier(now: now, logger: Self.logger) { try await rpc.call(Auth.Keys.self, Empty()).keys }
     }
 
     @discardableResult

@@ -36,7 +36,8 @@ public struct AuthComponents: Sendable {
             sqlite = nil
             repository = PostgresAuthRepository(database: postgres)
         } else {
-            let database = try AuthDatabase.open(path: configuration.databasePath)
+            let database = try AuthDatabase.open(
+                path: configuration.databasePath, synchronous: configuration.sqliteSynchronous)
             sqlite = database
             repository = SQLiteAuthRepository(writer: database)
         }

@@ -24,6 +24,7 @@ extension AuthConfiguration {
             failedLoginWindow: try environment.int("SECUREPUSH_LOGIN_FAILURE_WINDOW", default: 300, in: 1...86_400)
         )
         postgresURL = try environment.postgresURL()
+        sqliteSynchronous = try environment.sqliteSynchronous()
         try validate()
     }
 

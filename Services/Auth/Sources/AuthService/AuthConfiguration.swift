@@ -12,6 +12,8 @@ public struct AuthConfiguration: Sendable {
     public var databasePath: String?
     /// PostgreSQL instead of SQLite (`SECUREPUSH_DATABASE_URL`), for several replicas.
     public var postgresURL: PostgresURL?
+    /// When SQLite commits reach the disk (`SECUREPUSH_SQLITE_SYNCHRONOUS`).
+    public var sqliteSynchronous: SQLiteSynchronous = .normal
     /// `SECUREPUSH_ENV=production`: no generated signing key, client secrets of at least 16 characters.
     public var isProduction: Bool
     /// A PEM file holding the ES256 signing key; `nil` generates one and keeps it in the database (not in production).

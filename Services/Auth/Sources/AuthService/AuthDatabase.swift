@@ -4,8 +4,8 @@ import ServiceCore
 /// The auth SQLite schema and how to open it.
 public enum AuthDatabase {
     /// Opens (creating and migrating when needed) the auth database at `path`; `nil` is a private in-memory database.
-    public static func open(path: String?) throws -> any DatabaseWriter {
-        try SQLiteDatabase.open(path: path, migrator: migrator)
+    public static func open(path: String?, synchronous: SQLiteSynchronous = .normal) throws -> any DatabaseWriter {
+        try SQLiteDatabase.open(path: path, migrator: migrator, synchronous: synchronous)
     }
 
     /// Versioned migrations; never edit a shipped one, add `v2`, `v3`, ….

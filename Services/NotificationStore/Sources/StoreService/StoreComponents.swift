@@ -46,7 +46,9 @@ public struct StoreComponents: Sendable {
             postgres = database
             repository = PostgresNotificationRepository(database: database, sealer: sealer)
         } else {
-            let database = try SQLiteDatabase.open(path: configuration.databasePath, migrator: StoreMigrations.migrator)
+            let database = try SQLiteDatabase.open(
+                path: configuration.databasePath, migrator: StoreMigrations.migrator,
+                synchronous: configuration.sqliteSynchronous)
             sqlite = database
             postgres = nil
             repository = SQLiteNotificationRepository(database: database, sealer: sealer)

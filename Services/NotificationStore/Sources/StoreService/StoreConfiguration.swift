@@ -11,6 +11,8 @@ public struct StoreConfiguration: Sendable {
     public var server: RPCServerConfiguration
     /// The SQLite file; `nil` keeps everything in memory (tests). Unused when ``postgresURL`` is set.
     public var databasePath: String?
+    /// When SQLite commits reach the disk (`SECUREPUSH_SQLITE_SYNCHRONOUS`).
+    public var sqliteSynchronous: SQLiteSynchronous = .normal
     /// PostgreSQL instead of SQLite (`SECUREPUSH_DATABASE_URL`), for several replicas.
     public var postgresURL: PostgresURL?
     /// Largest payload accepted by `store.put`, in UTF-8 bytes.
@@ -59,5 +61,6 @@ public struct StoreConfiguration: Sendable {
                 try environment.int("SECUREPUSH_STORE_PURGE_INTERVAL", default: 60, in: 1...86_400)),
             postgresURL: try environment.postgresURL()
         )
+        sqliteSynchronous = try environment.sqliteSynchronous()
     }
 }

@@ -63,7 +63,8 @@ public struct DispatchComponents: Sendable {
             deliveryRepository = PostgresDeliveryRepository(database: database)
         } else {
             let database = try SQLiteDatabase.open(
-                path: configuration.databasePath, migrator: DispatchMigrations.migrator)
+                path: configuration.databasePath, migrator: DispatchMigrations.migrator,
+                synchronous: configuration.sqliteSynchronous)
             (sqlite, postgres) = (database, nil)
             deviceRepository = SQLiteDeviceRepository(database: database)
             deliveryRepository = SQLiteDeliveryRepository(database: database)

@@ -13,6 +13,8 @@ public struct DispatchConfiguration: Sendable {
     public var databasePath: String?
     /// PostgreSQL instead of SQLite (`SECUREPUSH_DATABASE_URL`), for several replicas.
     public var postgresURL: PostgresURL?
+    /// When SQLite commits reach the disk (`SECUREPUSH_SQLITE_SYNCHRONOUS`).
+    public var sqliteSynchronous: SQLiteSynchronous = .normal
     /// How long a `push.send` may hold its idempotency key before a retry takes it over (its holder crashed).
     public var idempotencyTimeout: Duration = .seconds(120)
     /// push-dispatch's own client id at auth (a client with scope `store:write`).
@@ -87,5 +89,6 @@ public struct DispatchConfiguration: Sendable {
         )
         idempotencyTimeout = .seconds(
             try environment.int("SECUREPUSH_IDEMPOTENCY_TIMEOUT", default: 120, in: 1...86_400))
+        sqliteSynchronous = try environment.sqliteSynchronous()
     }
 }
