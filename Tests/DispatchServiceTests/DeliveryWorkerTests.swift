@@ -185,8 +185,8 @@ final class CountingDeliveries: DeliveryRepository {
         try await base.pendingJobs(deviceID: deviceID, after: sequence, now: now, limit: limit)
     }
 
-    func record(_ outcome: DeliveryOutcome, for job: DeliveryJob, now: Date) async throws {
-        try await base.record(outcome, for: job, now: now)
+    func record(_ outcome: DeliveryOutcome, for jobs: [DeliveryJob], now: Date) async throws {
+        try await base.record(outcome, for: jobs, now: now)
     }
 
     func record(_ outcome: DeliveryOutcome, for job: DeliveryJob, leaseOwner owner: String, now: Date) async throws

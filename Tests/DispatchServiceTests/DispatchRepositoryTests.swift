@@ -69,6 +69,38 @@ struct DispatchRepositoryTests {
     }
 
     @Test(
+        "a stream's batch of jobs is recorded sent in one call; a job acknowledged meanwhile stays acknowledged",
+        arguments: TestPostgres.backends)
+    func batchRecordedSent(backend: TestDatabaseBackend) async throws {
+        try await withRepositories(backend) { devices, deliveries in
+            let device = try await devices.register(
+                ownerID: "ada", platform: .direct, token: nil, name: nil, now: Self.start)
+            for id in ["n1", "n2", "n3"] { _ = try await deliveries.recordSend(send(id, to: "ada"), claim: nil) }
+            let jobs = try await deliveries.pendingJobs(deviceID: device.id, after: 0, now: Self.start, limit: 100)
+            #expect(jobs.map(\.notificationID) == ["n1", "n2", "n3"])
+            #expect(try await deliveries.acknowledge(deviceID: device.id, notificationID: "n2", now: Self.start))
+
+            try await deliveries.record(.sent, for: jobs, now: Self.start)
+
+            let states = try #require(
+                try await deliveries.deliveries(notificationID: "n2", clientID: "backend", now: Self.start))
+            #expect(states.map(\.status) == [.acknowledged])
+            for id in ["n1", "n3"] {
+                let sent = try #require(
+                    try await deliveries.deliveries(notificationID: id, clientID: "backend", now: Self.start))
+                #expect(sent.map(\.status) == [.sent])
+            }
+            // Nothing is queued any more; the sent ones come back only below the stream's cursor.
+            let last = jobs.map(\.sequence).max() ?? 0
+            #expect(
+                try await deliveries.pendingJobs(deviceID: device.id, after: last, now: Self.start, limit: 100).isEmpty)
+            let again = try await deliveries.pendingJobs(deviceID: device.id, after: 0, now: Self.start, limit: 100)
+            #expect(again.map(\.notificationID) == ["n1", "n3"])
+            try await deliveries.record(.sent, for: [], now: Self.start)  // an empty batch is a no-op
+        }
+    }
+
+    @Test(
         "an idempotency key reserves once, replays the recorded result, and a taken-over claim is refused",
         arguments: TestPostgres.backends)
     func idempotency(backend: TestDatabaseBackend) async throws {

@@ -19,16 +19,16 @@ public struct SQLiteNotificationRepository: NotificationRepository {
         let sealed = try sealer.seal(Data(record.payload.utf8))
         let scheme = sealer.scheme
         try await database.write { db in
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO notification (id, recipient_id, payload, payload_scheme, created_at, expires_at, read_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    metadata.id, metadata.recipientID, sealed, scheme,
-                    metadata.createdAt.millisecondsSince1970, metadata.expiresAt.millisecondsSince1970,
-                    metadata.readAt?.millisecondsSince1970,
-                ]
+                    """
+            ).execute(arguments: [
+                metadata.id, metadata.recipientID, sealed, scheme,
+                metadata.createdAt.millisecondsSince1970, metadata.expiresAt.millisecondsSince1970,
+                metadata.readAt?.millisecondsSince1970,
+            ]
             )
         }
     }
@@ -38,12 +38,11 @@ public struct SQLiteNotificationRepository: NotificationRepository {
         let stored = try await database.read { db -> (metadata: NotificationMetadata, sealed: Data, scheme: String)? in
             guard
                 let row = try Row.fetchOne(
-                    db,
-                    sql: """
-                        SELECT id, recipient_id, payload, payload_scheme, created_at, expires_at, read_at
-                        FROM notification WHERE id = ? AND recipient_id = ? AND expires_at > ?
-                        """,
-                    arguments: [id, recipientID, now.millisecondsSince1970]
+                    try db.cachedStatement(
+                        sql: """
+                            SELECT id, recipient_id, payload, payload_scheme, created_at, expires_at, read_at
+                            FROM notification WHERE id = ? AND recipient_id = ? AND expires_at > ?
+                            """), arguments: [id, recipientID, now.millisecondsSince1970]
                 )
             else { return nil }
             return (Self.metadata(from: row), row["payload"], row["payload_scheme"])
@@ -82,17 +81,17 @@ public struct SQLiteNotificationRepository: NotificationRepository {
 
     public func markRead(id: String, recipientID: String, at: Date, now: Date) async throws -> Date? {
         try await database.write { db in
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     UPDATE notification SET read_at = ?
                     WHERE id = ? AND recipient_id = ? AND expires_at > ? AND read_at IS NULL
-                    """,
-                arguments: [at.millisecondsSince1970, id, recipientID, now.millisecondsSince1970]
+                    """
+            ).execute(arguments: [at.millisecondsSince1970, id, recipientID, now.millisecondsSince1970]
             )
             // Non-null whenever the row exists: either just set or set by an earlier call.
             let readAt = try Int64.fetchOne(
-                db,
-                sql: "SELECT read_at FROM notification WHERE id = ? AND recipient_id = ? AND expires_at > ?",
+                try db.cachedStatement(
+                    sql: "SELECT read_at FROM notification WHERE id = ? AND recipient_id = ? AND expires_at > ?"),
                 arguments: [id, recipientID, now.millisecondsSince1970]
             )
             return readAt.map(Date.init(millisecondsSince1970:))
@@ -101,18 +100,18 @@ public struct SQLiteNotificationRepository: NotificationRepository {
 
     public func delete(id: String, recipientID: String, now: Date) async throws -> Bool {
         try await database.write { db in
-            try db.execute(
-                sql: "DELETE FROM notification WHERE id = ? AND recipient_id = ? AND expires_at > ?",
-                arguments: [id, recipientID, now.millisecondsSince1970]
-            )
+            try db.cachedStatement(sql: "DELETE FROM notification WHERE id = ? AND recipient_id = ? AND expires_at > ?")
+                .execute(arguments: [id, recipientID, now.millisecondsSince1970]
+                )
             return db.changesCount > 0
         }
     }
 
     public func deleteExpired(now: Date) async throws -> Int {
         try await database.write { db in
-            try db.execute(
-                sql: "DELETE FROM notification WHERE expires_at <= ?", arguments: [now.millisecondsSince1970])
+            try db.cachedStatement(sql: "DELETE FROM notification WHERE expires_at <= ?").execute(arguments: [
+                now.millisecondsSince1970
+            ])
             return db.changesCount
         }
     }

@@ -24,9 +24,9 @@ public protocol DeliveryRepository: Sendable {
     /// past expiry are marked `expired` first.
     func pendingJobs(deviceID: String, after sequence: Int64, now: Date, limit: Int) async throws -> [DeliveryJob]
 
-    /// Records what an attempt on `job` achieved, without a lease (the direct channel's streams); a job that ended
-    /// meanwhile (acknowledged, expired) keeps its state.
-    func record(_ outcome: DeliveryOutcome, for job: DeliveryJob, now: Date) async throws
+    /// Records what an attempt on each of `jobs` achieved, without a lease (the direct channel's streams), in one
+    /// transaction; a job that ended meanwhile (acknowledged, expired) keeps its state.
+    func record(_ outcome: DeliveryOutcome, for jobs: [DeliveryJob], now: Date) async throws
 
     /// Leases up to `limit` jobs of `platform` that are due (`queued` or `retrying`, next attempt at or before `now`,
     /// not expired, lease free or lapsed) to `owner` until `leaseUntil`, earliest due first. Unfinished jobs of
@@ -112,5 +112,12 @@ public struct RecordedSend: Sendable, Hashable {
     public init(result: Push.Send.Result, jobs: [DeliveryJob]) {
         self.result = result
         self.jobs = jobs
+    }
+}
+
+extension DeliveryRepository {
+    /// Records what an attempt on `job` achieved, without a lease; see ``record(_:for:now:)-(_,[DeliveryJob],_)``.
+    public func record(_ outcome: DeliveryOutcome, for job: DeliveryJob, now: Date) async throws {
+        try await record(outcome, for: [job], now: now)
     }
 }

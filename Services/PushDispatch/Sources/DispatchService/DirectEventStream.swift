@@ -75,12 +75,17 @@ struct DirectEventStream: Sendable {
         while true {
             let jobs = try await deliveries.pendingJobs(
                 deviceID: deviceID, after: last, now: now(), limit: Self.batchSize)
+            guard !jobs.isEmpty else { return last }
+            // One write and one transaction per batch, not per id: under load a wake-up finds many jobs.
+            var events = ByteBuffer()
             for job in jobs {
-                try await writer.write(try Self.event(for: job))
+                var event = try Self.event(for: job)
+                events.writeBuffer(&event)
                 // A queued job may sort before `last` (another replica committed it late): never move back.
                 last = max(last, job.sequence)
-                try await deliveries.record(.sent, for: job, now: now())
             }
+            try await writer.write(events)
+            try await deliveries.record(.sent, for: jobs, now: now())
             if jobs.count < Self.batchSize { return last }
         }
     }

@@ -211,9 +211,12 @@ public struct PostgresDeliveryRepository: DeliveryRepository {
         }
     }
 
-    public func record(_ outcome: DeliveryOutcome, for job: DeliveryJob, now: Date) async throws {
-        _ = try await database.transaction { connection in
-            try await apply(outcome, to: job, leaseOwner: nil, now: now, connection)
+    public func record(_ outcome: DeliveryOutcome, for jobs: [DeliveryJob], now: Date) async throws {
+        guard !jobs.isEmpty else { return }
+        try await database.transaction { connection in
+            for job in jobs {
+                _ = try await apply(outcome, to: job, leaseOwner: nil, now: now, connection)
+            }
         }
     }
 

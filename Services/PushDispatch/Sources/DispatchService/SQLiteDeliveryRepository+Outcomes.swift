@@ -19,7 +19,8 @@ extension SQLiteDeliveryRepository {
         var registered: Int64?
         if outcome.needsLastRegistration {
             registered = try Int64.fetchOne(
-                db, sql: "SELECT last_registered_at FROM device WHERE id = ?", arguments: [job.deviceID])
+                try db.cachedStatement(sql: "SELECT last_registered_at FROM device WHERE id = ?"),
+                arguments: [job.deviceID])
         }
         let recorded = outcome.recorded(now: now, lastRegisteredAt: registered)
         let (status, lastError, nextAttemptMS) = (recorded.status, recorded.lastError, recorded.nextAttemptMilliseconds)
@@ -28,25 +29,26 @@ extension SQLiteDeliveryRepository {
             ? "status IN \(unfinished)" : "lease_owner = ? AND status IN ('queued', 'retrying')"
         var arguments: StatementArguments = [status.rawValue, lastError, nextAttemptMS, nowMS, job.sequence]
         if let leaseOwner { arguments += [leaseOwner] }
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 UPDATE delivery SET status = ?, attempts = attempts + 1, last_error = ?, next_attempt_at = ?,
                     updated_at = ?, lease_until = NULL, lease_owner = NULL
                 WHERE sequence = ? AND \(held)
-                """,
+                """
+        ).execute(
             arguments: arguments
         )
         guard db.changesCount > 0 else { return nil }
         if status == .deactivated {
-            try db.execute(
-                sql: "UPDATE device SET active = 0, deactivated_at = ? WHERE id = ?", arguments: [nowMS, job.deviceID])
-            try db.execute(
+            try db.cachedStatement(sql: "UPDATE device SET active = 0, deactivated_at = ? WHERE id = ?").execute(
+                arguments: [nowMS, job.deviceID])
+            try db.cachedStatement(
                 sql: """
                     UPDATE delivery SET status = 'deactivated', last_error = ?, updated_at = ?,
                         lease_until = NULL, lease_owner = NULL
                     WHERE device_id = ? AND status IN ('queued', 'retrying')
-                    """,
-                arguments: [lastError, nowMS, job.deviceID]
+                    """
+            ).execute(arguments: [lastError, nowMS, job.deviceID]
             )
         }
         return status

@@ -23,13 +23,12 @@ public struct SQLiteDeliveryRepository: DeliveryRepository {
         return try await database.write { db in
             if let claim, try !Self.holds(claim, db) { throw DispatchError.sendInProgress }
             let devices = try Row.fetchAll(
-                db,
-                sql:
-                    """
-                    SELECT id, platform, token, apns_mode FROM device WHERE owner_id = ? AND active = 1
-                    ORDER BY created_at, rowid
-                    """,
-                arguments: [send.recipientID]
+                try db.cachedStatement(
+                    sql:
+                        """
+                        SELECT id, platform, token, apns_mode FROM device WHERE owner_id = ? AND active = 1
+                        ORDER BY created_at, rowid
+                        """), arguments: [send.recipientID]
             )
             let result = Push.Send.Result(
                 notificationId: send.notificationID,
@@ -39,22 +38,26 @@ public struct SQLiteDeliveryRepository: DeliveryRepository {
                 }
             )
             let resultJSON = String(decoding: try RPCCodec.makeEncoder().encode(result), as: UTF8.self)
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO push_send (notification_id, client_id, recipient_id, expires_at, created_at, result)
                     VALUES (?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [send.notificationID, send.clientID, send.recipientID, expiresMS, createdMS, resultJSON]
+                    """
+            ).execute(arguments: [
+                send.notificationID, send.clientID, send.recipientID, expiresMS, createdMS, resultJSON,
+            ]
             )
             var jobs: [DeliveryJob] = []
             for device in devices {
-                try db.execute(
+                try db.cachedStatement(
                     sql: """
                         INSERT INTO delivery (
                             notification_id, device_id, platform, status, attempts, next_attempt_at, expires_at, updated_at)
                         VALUES (?, ?, ?, 'queued', 0, ?, ?, ?)
-                        """,
-                    arguments: [send.notificationID, device["id"], device["platform"], createdMS, expiresMS, createdMS]
+                        """
+                ).execute(arguments: [
+                    send.notificationID, device["id"], device["platform"], createdMS, expiresMS, createdMS,
+                ]
                 )
                 jobs.append(
                     DeliveryJob(
@@ -65,10 +68,10 @@ public struct SQLiteDeliveryRepository: DeliveryRepository {
                 )
             }
             if let claim {
-                try db.execute(
+                try db.cachedStatement(
                     sql:
-                        "UPDATE idempotency_key SET state = 'done', notification_id = ? WHERE client_id = ? AND key = ?",
-                    arguments: [send.notificationID, claim.clientID, claim.key]
+                        "UPDATE idempotency_key SET state = 'done', notification_id = ? WHERE client_id = ? AND key = ?"
+                ).execute(arguments: [send.notificationID, claim.clientID, claim.key]
                 )
             }
             return RecordedSend(result: result, jobs: jobs)
@@ -81,22 +84,22 @@ public struct SQLiteDeliveryRepository: DeliveryRepository {
         let nowMS = now.millisecondsSince1970
         return try await database.write { db in
             let sender = try String.fetchOne(
-                db, sql: "SELECT client_id FROM push_send WHERE notification_id = ?", arguments: [notificationID])
+                try db.cachedStatement(sql: "SELECT client_id FROM push_send WHERE notification_id = ?"),
+                arguments: [notificationID])
             guard sender == clientID else { return nil }
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     UPDATE delivery SET status = 'expired', updated_at = ?, lease_until = NULL, lease_owner = NULL
                     WHERE notification_id = ? AND \(Self.expirable) AND expires_at <= ?
-                    """,
-                arguments: [nowMS, notificationID, nowMS]
+                    """
+            ).execute(arguments: [nowMS, notificationID, nowMS]
             )
             return try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT device_id, platform, status, attempts, last_error, updated_at FROM delivery
-                    WHERE notification_id = ? ORDER BY sequence
-                    """,
-                arguments: [notificationID]
+                try db.cachedStatement(
+                    sql: """
+                        SELECT device_id, platform, status, attempts, last_error, updated_at FROM delivery
+                        WHERE notification_id = ? ORDER BY sequence
+                        """), arguments: [notificationID]
             ).map { row in
                 Push.Status.DeliveryState(
                     deviceId: row["device_id"], platform: Platform(rawValue: row["platform"]),
@@ -112,44 +115,48 @@ public struct SQLiteDeliveryRepository: DeliveryRepository {
     {
         let nowMS = now.millisecondsSince1970
         return try await database.write { db in
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     UPDATE delivery SET status = 'expired', updated_at = ?, lease_until = NULL, lease_owner = NULL
                     WHERE device_id = ? AND \(Self.expirable) AND expires_at <= ?
-                    """,
-                arguments: [nowMS, deviceID, nowMS]
+                    """
+            ).execute(arguments: [nowMS, deviceID, nowMS]
             )
             return try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT delivery.*, device.token, device.apns_mode FROM delivery
-                    LEFT JOIN device ON device.id = delivery.device_id
-                    WHERE delivery.device_id = ?
-                        AND (delivery.status = 'queued' OR (delivery.status = 'sent' AND delivery.sequence > ?))
-                    ORDER BY delivery.sequence LIMIT ?
-                    """,
-                arguments: [deviceID, sequence, limit]
+                try db.cachedStatement(
+                    sql: """
+                        SELECT delivery.*, device.token, device.apns_mode FROM delivery
+                        LEFT JOIN device ON device.id = delivery.device_id
+                        WHERE delivery.device_id = ?
+                            AND (delivery.status = 'queued' OR (delivery.status = 'sent' AND delivery.sequence > ?))
+                        ORDER BY delivery.sequence LIMIT ?
+                        """), arguments: [deviceID, sequence, limit]
             ).map(Self.job(from:))
         }
     }
 
-    public func record(_ outcome: DeliveryOutcome, for job: DeliveryJob, now: Date) async throws {
-        _ = try await database.write { db in try Self.apply(outcome, to: job, leaseOwner: nil, now: now, db) }
+    public func record(_ outcome: DeliveryOutcome, for jobs: [DeliveryJob], now: Date) async throws {
+        guard !jobs.isEmpty else { return }
+        try await database.write { db in
+            for job in jobs {
+                _ = try Self.apply(outcome, to: job, leaseOwner: nil, now: now, db)
+            }
+        }
     }
 
     public func acknowledge(deviceID: String, notificationID: String, now: Date) async throws -> Bool {
         try await database.write { db in
             guard
                 try Bool.fetchOne(
-                    db, sql: "SELECT 1 FROM delivery WHERE device_id = ? AND notification_id = ?",
+                    try db.cachedStatement(sql: "SELECT 1 FROM delivery WHERE device_id = ? AND notification_id = ?"),
                     arguments: [deviceID, notificationID]) != nil
             else { return false }
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     UPDATE delivery SET status = 'acknowledged', updated_at = ?, lease_until = NULL, lease_owner = NULL
                     WHERE device_id = ? AND notification_id = ? AND status IN \(Self.unfinished)
-                    """,
-                arguments: [now.millisecondsSince1970, deviceID, notificationID]
+                    """
+            ).execute(arguments: [now.millisecondsSince1970, deviceID, notificationID]
             )
             return true
         }
@@ -159,20 +166,20 @@ public struct SQLiteDeliveryRepository: DeliveryRepository {
         let nowMS = now.millisecondsSince1970
         return try await database.write { db in
             // Two statements, so each walks the (status, expires_at) index instead of the whole table.
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     UPDATE delivery SET status = 'expired', updated_at = ?, lease_until = NULL, lease_owner = NULL
                     WHERE status IN ('queued', 'retrying') AND expires_at <= ?
-                    """,
-                arguments: [nowMS, nowMS]
+                    """
+            ).execute(arguments: [nowMS, nowMS]
             )
             let waiting = db.changesCount
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     UPDATE delivery SET status = 'expired', updated_at = ?
                     WHERE status = 'sent' AND platform = 'direct' AND expires_at <= ?
-                    """,
-                arguments: [nowMS, nowMS]
+                    """
+            ).execute(arguments: [nowMS, nowMS]
             )
             return waiting + db.changesCount
         }
@@ -181,10 +188,10 @@ public struct SQLiteDeliveryRepository: DeliveryRepository {
     public func purge(before cutoff: Date) async throws -> Int {
         let cutoffMS = cutoff.millisecondsSince1970
         return try await database.write { db in
-            try db.execute(sql: "DELETE FROM push_send WHERE expires_at < ?", arguments: [cutoffMS])
+            try db.cachedStatement(sql: "DELETE FROM push_send WHERE expires_at < ?").execute(arguments: [cutoffMS])
             let purged = db.changesCount
-            try db.execute(
-                sql: "DELETE FROM idempotency_key WHERE state = 'pending' AND reserved_at < ?", arguments: [cutoffMS])
+            try db.cachedStatement(sql: "DELETE FROM idempotency_key WHERE state = 'pending' AND reserved_at < ?")
+                .execute(arguments: [cutoffMS])
             return purged
         }
     }

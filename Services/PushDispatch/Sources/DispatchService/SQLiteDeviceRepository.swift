@@ -18,20 +18,20 @@ public struct SQLiteDeviceRepository: DeviceRepository {
         return try await database.write { db in
             if let token,
                 var existing = try Row.fetchOne(
-                    db, sql: "SELECT * FROM device WHERE platform = ? AND token = ?",
+                    try db.cachedStatement(sql: "SELECT * FROM device WHERE platform = ? AND token = ?"),
                     arguments: [platform.rawValue, token]
                 ).map(Self.device(from:))
             {
                 let changesHands = existing.ownerID != ownerID
                 if changesHands {
                     // Ids queued for the previous owner must not reach the next one.
-                    try db.execute(
+                    try db.cachedStatement(
                         sql: """
                             UPDATE delivery SET status = 'failed', last_error = 'device re-registered by another user',
                                 updated_at = ?, lease_until = NULL, lease_owner = NULL
                             WHERE device_id = ? AND \(SQLiteDeliveryRepository.expirable)
-                            """,
-                        arguments: [nowMS, existing.id]
+                            """
+                    ).execute(arguments: [nowMS, existing.id]
                     )
                 }
                 existing.ownerID = ownerID
@@ -40,13 +40,13 @@ public struct SQLiteDeviceRepository: DeviceRepository {
                 existing.isActive = true
                 // The latest registration says how the app wants to be woken; unset means the deployment's mode.
                 existing.apnsMode = apnsMode
-                try db.execute(
+                try db.cachedStatement(
                     sql: """
                         UPDATE device SET owner_id = ?, name = ?, last_registered_at = ?, active = 1, deactivated_at = NULL,
                             apns_mode = ?
                         WHERE id = ?
-                        """,
-                    arguments: [ownerID, existing.name, nowMS, apnsMode, existing.id]
+                        """
+                ).execute(arguments: [ownerID, existing.name, nowMS, apnsMode, existing.id]
                 )
                 return existing
             }
@@ -55,13 +55,13 @@ public struct SQLiteDeviceRepository: DeviceRepository {
                 createdAt: Date(millisecondsSince1970: nowMS), lastRegisteredAt: Date(millisecondsSince1970: nowMS),
                 isActive: true, apnsMode: apnsMode
             )
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO device (
                         id, owner_id, platform, token, name, created_at, last_registered_at, active, apns_mode)
                     VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?)
-                    """,
-                arguments: [device.id, ownerID, platform.rawValue, token, name, nowMS, nowMS, apnsMode]
+                    """
+            ).execute(arguments: [device.id, ownerID, platform.rawValue, token, name, nowMS, nowMS, apnsMode]
             )
             return device
         }
@@ -70,28 +70,32 @@ public struct SQLiteDeviceRepository: DeviceRepository {
     public func devices(ownerID: String) async throws -> [DeviceRecord] {
         try await database.read { db in
             try Row.fetchAll(
-                db, sql: "SELECT * FROM device WHERE owner_id = ? ORDER BY created_at, rowid", arguments: [ownerID]
+                try db.cachedStatement(sql: "SELECT * FROM device WHERE owner_id = ? ORDER BY created_at, rowid"),
+                arguments: [ownerID]
             ).map(Self.device(from:))
         }
     }
 
     public func device(id: String) async throws -> DeviceRecord? {
         try await database.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM device WHERE id = ?", arguments: [id]).map(Self.device(from:))
+            try Row.fetchOne(try db.cachedStatement(sql: "SELECT * FROM device WHERE id = ?"), arguments: [id]).map(
+                Self.device(from:))
         }
     }
 
     public func unregister(id: String, ownerID: String, now: Date) async throws -> Bool {
         try await database.write { db in
-            try db.execute(sql: "DELETE FROM device WHERE id = ? AND owner_id = ?", arguments: [id, ownerID])
+            try db.cachedStatement(sql: "DELETE FROM device WHERE id = ? AND owner_id = ?").execute(arguments: [
+                id, ownerID,
+            ])
             guard db.changesCount > 0 else { return false }
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     UPDATE delivery SET status = 'failed', last_error = 'device unregistered', updated_at = ?,
                         lease_until = NULL, lease_owner = NULL
                     WHERE device_id = ? AND \(SQLiteDeliveryRepository.expirable)
-                    """,
-                arguments: [now.millisecondsSince1970, id]
+                    """
+            ).execute(arguments: [now.millisecondsSince1970, id]
             )
             return true
         }
