@@ -18,7 +18,11 @@ public struct RPCRequestContext: Sendable {
         guard let header else { return nil }
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        let token = parts[1].trimmingCharacters(in: .whitespaces)
-        return token.isEmpty ? nil : token
+        // Header values are ASCII in practice; trimming by hand avoids Foundation's CharacterSet (slow on Linux,
+        // and this runs on every request).
+        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        var token = parts[1].drop(while: isBlank)
+        while let last = token.last, isBlank(last) { token = token.dropLast() }
+        return token.isEmpty ? nil : String(token)
     }
 }

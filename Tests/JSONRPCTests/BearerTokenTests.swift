@@ -10,6 +10,8 @@ struct BearerTokenTests {
             ("bearer x", "x"),
             ("BEARER abc.def.ghi", "abc.def.ghi"),
             ("Bearer   spaced  ", "spaced"),
+            ("Bearer \tt.o.k\t ", "t.o.k"),
+            ("Bearer  \t ", nil),
             ("Basic x", nil),
             ("Bearer", nil),
             ("Bearer ", nil),
