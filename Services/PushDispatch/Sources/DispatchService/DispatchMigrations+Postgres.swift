@@ -71,7 +71,16 @@ extension DispatchMigrations {
                     WHERE status IN ('queued', 'retrying')
                 """,
                 "CREATE INDEX delivery_leased ON delivery (lease_owner, lease_until) WHERE lease_owner IS NOT NULL",
-            ])
+            ]),
+        // A device's stream reads only its unfinished jobs, in sequence order, not the device's whole history.
+        PostgresMigration(
+            "v2 unfinished deliveries by device",
+            [
+                """
+                CREATE INDEX delivery_unfinished_by_device ON delivery (device_id, sequence)
+                    WHERE status IN ('queued', 'sent', 'retrying')
+                """
+            ]),
     ]
 
     /// The channel push-dispatch replicas tell each other about new jobs on (`d:<device id>`, `p:<platform>`).

@@ -91,6 +91,16 @@ public enum DispatchMigrations {
                     """
             )
         }
+        migrator.registerMigration("v4 unfinished deliveries by device") { db in
+            try db.execute(
+                sql: """
+                    -- A device's stream reads only its unfinished jobs, in sequence order: without this, every wake-up
+                    -- walked the device's whole history (acknowledged jobs are kept until the send's retention ends).
+                    CREATE INDEX delivery_unfinished_by_device ON delivery(device_id, sequence)
+                        WHERE status IN ('queued', 'sent', 'retrying');
+                    """
+            )
+        }
         return migrator
     }
 }

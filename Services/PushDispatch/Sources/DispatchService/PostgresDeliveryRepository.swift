@@ -195,12 +195,13 @@ public struct PostgresDeliveryRepository: DeliveryRepository {
                 PostgresQuery(
                     unsafeSQL: """
                         UPDATE delivery SET status = 'expired', updated_at = $1, lease_until = NULL, lease_owner = NULL
-                        WHERE device_id = $2 AND \(Self.expirable) AND expires_at <= $1
+                        WHERE device_id = $2 AND status IN \(Self.unfinished) AND \(Self.expirable)
+                            AND expires_at <= $1
                         """, binds: PostgresDeviceRepository.binds(nowMS, deviceID)), logger: logger)
             var query = PostgresQuery(
                 unsafeSQL: """
                     SELECT \(Self.jobColumns) FROM delivery LEFT JOIN device ON device.id = delivery.device_id
-                    WHERE delivery.device_id = $1
+                    WHERE delivery.device_id = $1 AND delivery.status IN \(Self.unfinished)
                         AND (delivery.status = 'queued' OR (delivery.status = 'sent' AND delivery.sequence > $2))
                     ORDER BY delivery.sequence LIMIT $3
                     """)

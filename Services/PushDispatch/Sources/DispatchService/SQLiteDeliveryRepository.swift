@@ -15,6 +15,15 @@ public struct SQLiteDeliveryRepository: DeliveryRepository {
     static let unfinished = "('queued', 'sent', 'retrying')"
     /// Jobs that end `expired` when their notification expires: those still waiting for an attempt, and direct jobs
     /// written to a stream but not acknowledged (a stream writes them again). A remote provider's `sent` is final.
+    /// A device's pending jobs (device id, sequence, limit): reads the partial index `delivery_unfinished_by_device`,
+    /// so the cost follows the device's unfinished jobs, not its history.
+    static let pendingJobsSQL = """
+        SELECT delivery.*, device.token, device.apns_mode FROM delivery
+        LEFT JOIN device ON device.id = delivery.device_id
+        WHERE delivery.device_id = ? AND delivery.status IN \(unfinished)
+            AND (delivery.status = 'queued' OR (delivery.status = 'sent' AND delivery.sequence > ?))
+        ORDER BY delivery.sequence LIMIT ?
+        """
     static let expirable = "(status IN ('queued', 'retrying') OR (status = 'sent' AND platform = 'direct'))"
 
     public func recordSend(_ send: SendRecord, claim: IdempotencyClaim?) async throws -> RecordedSend {
@@ -118,19 +127,12 @@ public struct SQLiteDeliveryRepository: DeliveryRepository {
             try db.cachedStatement(
                 sql: """
                     UPDATE delivery SET status = 'expired', updated_at = ?, lease_until = NULL, lease_owner = NULL
-                    WHERE device_id = ? AND \(Self.expirable) AND expires_at <= ?
+                    WHERE device_id = ? AND status IN \(Self.unfinished) AND \(Self.expirable) AND expires_at <= ?
                     """
             ).execute(arguments: [nowMS, deviceID, nowMS]
             )
             return try Row.fetchAll(
-                try db.cachedStatement(
-                    sql: """
-                        SELECT delivery.*, device.token, device.apns_mode FROM delivery
-                        LEFT JOIN device ON device.id = delivery.device_id
-                        WHERE delivery.device_id = ?
-                            AND (delivery.status = 'queued' OR (delivery.status = 'sent' AND delivery.sequence > ?))
-                        ORDER BY delivery.sequence LIMIT ?
-                        """), arguments: [deviceID, sequence, limit]
+                try db.cachedStatement(sql: Self.pendingJobsSQL), arguments: [deviceID, sequence, limit]
             ).map(Self.job(from:))
         }
     }

@@ -1,0 +1,41 @@
+import Foundation
+import GRDB
+import ServiceCore
+import Testing
+
+@testable import DispatchService
+
+@Suite("A device stream's query reads only the device's unfinished jobs")
+struct PendingJobsQueryPlanTests {
+    @Test("SQLite plans the pending-jobs query on the partial index, without a sort")
+    func usesPartialIndex() async throws {
+        let database = try SQLiteDatabase.open(path: nil, migrator: DispatchMigrations.migrator)
+        let plan = try await database.read { db in
+            try Row.fetchAll(
+                db, sql: "EXPLAIN QUERY PLAN " + SQLiteDeliveryRepository.pendingJobsSQL, arguments: ["d", 0, 100]
+            ).map { $0["detail"] as String }
+        }
+        #expect(plan.contains { $0.contains("delivery_unfinished_by_device") }, "plan: \(plan)")
+        #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "plan: \(plan)")
+    }
+
+    @Test("a device with a long acknowledged history gets exactly its unfinished job")
+    func historyNotRead() async throws {
+        let database = try SQLiteDatabase.open(path: nil, migrator: DispatchMigrations.migrator)
+        let devices = SQLiteDeviceRepository(database: database)
+        let deliveries = SQLiteDeliveryRepository(database: database)
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let device = try await devices.register(ownerID: "ada", platform: .direct, token: nil, name: nil, now: start)
+        for index in 0..<200 {
+            let id = "n\(index)"
+            _ = try await deliveries.recordSend(
+                SendRecord(
+                    notificationID: id, clientID: "backend", recipientID: "ada",
+                    expiresAt: start.addingTimeInterval(3600),
+                    createdAt: start), claim: nil)
+            if index < 199 { _ = try await deliveries.acknowledge(deviceID: device.id, notificationID: id, now: start) }
+        }
+        let pending = try await deliveries.pendingJobs(deviceID: device.id, after: 0, now: start, limit: 100)
+        #expect(pending.map(\.notificationID) == ["n199"])
+    }
+}
