@@ -906,7 +906,9 @@ def stop_stack(stack):
 
 
 def stack_rss_mb(stack):
-    return {name: mb(rss_kb(stack[name].pid)) for name in ("auth", "store", "dispatch")}
+    """RSS of a stack's services, keyed like memory.json (its store is cleartext)."""
+    keys = {"auth": "auth", "store": "store-cleartext", "dispatch": "dispatch"}
+    return {key: mb(rss_kb(stack[name].pid)) for name, key in keys.items()}
 
 
 def bench_tool(ctx):
