@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import SecurePushClient
 
 /// Where the services under test are and how the benchmark authenticates as an app backend.
 struct BenchmarkOptions: ParsableArguments {
@@ -23,6 +24,12 @@ struct BenchmarkOptions: ParsableArguments {
     func clientSecret() throws -> String {
         let text = try String(contentsOfFile: clientSecretFile, encoding: .utf8)
         return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The app backend's client: `auth.clientToken` with these credentials, then `push.send` to push-dispatch.
+    func makeBackend(logger: Logger) throws -> SecurePushBackend {
+        try SecurePushBackend(
+            authURL: auth, dispatchURL: dispatch, clientID: clientId, clientSecret: try clientSecret(), logger: logger)
     }
 
     /// Writes `result` as pretty JSON to `--out`, or stdout.

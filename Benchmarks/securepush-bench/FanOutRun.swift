@@ -44,9 +44,7 @@ final class FanOutRun: Sendable {
         self.options = options
         self.logger = logger
         self.timeout = timeout
-        backend = try SecurePushBackend(
-            authURL: options.auth, dispatchURL: options.dispatch, clientID: options.clientId,
-            clientSecret: try options.clientSecret(), logger: logger)
+        backend = try options.makeBackend(logger: logger)
     }
 
     func shutdown() {

@@ -49,9 +49,7 @@ struct SendCommand: AsyncParsableCommand {
         let logger = Logger.benchmark("securepush-bench.send")
         let endpoints = SecurePushEndpoints(auth: options.auth, store: store, dispatch: options.dispatch)
         let device = try SecurePushDevice(endpoints: endpoints, logger: logger)
-        let backend = try SecurePushBackend(
-            authURL: options.auth, dispatchURL: options.dispatch, clientID: options.clientId,
-            clientSecret: try options.clientSecret(), logger: logger)
+        let backend = try options.makeBackend(logger: logger)
         let username = "bench-send-\(UUID().uuidString.prefix(8).lowercased())"
         let password = "bench-password-\(UUID().uuidString)"
         let userID = try await device.createAccount(username: username, password: password)

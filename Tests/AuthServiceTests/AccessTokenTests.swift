@@ -46,10 +46,16 @@ struct AccessTokenTests {
         let auth = try await AuthHarness.make()
         try await auth.register("carol")
         let grant = try await auth.login("carol")
-        var parts = grant.accessToken.split(separator: ".").map(String.init)
+        let forged = try Self.withScopeChanged(grant.accessToken)
+        await #expect(throws: RPCError.self) { try await auth.verifier().verify(forged) }
+    }
+
+    /// `token` with its `user` scope rewritten to `push:send` and the signature left as it was.
+    static func withScopeChanged(_ token: String) throws -> String {
+        var parts = token.split(separator: ".").map(String.init)
         let claims = try #require(Data(base64URLEncoded: parts[1]))
         let edited = String(decoding: claims, as: UTF8.self).replacingOccurrences(of: "\"user\"", with: "\"push:send\"")
         parts[1] = Data(edited.utf8).base64URLEncodedString()
-        await #expect(throws: RPCError.self) { try await auth.verifier().verify(parts.joined(separator: ".")) }
+        return parts.joined(separator: ".")
     }
 }

@@ -46,11 +46,8 @@ struct VerifiedTokenCacheTests {
         let grant = try await auth.login("fred")
         let verifier = auth.verifier()
         _ = try await verifier.verify(grant.accessToken)
-        var parts = grant.accessToken.split(separator: ".").map(String.init)
-        let claims = try #require(Data(base64URLEncoded: parts[1]))
-        let edited = String(decoding: claims, as: UTF8.self).replacingOccurrences(of: "\"user\"", with: "\"push:send\"")
-        parts[1] = Data(edited.utf8).base64URLEncodedString()
-        await #expect(throws: RPCError.self) { try await verifier.verify(parts.joined(separator: ".")) }
+        let forged = try AccessTokenTests.withScopeChanged(grant.accessToken)
+        await #expect(throws: RPCError.self) { try await verifier.verify(forged) }
         #expect(verifier.cachedTokenCount == 1)
     }
 
