@@ -188,7 +188,7 @@ let package = Package(
             .target(
                 name: "TestSupport",
                 dependencies: [
-                    "ServiceCore", "SharedModels", "DevelopmentPKI", x509, crypto, nioSSL, jwtKit, postgresNIO,
+                    "ServiceCore", "SharedModels", "DevelopmentPKI", x509, crypto, nioCore, nioSSL, jwtKit, postgresNIO,
                     hummingbird,
                     hummingbirdCore,
                     hummingbirdHTTP2,

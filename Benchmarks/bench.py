@@ -915,13 +915,18 @@ def bench_tool(ctx):
     return os.path.join(ctx["bin"], "securepush-bench")
 
 
-def run_bench_tool(ctx, label, argv, timeout):
-    """Runs securepush-bench to completion; its progress lines (stderr) go to the console and the log."""
+def start_bench_tool(ctx, label, argv):
+    """Starts securepush-bench; its progress lines (stderr) are read by finish_bench_tool."""
+    proc = subprocess.Popen([bench_tool(ctx)] + argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL, preexec_fn=_pdeathsig)
+    _children.append((label, proc))
+    return proc
+
+
+def finish_bench_tool(ctx, label, proc, timeout):
+    """Copies securepush-bench's progress lines to the console and its log until it exits; fails on a bad exit."""
     log_path = os.path.join(ctx["logs"], f"{label}.log")
     with open(log_path, "ab") as log:
-        proc = subprocess.Popen([bench_tool(ctx)] + argv, stdout=log, stderr=subprocess.PIPE,
-                                stdin=subprocess.DEVNULL, preexec_fn=_pdeathsig)
-        _children.append((label, proc))
         deadline = time.monotonic() + timeout
         for line in proc.stderr:
             text = line.decode(errors="replace").rstrip()
@@ -951,7 +956,8 @@ def bench_send(ctx, prof):
             argv += ["--rate", str(rate)]
         names = ("auth", "store", "dispatch")
         cpu_before = {n: cpu_seconds([stack[n].pid]) for n in names}
-        run_bench_tool(ctx, "securepush-bench-send", argv, timeout=900)
+        label = "securepush-bench-send"
+        finish_bench_tool(ctx, label, start_bench_tool(ctx, label, argv), timeout=900)
         cpu_each = {n: cpu_seconds([stack[n].pid]) - cpu_before[n] for n in names}
         cpu = sum(cpu_each.values())
         memory_after = stack_rss_mb(stack)
@@ -1010,10 +1016,7 @@ def bench_fanout(ctx, prof):
         "--devices", str(prof["fanout_devices"]), "--users", str(prof["fanout_users"]),
         "--concurrency", str(FANOUT_CONCURRENCY), "--dispatch-data-dir", stack["dispatch_data"],
         "--mock-file", mock_file, "--out", result_file]
-    tool = subprocess.Popen([bench_tool(ctx)] + argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL, preexec_fn=_pdeathsig)
-    _children.append(("securepush-bench-fanout", tool))
-    log_path = os.path.join(ctx["logs"], "securepush-bench-fanout.log")
+    tool = start_bench_tool(ctx, "securepush-bench-fanout", argv)
     try:
         # the tool seeds dispatch's database and starts the mock; then push-dispatch starts, pointed at it
         deadline = time.monotonic() + 300
@@ -1030,16 +1033,7 @@ def bench_fanout(ctx, prof):
         dispatch = stack["launch_dispatch"](apns_env)
         wait_healthy("fanout-dispatch", stack["dispatch_url"], dispatch)
         cpu_before = cpu_seconds([dispatch.pid])
-        with open(log_path, "ab") as log:
-            for line in tool.stderr:
-                print(f"  {line.decode(errors='replace').rstrip()}", flush=True)
-                log.write(line)
-        try:
-            tool.wait(timeout=600)
-        except subprocess.TimeoutExpired:
-            raise BenchError("securepush-bench fanout did not finish within 600 s")
-        if tool.returncode != 0:
-            raise BenchError(f"securepush-bench fanout failed (exit {tool.returncode}); see {log_path}")
+        finish_bench_tool(ctx, "securepush-bench-fanout", tool, timeout=600)
         dispatch_cpu = cpu_seconds([dispatch.pid]) - cpu_before
         memory_after = stack_rss_mb(stack)
     finally:

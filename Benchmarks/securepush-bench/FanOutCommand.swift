@@ -53,19 +53,25 @@ struct FanOutCommand: AsyncParsableCommand {
             progress("fanout: APNs mock on \(mock.baseURL); waiting for push-dispatch")
             try await waitUntilHealthy(logger: logger)
             let run = try FanOutRun(mock: mock, options: options, logger: logger, timeout: .seconds(timeout))
-            defer { run.shutdown() }
+            let oneUser: FanOutRun.OneUserFigures
+            let manyUsers: FanOutRun.ManyUsersFigures
+            do {
+                progress("fanout: one user with \(devices) devices")
+                oneUser = try await run.oneUser(devices: devices)
+                progress(
+                    "fanout: one user: \(Int(oneUser.deliveriesPerSecond)) deliveries/s, drained in \(oneUser.drainSeconds) s"
+                )
 
-            progress("fanout: one user with \(devices) devices")
-            let oneUser = try await run.oneUser(devices: devices)
-            progress(
-                "fanout: one user: \(Int(oneUser.deliveriesPerSecond)) deliveries/s, drained in \(oneUser.drainSeconds) s"
-            )
-
-            progress("fanout: \(seeded.count) users, one send each, \(concurrency) sends in flight")
-            let manyUsers = try await run.manyUsers(seeded, concurrency: concurrency)
-            progress(
-                "fanout: many users: \(Int(manyUsers.deliveriesPerSecond)) deliveries/s, \(Int(manyUsers.sendsPerSecond)) sends/s"
-            )
+                progress("fanout: \(seeded.count) users, one send each, \(concurrency) sends in flight")
+                manyUsers = try await run.manyUsers(seeded, concurrency: concurrency)
+                progress(
+                    "fanout: many users: \(Int(manyUsers.deliveriesPerSecond)) deliveries/s, \(Int(manyUsers.sendsPerSecond)) sends/s"
+                )
+            } catch {
+                await run.shutdown()
+                throw error
+            }
+            await run.shutdown()
 
             let rejected = mock.state.requests.filter { $0.answer.status != 200 }
             guard rejected.isEmpty else {

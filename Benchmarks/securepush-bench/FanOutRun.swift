@@ -47,9 +47,9 @@ final class FanOutRun: Sendable {
         backend = try options.makeBackend(logger: logger)
     }
 
-    func shutdown() {
-        let backend = backend
-        Task { await backend.shutdown() }
+    /// Closes the backend's connections.
+    func shutdown() async {
+        await backend.shutdown()
     }
 
     func oneUser(devices count: Int) async throws -> OneUserFigures {

@@ -12,7 +12,6 @@ public enum SQLiteDatabase {
         let writer: any DatabaseWriter
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
-
         if let path {
             try prepareFile(at: path)
             writer = try DatabasePool(path: path, configuration: configuration)

@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOHTTP2
 import Synchronization
+import TestSupport
 
 /// Every connection the mock accepted, so tests can count and break them.
 public final class ConnectionLog: Sendable {
@@ -66,35 +67,5 @@ struct ObservedChildChannel<Base: ServerChildChannel>: ServerChildChannel {
 
     func handle(value: Value, logger: Logger) async {
         await base.handle(value: value, logger: logger)
-    }
-}
-
-/// Makes the mock's first connection go silent on demand: open, but deaf, like a peer behind a dead NAT entry.
-public final class BlackHole: Sendable {
-    private let swallowing = Atomic(false)
-
-    public init() {}
-
-    /// From now on every byte the client sends on the first connection is dropped.
-    public func swallow() { swallowing.store(true, ordering: .sequentiallyConsistent) }
-
-    public var isSwallowing: Bool { swallowing.load(ordering: .sequentiallyConsistent) }
-}
-
-/// First in a server connection's pipeline: once its ``BlackHole`` swallows, it drops everything received.
-final class BlackHoleHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = ByteBuffer
-
-    private let blackHole: BlackHole
-
-    init(blackHole: BlackHole) {
-        self.blackHole = blackHole
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if !blackHole.isSwallowing {
-            context.fireChannelRead(data)
-        }
     }
 }

@@ -1,6 +1,6 @@
 import HTTP2Client
 import NIOCore
-import Synchronization
+import TestSupport
 import Testing
 
 @Suite("HTTP2Client PING")
@@ -53,32 +53,6 @@ struct HTTP2ClientPingTests {
             await client.shutdown()
             #expect(response.status == 200)
             #expect(server.connections.count == 2)
-        }
-    }
-}
-
-/// Tells a ``BlackHoleHandler`` to start dropping everything the server receives.
-private final class BlackHole: Sendable {
-    private let swallowing = Atomic(false)
-
-    func swallow() { swallowing.store(true, ordering: .sequentiallyConsistent) }
-    var isSwallowing: Bool { swallowing.load(ordering: .sequentiallyConsistent) }
-}
-
-/// First in a server connection's pipeline: once told to, it drops every byte the client sends.
-private final class BlackHoleHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = ByteBuffer
-
-    private let blackHole: BlackHole
-
-    init(blackHole: BlackHole) {
-        self.blackHole = blackHole
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if !blackHole.isSwallowing {
-            context.fireChannelRead(data)
         }
     }
 }

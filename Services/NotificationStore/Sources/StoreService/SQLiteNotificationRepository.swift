@@ -28,8 +28,7 @@ public struct SQLiteNotificationRepository: NotificationRepository {
                 metadata.id, metadata.recipientID, sealed, scheme,
                 metadata.createdAt.millisecondsSince1970, metadata.expiresAt.millisecondsSince1970,
                 metadata.readAt?.millisecondsSince1970,
-            ]
-            )
+            ])
         }
     }
 
@@ -86,8 +85,7 @@ public struct SQLiteNotificationRepository: NotificationRepository {
                     UPDATE notification SET read_at = ?
                     WHERE id = ? AND recipient_id = ? AND expires_at > ? AND read_at IS NULL
                     """
-            ).execute(arguments: [at.millisecondsSince1970, id, recipientID, now.millisecondsSince1970]
-            )
+            ).execute(arguments: [at.millisecondsSince1970, id, recipientID, now.millisecondsSince1970])
             // Non-null whenever the row exists: either just set or set by an earlier call.
             let readAt = try Int64.fetchOne(
                 try db.cachedStatement(
@@ -101,8 +99,7 @@ public struct SQLiteNotificationRepository: NotificationRepository {
     public func delete(id: String, recipientID: String, now: Date) async throws -> Bool {
         try await database.write { db in
             try db.cachedStatement(sql: "DELETE FROM notification WHERE id = ? AND recipient_id = ? AND expires_at > ?")
-                .execute(arguments: [id, recipientID, now.millisecondsSince1970]
-                )
+                .execute(arguments: [id, recipientID, now.millisecondsSince1970])
             return db.changesCount > 0
         }
     }

@@ -23,8 +23,7 @@ extension SQLiteDeliveryRepository {
                         INSERT INTO idempotency_key (client_id, key, state, reservation_id, reserved_at)
                         VALUES (?, ?, 'pending', ?, ?)
                         """
-                ).execute(arguments: [clientID, key, claim.reservationID, nowMS]
-                )
+                ).execute(arguments: [clientID, key, claim.reservationID, nowMS])
                 return .reserved(claim)
             }
             if row["state"] == "done", let notificationID: String = row["notification_id"],
@@ -42,8 +41,7 @@ extension SQLiteDeliveryRepository {
                     UPDATE idempotency_key SET state = 'pending', reservation_id = ?, reserved_at = ?
                     WHERE client_id = ? AND key = ?
                     """
-            ).execute(arguments: [claim.reservationID, nowMS, clientID, key]
-            )
+            ).execute(arguments: [claim.reservationID, nowMS, clientID, key])
             return .reserved(claim)
         }
     }
@@ -53,8 +51,7 @@ extension SQLiteDeliveryRepository {
             try db.cachedStatement(
                 sql:
                     "DELETE FROM idempotency_key WHERE client_id = ? AND key = ? AND reservation_id = ? AND state = 'pending'"
-            ).execute(arguments: [claim.clientID, claim.key, claim.reservationID]
-            )
+            ).execute(arguments: [claim.clientID, claim.key, claim.reservationID])
         }
     }
 

@@ -48,8 +48,7 @@ extension SQLiteDeliveryRepository {
                         lease_until = NULL, lease_owner = NULL
                     WHERE device_id = ? AND status IN ('queued', 'retrying')
                     """
-            ).execute(arguments: [lastError, nowMS, job.deviceID]
-            )
+            ).execute(arguments: [lastError, nowMS, job.deviceID])
         }
         return status
     }

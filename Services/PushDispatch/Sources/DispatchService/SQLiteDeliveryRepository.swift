@@ -54,8 +54,7 @@ public struct SQLiteDeliveryRepository: DeliveryRepository {
                     """
             ).execute(arguments: [
                 send.notificationID, send.clientID, send.recipientID, expiresMS, createdMS, resultJSON,
-            ]
-            )
+            ])
             var jobs: [DeliveryJob] = []
             for device in devices {
                 try db.cachedStatement(
@@ -80,8 +79,7 @@ public struct SQLiteDeliveryRepository: DeliveryRepository {
                 try db.cachedStatement(
                     sql:
                         "UPDATE idempotency_key SET state = 'done', notification_id = ? WHERE client_id = ? AND key = ?"
-                ).execute(arguments: [send.notificationID, claim.clientID, claim.key]
-                )
+                ).execute(arguments: [send.notificationID, claim.clientID, claim.key])
             }
             return RecordedSend(result: result, jobs: jobs)
         }
@@ -101,8 +99,7 @@ public struct SQLiteDeliveryRepository: DeliveryRepository {
                     UPDATE delivery SET status = 'expired', updated_at = ?, lease_until = NULL, lease_owner = NULL
                     WHERE notification_id = ? AND \(Self.expirable) AND expires_at <= ?
                     """
-            ).execute(arguments: [nowMS, notificationID, nowMS]
-            )
+            ).execute(arguments: [nowMS, notificationID, nowMS])
             return try Row.fetchAll(
                 try db.cachedStatement(
                     sql: """
@@ -129,8 +126,7 @@ public struct SQLiteDeliveryRepository: DeliveryRepository {
                     UPDATE delivery SET status = 'expired', updated_at = ?, lease_until = NULL, lease_owner = NULL
                     WHERE device_id = ? AND status IN \(Self.unfinished) AND \(Self.expirable) AND expires_at <= ?
                     """
-            ).execute(arguments: [nowMS, deviceID, nowMS]
-            )
+            ).execute(arguments: [nowMS, deviceID, nowMS])
             return try Row.fetchAll(
                 try db.cachedStatement(sql: Self.pendingJobsSQL), arguments: [deviceID, sequence, limit]
             ).map(Self.job(from:))
@@ -158,8 +154,7 @@ public struct SQLiteDeliveryRepository: DeliveryRepository {
                     UPDATE delivery SET status = 'acknowledged', updated_at = ?, lease_until = NULL, lease_owner = NULL
                     WHERE device_id = ? AND notification_id = ? AND status IN \(Self.unfinished)
                     """
-            ).execute(arguments: [now.millisecondsSince1970, deviceID, notificationID]
-            )
+            ).execute(arguments: [now.millisecondsSince1970, deviceID, notificationID])
             return true
         }
     }
@@ -173,16 +168,14 @@ public struct SQLiteDeliveryRepository: DeliveryRepository {
                     UPDATE delivery SET status = 'expired', updated_at = ?, lease_until = NULL, lease_owner = NULL
                     WHERE status IN ('queued', 'retrying') AND expires_at <= ?
                     """
-            ).execute(arguments: [nowMS, nowMS]
-            )
+            ).execute(arguments: [nowMS, nowMS])
             let waiting = db.changesCount
             try db.cachedStatement(
                 sql: """
                     UPDATE delivery SET status = 'expired', updated_at = ?
                     WHERE status = 'sent' AND platform = 'direct' AND expires_at <= ?
                     """
-            ).execute(arguments: [nowMS, nowMS]
-            )
+            ).execute(arguments: [nowMS, nowMS])
             return waiting + db.changesCount
         }
     }

@@ -31,8 +31,7 @@ public struct SQLiteDeviceRepository: DeviceRepository {
                                 updated_at = ?, lease_until = NULL, lease_owner = NULL
                             WHERE device_id = ? AND \(SQLiteDeliveryRepository.expirable)
                             """
-                    ).execute(arguments: [nowMS, existing.id]
-                    )
+                    ).execute(arguments: [nowMS, existing.id])
                 }
                 existing.ownerID = ownerID
                 existing.name = changesHands ? name : (name ?? existing.name)
@@ -46,8 +45,7 @@ public struct SQLiteDeviceRepository: DeviceRepository {
                             apns_mode = ?
                         WHERE id = ?
                         """
-                ).execute(arguments: [ownerID, existing.name, nowMS, apnsMode, existing.id]
-                )
+                ).execute(arguments: [ownerID, existing.name, nowMS, apnsMode, existing.id])
                 return existing
             }
             let device = DeviceRecord(
@@ -61,8 +59,7 @@ public struct SQLiteDeviceRepository: DeviceRepository {
                         id, owner_id, platform, token, name, created_at, last_registered_at, active, apns_mode)
                     VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?)
                     """
-            ).execute(arguments: [device.id, ownerID, platform.rawValue, token, name, nowMS, nowMS, apnsMode]
-            )
+            ).execute(arguments: [device.id, ownerID, platform.rawValue, token, name, nowMS, nowMS, apnsMode])
             return device
         }
     }
@@ -95,8 +92,7 @@ public struct SQLiteDeviceRepository: DeviceRepository {
                         lease_until = NULL, lease_owner = NULL
                     WHERE device_id = ? AND \(SQLiteDeliveryRepository.expirable)
                     """
-            ).execute(arguments: [now.millisecondsSince1970, id]
-            )
+            ).execute(arguments: [now.millisecondsSince1970, id])
             return true
         }
     }
