@@ -1,4 +1,5 @@
 import Foundation
+import ServiceCore
 import SharedModels
 
 extension AuthenticationService {
@@ -24,7 +25,7 @@ extension AuthenticationService {
         case .rotated(let userID):
             return try await grant(userID: userID, refreshToken: successor, at: issuedAt)
         case .reused(let familyID):
-            logger.notice("auth.refresh.reuse_detected", metadata: ["auth.family_id": "\(familyID)"])
+            logger.security(.init("auth.refresh.reuse_detected"), metadata: ["auth.family_id": "\(familyID)"])
             throw AuthError.invalidRefreshToken
         case .unknown, .expired, .revoked:
             logger.debug("auth.refresh.refused", metadata: ["auth.reason": "\(outcome)"])
