@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import SecurePushStack
+import ServiceCore
 import ServiceLifecycle
 
 /// `securepush up`: all three services in one process on embedded SQLite.
@@ -55,15 +56,12 @@ struct UpCommand: AsyncParsableCommand {
         var logger = Logger(label: "securepush")
         logger.logLevel =
             environment["SECUREPUSH_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0.lowercased()) } ?? .notice
-        // SIGINT/SIGTERM trigger a graceful shutdown: push-dispatch, then notification-store, then auth.
-        let group = ServiceGroup(
-            configuration: .init(
-                services: [
-                    StackService(environment: environment, dataDir: dataDir, backendNote: backendNote, logger: logger)
-                ],
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger))
-        try await group.run()
+        // SIGINT/SIGTERM trigger a graceful shutdown: push-dispatch, then notification-store, then auth, within
+        // SECUREPUSH_SHUTDOWN_TIMEOUT whatever clients do.
+        let shutdownTimeout = try ServiceEnvironment(environment).seconds(
+            "SECUREPUSH_SHUTDOWN_TIMEOUT", default: 10, in: 1...600)
+        let stack = StackService(environment: environment, dataDir: dataDir, backendNote: backendNote, logger: logger)
+        try await ServiceRunner.run(.init(services: [stack], shutdownTimeout: shutdownTimeout), logger: logger)
     }
 }
 

@@ -28,6 +28,12 @@ public struct ServiceEnvironment: Sendable {
         return value
     }
 
+    /// A duration variable given in whole seconds, or `defaultSeconds` when unset; throws when set but not an integer
+    /// in `range`.
+    public func seconds(_ name: String, default defaultSeconds: Int, in range: ClosedRange<Int>) throws -> Duration {
+        .seconds(try int(name, default: defaultSeconds, in: range))
+    }
+
     /// `SECUREPUSH_ENV=production` turns unsafe defaults into refusals.
     public var isProduction: Bool { string("SECUREPUSH_ENV")?.lowercased() == "production" }
 
@@ -35,7 +41,8 @@ public struct ServiceEnvironment: Sendable {
     public var dataDirectory: String { string("SECUREPUSH_DATA_DIR") ?? "./.securepush" }
 
     /// The listening configuration: `SECUREPUSH_HOST` (default 127.0.0.1), `portVariable` (default `defaultPort`),
-    /// `SECUREPUSH_TLS_CERT_FILE` + `SECUREPUSH_TLS_KEY_FILE`, `SECUREPUSH_MAX_BODY_BYTES`, `SECUREPUSH_MAX_BATCH`.
+    /// `SECUREPUSH_TLS_CERT_FILE` + `SECUREPUSH_TLS_KEY_FILE`, `SECUREPUSH_MAX_BODY_BYTES`, `SECUREPUSH_MAX_BATCH`,
+    /// `SECUREPUSH_IDLE_TIMEOUT`, `SECUREPUSH_HANDSHAKE_TIMEOUT`, `SECUREPUSH_SHUTDOWN_TIMEOUT`.
     public func server(portVariable: String, defaultPort: Int) throws -> RPCServerConfiguration {
         let certificate = string("SECUREPUSH_TLS_CERT_FILE")
         let key = string("SECUREPUSH_TLS_KEY_FILE")
@@ -47,7 +54,10 @@ public struct ServiceEnvironment: Sendable {
             port: try int(portVariable, default: defaultPort, in: 0...65535),
             tls: certificate.map { .init(certificateChainPath: $0, privateKeyPath: key!) },
             maxBodyBytes: try int("SECUREPUSH_MAX_BODY_BYTES", default: 1 << 20, in: 1024...(64 << 20)),
-            maxBatchLength: try int("SECUREPUSH_MAX_BATCH", default: 100, in: 1...10_000)
+            maxBatchLength: try int("SECUREPUSH_MAX_BATCH", default: 100, in: 1...10_000),
+            idleTimeout: try seconds("SECUREPUSH_IDLE_TIMEOUT", default: 120, in: 1...86_400),
+            handshakeTimeout: try seconds("SECUREPUSH_HANDSHAKE_TIMEOUT", default: 10, in: 1...300),
+            shutdownTimeout: try seconds("SECUREPUSH_SHUTDOWN_TIMEOUT", default: 10, in: 1...600)
         )
     }
 

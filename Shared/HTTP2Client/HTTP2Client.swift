@@ -52,6 +52,7 @@ public final class HTTP2Client: Sendable {
         if endpoint.usesTLS {
             var tls = TLSConfiguration.makeClientConfiguration()
             tls.applicationProtocols = ["h2"]
+            tls.minimumTLSVersion = .tlsv12
             if let trustRootsPEMFile = configuration.trustRootsPEMFile {
                 tls.trustRoots = .file(trustRootsPEMFile)
             }

@@ -49,12 +49,7 @@ public enum RPCServerBuilder {
         }
         addRoutes(router)
 
-        let server: HTTPServerBuilder
-        if let tls = configuration.tls {
-            server = try .http2Upgrade(tlsConfiguration: try makeTLSConfiguration(tls))
-        } else {
-            server = .plaintextHTTP2()
-        }
+        let server = try makeServer(configuration: configuration)
         return Application(
             router: router,
             server: server,
@@ -64,14 +59,6 @@ public enum RPCServerBuilder {
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger
         )
-    }
-
-    /// Loads a PEM certificate chain and key into a server TLS configuration (ALPN is set by Hummingbird).
-    public static func makeTLSConfiguration(_ files: RPCServerConfiguration.TLSFiles) throws -> TLSConfiguration {
-        let chain = try NIOSSLCertificate.fromPEMFile(files.certificateChainPath)
-        let key = try NIOSSLPrivateKey(file: files.privateKeyPath, format: .pem)
-        return TLSConfiguration.makeServerConfiguration(
-            certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
     }
 
     static func handleRPC(

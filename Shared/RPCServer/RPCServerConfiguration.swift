@@ -10,16 +10,27 @@ public struct RPCServerConfiguration: Sendable {
     public var maxBodyBytes: Int
     /// Most calls a batch may hold.
     public var maxBatchLength: Int
+    /// A connection without a request in flight for this long is asked to go away (GOAWAY), then closed.
+    public var idleTimeout: Duration
+    /// A new connection that has not started a request after this long (TLS and HTTP/2 handshakes included) is closed.
+    public var handshakeTimeout: Duration
+    /// On graceful shutdown, longest in-flight requests may run before their connections are closed; the process
+    /// exits within this time whatever clients do.
+    public var shutdownTimeout: Duration
 
     public init(
         host: String = "127.0.0.1", port: Int, tls: TLSFiles? = nil, maxBodyBytes: Int = 1 << 20,
-        maxBatchLength: Int = 100
+        maxBatchLength: Int = 100, idleTimeout: Duration = .seconds(120), handshakeTimeout: Duration = .seconds(10),
+        shutdownTimeout: Duration = .seconds(10)
     ) {
         self.host = host
         self.port = port
         self.tls = tls
         self.maxBodyBytes = maxBodyBytes
         self.maxBatchLength = maxBatchLength
+        self.idleTimeout = idleTimeout
+        self.handshakeTimeout = handshakeTimeout
+        self.shutdownTimeout = shutdownTimeout
     }
 
     /// PEM files of a server certificate chain and its private key.

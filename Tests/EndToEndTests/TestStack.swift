@@ -80,6 +80,21 @@ struct TestStack {
         try? FileManager.default.removeItem(atPath: dataDirectory)
     }
 
+    /// Runs `body` on a fresh stack and stops the stack afterwards, awaited, whether `body` threw or not.
+    static func with<T>(
+        _ mode: TransportMode, extra: [String: String] = [:], _ body: (TestStack) async throws -> T
+    ) async throws -> T {
+        let stack = try await start(mode, extra: extra)
+        do {
+            let result = try await body(stack)
+            await stack.stop()
+            return result
+        } catch {
+            await stack.stop()
+            throw error
+        }
+    }
+
     /// A device SDK signed in as a fresh user; returns it with the user id.
     func signedInDevice(username: String = "user-\(UUID().uuidString.prefix(8).lowercased())") async throws -> (
         SecurePushDevice, String

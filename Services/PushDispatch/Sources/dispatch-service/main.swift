@@ -1,15 +1,9 @@
 import DispatchService
-import Foundation
-import Logging
 import ServiceCore
 
-let environment = ServiceEnvironment()
-let logger = {
-    var logger = Logger(label: "push-dispatch")
-    logger.logLevel = environment.string("SECUREPUSH_LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? .info
-    return logger
-}()
-do {
+// push-dispatch on its own: configuration from SECUREPUSH_* variables, auth and the store reached over HTTP/2.
+await ServiceRunner.main(name: "dispatch-service", label: "push-dispatch") { logger in
+    let environment = ServiceEnvironment()
     let configuration = try DispatchConfiguration(environment: environment)
     let auth = try makePeerClient(
         url: environment.string("SECUREPUSH_AUTH_URL") ?? "http://127.0.0.1:8081",
@@ -29,8 +23,5 @@ do {
     ) { [logger] port in
         logger.info("dispatch.listening", metadata: ["server.port": "\(port)"])
     }
-    try await app.runService()
-} catch let error as ConfigurationError {
-    logger.critical("dispatch.configuration.invalid", metadata: ["error": "\(error)"])
-    exit(1)
+    return ServiceRunner.Plan(services: [app], shutdownTimeout: configuration.server.shutdownTimeout)
 }

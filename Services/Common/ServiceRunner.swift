@@ -1,0 +1,110 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// How every SecurePush process runs: a logger from `SECUREPUSH_LOG_LEVEL`, its lifecycle services until SIGTERM or
+/// SIGINT, then a graceful shutdown in reverse order that ends within the shutdown timeout whatever clients do.
+///
+/// A configuration that must not start ends the process with exit code 1 and one line on standard error naming the
+/// variable (production refusals are also logged as the security event `config.production.refused`).
+public enum ServiceRunner {
+    /// What a process runs: its services in start order, and how long their graceful shutdown may take.
+    public struct Plan: Sendable {
+        public var services: [any Service]
+        public var shutdownTimeout: Duration
+
+        public init(services: [any Service], shutdownTimeout: Duration) {
+            self.services = services
+            self.shutdownTimeout = shutdownTimeout
+        }
+    }
+
+    /// The process's logger: `SECUREPUSH_LOG_LEVEL` (`trace` … `critical`), `defaultLevel` when unset.
+    public static func makeLogger(label: String, environment: ServiceEnvironment, defaultLevel: Logger.Level = .info)
+        throws -> Logger
+    {
+        var logger = Logger(label: label)
+        guard let name = environment.string("SECUREPUSH_LOG_LEVEL") else {
+            logger.logLevel = defaultLevel
+            return logger
+        }
+        guard let level = Logger.Level(rawValue: name.lowercased()) else {
+            let levels = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ConfigurationError("SECUREPUSH_LOG_LEVEL must be one of \(levels), got '\(name)'")
+        }
+        logger.logLevel = level
+        return logger
+    }
+
+    /// Runs a service process to its end and exits: 0 after a graceful shutdown, 1 when it could not start or failed.
+    /// - Parameters:
+    ///   - name: the executable's name, first on every line it prints (`auth-service`).
+    ///   - label: the logger's label (`securepush.auth`).
+    ///   - build: reads the configuration and builds the services; throws `ConfigurationError` to refuse to start.
+    public static func main(
+        name: String,
+        label: String,
+        environment: ServiceEnvironment = ServiceEnvironment(),
+        build: (Logger) async throws -> Plan
+    ) async -> Never {
+        let logger: Logger
+        do {
+            logger = try makeLogger(label: label, environment: environment)
+        } catch {
+            refuse(name: name, error, logger: Logger(label: label), environment: environment)
+        }
+        do {
+            let plan = try await build(logger)
+            try await run(plan, logger: logger)
+            exit(0)
+        } catch {
+            refuse(name: name, error, logger: logger, environment: environment)
+        }
+    }
+
+    /// Runs `plan`'s services until SIGTERM or SIGINT, then shuts them down within `plan.shutdownTimeout`: the service
+    /// group cancels what has not stopped by then, and a watchdog ends the process if even that does not return.
+    public static func run(_ plan: Plan, logger: Logger) async throws {
+        var configuration = ServiceGroupConfiguration(
+            services: [ShutdownWatchdog(limit: plan.shutdownTimeout, logger: logger)] + plan.services,
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
+        )
+        configuration.maximumGracefulShutdownDuration = plan.shutdownTimeout
+        configuration.maximumCancellationDuration = .seconds(1)
+        try await ServiceGroup(configuration: configuration).run()
+    }
+
+    private static func refuse(name: String, _ error: any Error, logger: Logger, environment: ServiceEnvironment)
+        -> Never
+    {
+        if let error = error as? ConfigurationError {
+            if environment.isProduction {
+                logger.security(
+                    SecurityEvent("config.production.refused"), metadata: ["error": "\(error.description)"])
+            }
+            FileHandle.standardError.write(Data("\(name): configuration error: \(error.description)\n".utf8))
+        } else {
+            FileHandle.standardError.write(Data("\(name): \(error)\n".utf8))
+        }
+        exit(1)
+    }
+}
+
+/// Ends the process `limit` after graceful shutdown began, in case a service or a client connection still holds it:
+/// a rolling restart must never end in SIGKILL. Runs on a dispatch timer, so a blocked task pool cannot delay it.
+struct ShutdownWatchdog: Service {
+    let limit: Duration
+    let logger: Logger
+
+    func run() async throws {
+        try? await gracefulShutdown()  // returns when shutdown begins (or the group is cancelled)
+        let (seconds, attoseconds) = limit.components
+        let delay = Double(seconds) + Double(attoseconds) / 1e18
+        let logger = logger
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) {
+            logger.error("service.shutdown.forced", metadata: ["service.shutdown_timeout": "\(delay)"])
+            exit(1)
+        }
+    }
+}
