@@ -145,7 +145,7 @@ let package = Package(
         + service(
             "DispatchService", executable: "dispatch-service", directory: "PushDispatch",
             dependencies: [
-                serviceLifecycle, nioCore, httpTypes, "HTTP2Client", jwtKit, crypto, asyncHTTPClient, nioSSL,
+                serviceLifecycle, nioCore, nioPosix, httpTypes, "HTTP2Client", jwtKit, crypto, asyncHTTPClient, nioSSL,
             ],
             testDependencies: [grdb, jwtKit, crypto, serviceLifecycle])
         + [
@@ -256,7 +256,7 @@ let package = Package(
                 name: "EndToEndTests",
                 dependencies: [
                     "SecurePushClient", "SecurePushStack", "TestSupport", "ServiceCore", "SharedModels", "HTTP2Client",
-                    "AuthService", "StoreService", "DispatchService", jwtKit, postgresNIO, logging,
+                    "AuthService", "StoreService", "DispatchService", jwtKit, crypto, postgresNIO, logging,
                 ],
                 swiftSettings: swiftSettings
             ),

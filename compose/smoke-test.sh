@@ -11,7 +11,8 @@
 #      engine lacks it (no registry here);
 #   5. builds the release binaries on the host (swift build -c release --static-swift-stdlib) and the image with
 #      BINARIES=prebuilt — the same runtime stage users get — unless SMOKE_BINARIES=source;
-#   6. `docker compose up --wait`: each service must become healthy;
+#   6. `docker compose up --wait` with SECUREPUSH_ENV=production: each service must become healthy on compose's
+#      defaults (TLS, generated secrets and signing key), which the production checks must accept;
 #   7. runs the one-shot demo service (the secure push story over the compose network) and checks its exit code;
 #   8. from the host, through the published ports and TLS from the stack's CA: registers a user, sends a secure
 #      notification, restarts notification-store and fetches the payload again (data survives a restart);
@@ -182,9 +183,14 @@ wait_healthy() {
   done
   [ "$(docker inspect -f '{{.State.ExitCode}}' "$(compose ps -a -q certs)")" = 0 ] || fail "certs did not exit 0"
 }
-log "docker compose up --wait"
+# Compose's defaults must pass the production checks honestly: TLS everywhere, secrets and the signing key generated.
+export SECUREPUSH_ENV=production
+log "docker compose up --wait (SECUREPUSH_ENV=production)"
 wait_healthy
 log "auth, notification-store and push-dispatch are healthy"
+for secret in backend-client-secret dispatch-client-secret auth-signing-key.pem; do
+  compose exec -T auth test -s "/etc/securepush/secrets/$secret" || fail "the generated $secret is missing"
+done
 
 # --- 7. the demo service --------------------------------------------------------------------------------------------
 if compose run --rm demo >"$work/demo.log" 2>&1; then
@@ -204,7 +210,9 @@ docker cp "$(compose ps -a -q certs)":/etc/securepush/certs/ca.pem "$work/ca.pem
 export SECUREPUSH_CA_FILE="$work/ca.pem" SECUREPUSH_CREDENTIALS="$work/credentials.json"
 export SECUREPUSH_AUTH_URL="https://localhost:$auth_port" SECUREPUSH_STORE_URL="https://localhost:$store_port"
 export SECUREPUSH_DISPATCH_URL="https://localhost:$dispatch_port"
-export SECUREPUSH_CLIENT_ID=demo-backend SECUREPUSH_CLIENT_SECRET=development-backend-secret-change-me
+backend_secret="$(compose exec -T auth cat /etc/securepush/secrets/backend-client-secret | tr -d '[:space:]')"
+[ "${#backend_secret}" -ge 32 ] || fail "the generated backend client secret is shorter than 32 bytes"
+export SECUREPUSH_CLIENT_ID=demo-backend SECUREPUSH_CLIENT_SECRET="$backend_secret"
 export SECUREPUSH_PASSWORD="smoke-password-$$"
 "$cli" health "$SECUREPUSH_AUTH_URL" >/dev/null || fail "auth is not reachable through its published port"
 user_id="$("$cli" register --username "smoke-$$" | sed -n 's/.*user id \(.*\)$/\1/p')"
@@ -276,6 +284,9 @@ ENTRYPOINT
   log "imported a PostgreSQL stand-in as $SECUREPUSH_POSTGRES_IMAGE"
 fi
 compose down >/dev/null 2>&1
+# The PostgreSQL file connects to its database without TLS (sslmode=disable), which production refuses: it is a
+# development setup (compose/README.md says how to run PostgreSQL with TLS).
+export SECUREPUSH_ENV=development
 read -r store_ports dispatch_ports < <(python3 -c '
 import socket
 def pair():

@@ -13,7 +13,15 @@ struct BackendClientOptions: ParsableArguments {
 
     func resolve() throws -> (id: String, secret: String) {
         let environment = ProcessInfo.processInfo.environment
-        func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        // A secret may also come from the file `<NAME>_FILE` names (mounted secrets, as in compose).
+        func value(_ name: String) -> String? {
+            if let value = environment[name], !value.isEmpty { return value }
+            guard let path = environment[name + "_FILE"], !path.isEmpty,
+                let text = try? String(contentsOfFile: path, encoding: .utf8)
+            else { return nil }
+            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            return trimmed.isEmpty ? nil : trimmed
+        }
         if let clientId, let clientSecret { return (clientId, clientSecret) }
         if let id = value("SECUREPUSH_CLIENT_ID"), let secret = value("SECUREPUSH_CLIENT_SECRET") {
             return (id, secret)

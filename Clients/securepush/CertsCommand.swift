@@ -28,6 +28,13 @@ struct CertsCommand: ParsableCommand {
     @Option(name: .customLong("host"), help: "An extra DNS name or IP address every certificate covers (repeatable).")
     var hosts: [String] = []
 
+    @Option(
+        help: """
+            Also generate the deployment's secrets here, once: backend-client-secret, dispatch-client-secret and \
+            auth-signing-key.pem (read through SECUREPUSH_*_SECRET_FILE and SECUREPUSH_AUTH_SIGNING_KEY_FILE).
+            """)
+    var secretsDir: String?
+
     func run() throws {
         do {
             let extra = try hosts.map(SubjectHost.init)
@@ -42,6 +49,12 @@ struct CertsCommand: ParsableCommand {
             }
             for name in report.kept {
                 emit("kept   \(name == "ca" ? pki.caCertificatePath : pki.certificatePath(name))")
+            }
+            if let secretsDir {
+                let secrets = DevelopmentSecrets(directory: secretsDir)
+                let (generated, kept) = try secrets.ensure()
+                for file in generated { emit("generated \(secrets.path(file))") }
+                for file in kept { emit("kept   \(secrets.path(file))") }
             }
         } catch let error as DevelopmentPKIError {
             throw CLIError(error.description)

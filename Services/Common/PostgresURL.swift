@@ -15,6 +15,13 @@ public struct PostgresURL: Sendable, CustomStringConvertible {
     /// `?schema=NAME`: the PostgreSQL schema for the service's tables instead of its default (`auth`, `store`,
     /// `dispatch`).
     public let schema: String?
+    /// The TCP host, `nil` for a unix socket.
+    public let host: String?
+    /// `sslmode` as given (`prefer` when absent).
+    public let sslMode: String
+
+    /// Whether the connection must use TLS (`sslmode` `require`, `verify-ca` or `verify-full`).
+    public var requiresTLS: Bool { ["require", "verify-ca", "verify-full"].contains(sslMode) }
 
     /// Parses `text`.
     ///
@@ -40,7 +47,9 @@ public struct PostgresURL: Sendable, CustomStringConvertible {
         guard (1...65535).contains(port) else { throw invalid("port must be 1–65535") }
 
         var configuration: PostgresClient.Configuration
+        sslMode = query["sslmode"] ?? "prefer"
         if let socketDirectory = query["host"], socketDirectory.hasPrefix("/") {
+            host = nil
             configuration = .init(
                 unixSocketPath: "\(socketDirectory)/.s.PGSQL.\(port)", username: username, password: password,
                 database: database)
@@ -48,8 +57,9 @@ public struct PostgresURL: Sendable, CustomStringConvertible {
             guard let host = components.host, !host.isEmpty else {
                 throw invalid("must name a host, or a socket directory with ?host=/path")
             }
+            self.host = host
             let tls: PostgresClient.Configuration.TLS
-            switch query["sslmode"] ?? "prefer" {
+            switch sslMode {
             case "disable": tls = .disable
             case "prefer", "allow": tls = .prefer(.makeClientConfiguration())
             case "require", "verify-ca", "verify-full": tls = .require(.makeClientConfiguration())

@@ -49,7 +49,7 @@ public struct ServiceEnvironment: Sendable {
         guard (certificate == nil) == (key == nil) else {
             throw ConfigurationError("SECUREPUSH_TLS_CERT_FILE and SECUREPUSH_TLS_KEY_FILE must be set together")
         }
-        return RPCServerConfiguration(
+        let configuration = RPCServerConfiguration(
             host: string("SECUREPUSH_HOST") ?? "127.0.0.1",
             port: try int(portVariable, default: defaultPort, in: 0...65535),
             tls: certificate.map { .init(certificateChainPath: $0, privateKeyPath: key!) },
@@ -59,6 +59,32 @@ public struct ServiceEnvironment: Sendable {
             handshakeTimeout: try seconds("SECUREPUSH_HANDSHAKE_TIMEOUT", default: 10, in: 1...300),
             shutdownTimeout: try seconds("SECUREPUSH_SHUTDOWN_TIMEOUT", default: 10, in: 1...600)
         )
+        if isProduction { try ProductionPolicy.checkListener(configuration) }
+        return configuration
+    }
+
+    /// A peer service's base URL from `variable` (`SECUREPUSH_AUTH_URL`, `SECUREPUSH_STORE_URL`), `defaultURL` when
+    /// unset; in production, cleartext to another host is refused.
+    public func peerURL(_ variable: String, default defaultURL: String) throws -> String {
+        let url = string(variable) ?? defaultURL
+        if isProduction { try ProductionPolicy.checkPeerURL(url, variable: variable) }
+        return url
+    }
+
+    /// A secret from `name`, or read from the file named by `name_FILE` (surrounding white space trimmed), so
+    /// secrets can come from mounted files (Docker and Kubernetes secrets) instead of the environment. In production
+    /// it must pass ``ProductionPolicy/checkSecret(_:variable:)``.
+    public func secret(_ name: String) throws -> String? {
+        var value = string(name)
+        if value == nil, let path = string(name + "_FILE") {
+            guard let contents = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw ConfigurationError("\(name)_FILE: cannot read '\(path)'")
+            }
+            value = contents.trimmingCharacters(in: .whitespacesAndNewlines)
+            if value?.isEmpty == true { throw ConfigurationError("\(name)_FILE: '\(path)' is empty") }
+        }
+        if isProduction, let value { try ProductionPolicy.checkSecret(value, variable: name) }
+        return value
     }
 
     /// The CA file to trust for https peers: `SECUREPUSH_CA_FILE` (unset: the system trust store).
@@ -75,6 +101,8 @@ extension ServiceEnvironment {
     /// `SECUREPUSH_DATABASE_URL`: a `postgres://` URL puts the service on PostgreSQL; unset keeps embedded SQLite.
     public func postgresURL() throws -> PostgresURL? {
         guard let text = string("SECUREPUSH_DATABASE_URL") else { return nil }
-        return try PostgresURL(text)
+        let url = try PostgresURL(text)
+        if isProduction { try ProductionPolicy.checkDatabase(url) }
+        return url
     }
 }

@@ -70,8 +70,8 @@ public struct DevelopmentCertificates: Sendable {
                 throw DevelopmentPKIError("'\(request.name)' cannot name a certificate file")
             }
         }
-        try createDirectory(certificatesDirectory, permissions: 0o755)
-        try createDirectory(caKeyDirectory, permissions: 0o700)
+        try PrivateFiles.createDirectory(certificatesDirectory, permissions: 0o755)
+        try PrivateFiles.createDirectory(caKeyDirectory, permissions: 0o700)
 
         let ca: DevelopmentCertificateAuthority
         let manager = FileManager.default
@@ -85,8 +85,8 @@ public struct DevelopmentCertificates: Sendable {
                 "\(caCertificatePath) exists but its key \(caKeyPath) does not: remove the certificates to start over")
         case (false, _):
             ca = try DevelopmentCertificateAuthority(commonName: "SecurePush Development CA", now: now)
-            try write(ca.privateKeyPEM, to: caKeyPath, permissions: 0o600)
-            try write(try ca.certificatePEM, to: caCertificatePath, permissions: 0o644)
+            try PrivateFiles.write(ca.privateKeyPEM, to: caKeyPath, permissions: 0o600)
+            try PrivateFiles.write(try ca.certificatePEM, to: caCertificatePath, permissions: 0o644)
             report.issued.append("ca")
         }
 
@@ -98,8 +98,9 @@ public struct DevelopmentCertificates: Sendable {
             let key = P256.Signing.PrivateKey()
             let certificate = try ca.issueServerCertificate(
                 hosts: request.hosts, publicKey: Certificate.PublicKey(key.publicKey), now: now)
-            try write(key.pemRepresentation, to: keyPath(request.name), permissions: 0o600)
-            try write(try certificate.serializeAsPEM().pemString, to: certificatePath(request.name), permissions: 0o644)
+            try PrivateFiles.write(key.pemRepresentation, to: keyPath(request.name), permissions: 0o600)
+            try PrivateFiles.write(
+                try certificate.serializeAsPEM().pemString, to: certificatePath(request.name), permissions: 0o644)
             report.issued.append(request.name)
         }
         return report
@@ -129,30 +130,6 @@ public struct DevelopmentCertificates: Sendable {
             return try String(contentsOfFile: path, encoding: .utf8)
         } catch {
             throw DevelopmentPKIError("cannot read \(path): \(error.localizedDescription)")
-        }
-    }
-
-    private func createDirectory(_ path: String, permissions: Int) throws {
-        do {
-            try FileManager.default.createDirectory(
-                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: permissions])
-        } catch {
-            throw DevelopmentPKIError("cannot create \(path): \(error.localizedDescription)")
-        }
-    }
-
-    /// Writes through a temporary file and a rename, so a reader never sees half a key.
-    private func write(_ text: String, to path: String, permissions: Int) throws {
-        let temporary = path + ".tmp-\(UUID().uuidString)"
-        let manager = FileManager.default
-        guard
-            manager.createFile(
-                atPath: temporary, contents: Data(text.utf8), attributes: [.posixPermissions: permissions])
-        else { throw DevelopmentPKIError("cannot write \(path)") }
-        guard rename(temporary, path) == 0 else {
-            let reason = String(describing: POSIXErrorCode(rawValue: errno).map(POSIXError.init) as Any)
-            try? manager.removeItem(atPath: temporary)
-            throw DevelopmentPKIError("cannot write \(path): \(reason)")
         }
     }
 }

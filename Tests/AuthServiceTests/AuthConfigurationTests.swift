@@ -67,7 +67,7 @@ struct AuthConfigurationTests {
         #expect(named, "\(error.description)")
     }
 
-    @Test("in production a client secret shorter than 16 characters is refused")
+    @Test("in production a client secret shorter than 32 bytes is refused (issue 11: was 16 characters)")
     func productionSecretLength() throws {
         let base = [
             "SECUREPUSH_ENV": "production", "SECUREPUSH_AUTH_SIGNING_KEY_FILE": "/etc/key.pem",
@@ -77,12 +77,12 @@ struct AuthConfigurationTests {
             #expect(throws: ConfigurationError.self) {
                 try AuthConfiguration(
                     environment: ServiceEnvironment(
-                        base.merging(["SECUREPUSH_BOOTSTRAP_CLIENT_SECRET": "fifteen-chars!!"]) { $1 }))
+                        base.merging(["SECUREPUSH_BOOTSTRAP_CLIENT_SECRET": String(repeating: "s", count: 31)]) { $1 }))
             })
         #expect(error.description.contains("SECUREPUSH_BOOTSTRAP_CLIENT_SECRET"))
         let accepted = try AuthConfiguration(
             environment: ServiceEnvironment(
-                base.merging(["SECUREPUSH_BOOTSTRAP_CLIENT_SECRET": "sixteen-chars!!!"]) { $1 }))
+                base.merging(["SECUREPUSH_BOOTSTRAP_CLIENT_SECRET": String(repeating: "s", count: 32)]) { $1 }))
         #expect(accepted.isProduction)
     }
 

@@ -121,7 +121,7 @@ struct WebPushDeliveryTests {
             let distrustful = try WebPushProvider(
                 configuration: WebPushConfiguration(
                     vapidPrivateKey: harness.vapidKey, vapidSubject: WebPushHarness.subject, caFile: unrelatedCA,
-                    requestTimeout: .seconds(10)),
+                    allowedHosts: ["127.0.0.1"], requestTimeout: .seconds(10)),
                 logger: .quiet)
             let outcome = await distrustful.deliver(job)
             await distrustful.shutdown()

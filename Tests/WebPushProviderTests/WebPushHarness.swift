@@ -17,7 +17,8 @@ struct WebPushHarness {
     /// Runs `body` against a fresh mock push service and a provider trusting its CA; always shuts the provider down.
     static func run<T>(
         urgency: WebPushUrgency = .high,
-        allowedHosts: [String]? = nil,
+        // The mock listens on loopback: an endpoint there is delivered to only when its host is allow-listed.
+        allowedHosts: [String]? = ["127.0.0.1"],
         _ body: (WebPushHarness) async throws -> T
     ) async throws -> T {
         let clock = TestClock()

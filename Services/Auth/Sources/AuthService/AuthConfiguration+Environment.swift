@@ -6,7 +6,8 @@ extension AuthConfiguration {
     /// `SECUREPUSH_AUTH_PORT` (8081), `SECUREPUSH_HOST`, TLS and limits as for every service; `SECUREPUSH_DATA_DIR`
     /// (file `auth.sqlite` inside); `SECUREPUSH_AUTH_SIGNING_KEY_FILE`; `SECUREPUSH_ACCESS_TOKEN_TTL` (900);
     /// `SECUREPUSH_REFRESH_TOKEN_TTL` (2592000); `SECUREPUSH_BCRYPT_COST` (12);
-    /// `SECUREPUSH_BOOTSTRAP_CLIENT_ID`/`_SECRET`; `SECUREPUSH_DISPATCH_CLIENT_ID`/`_SECRET`;
+    /// `SECUREPUSH_BOOTSTRAP_CLIENT_ID`/`_SECRET`; `SECUREPUSH_DISPATCH_CLIENT_ID`/`_SECRET` (secrets also from
+    /// `…_SECRET_FILE`);
     /// `SECUREPUSH_LOGIN_MAX_FAILURES` (10); `SECUREPUSH_LOGIN_FAILURE_WINDOW` (300).
     public init(environment: ServiceEnvironment) throws {
         self.init(
@@ -64,7 +65,7 @@ extension AuthConfiguration {
     private static func client(_ environment: ServiceEnvironment, prefix: String) throws -> ClientRegistry.Credentials?
     {
         let id = environment.string("\(prefix)_ID")
-        let secret = environment.string("\(prefix)_SECRET")
+        let secret = try environment.secret("\(prefix)_SECRET")
         switch (id, secret) {
         case (nil, nil): return nil
         case (let id?, let secret?): return ClientRegistry.Credentials(clientId: id, secret: secret)

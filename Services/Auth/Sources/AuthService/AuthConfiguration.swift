@@ -14,7 +14,7 @@ public struct AuthConfiguration: Sendable {
     public var postgresURL: PostgresURL?
     /// When SQLite commits reach the disk (`SECUREPUSH_SQLITE_SYNCHRONOUS`).
     public var sqliteSynchronous: SQLiteSynchronous = .normal
-    /// `SECUREPUSH_ENV=production`: no generated signing key, client secrets of at least 16 characters.
+    /// `SECUREPUSH_ENV=production`: no generated signing key, client secrets of at least 32 bytes.
     public var isProduction: Bool
     /// A PEM file holding the ES256 signing key; `nil` generates one and keeps it in the database (not in production).
     public var signingKeyFile: String?
@@ -71,6 +71,6 @@ public struct AuthConfiguration: Sendable {
         dataDirectory.hasSuffix("/") ? dataDirectory + "auth.sqlite" : dataDirectory + "/auth.sqlite"
     }
 
-    /// Shortest client secret an operator may choose: 16 characters in production, anything non-empty otherwise.
-    public var minimumClientSecretLength: Int { isProduction ? 16 : 1 }
+    /// Shortest client secret an operator may choose: 32 bytes in production, anything non-empty otherwise.
+    public var minimumClientSecretLength: Int { isProduction ? ProductionPolicy.minimumSecretBytes : 1 }
 }

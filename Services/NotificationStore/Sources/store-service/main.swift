@@ -6,7 +6,7 @@ await ServiceRunner.main(name: "store-service", label: "notification-store") { l
     let environment = ServiceEnvironment()
     let configuration = try StoreConfiguration(environment: environment)
     let auth = try makePeerClient(
-        url: environment.string("SECUREPUSH_AUTH_URL") ?? "http://127.0.0.1:8081",
+        url: try environment.peerURL("SECUREPUSH_AUTH_URL", default: "http://127.0.0.1:8081"),
         peerName: "auth",
         caFile: environment.peerCAFile,
         logger: logger

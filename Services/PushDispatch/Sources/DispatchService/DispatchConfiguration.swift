@@ -60,13 +60,13 @@ public struct DispatchConfiguration: Sendable {
     /// Reads the configuration from the environment; throws `ConfigurationError` naming the variable that is wrong.
     ///
     /// `SECUREPUSH_DISPATCH_PORT` (8083), the shared server variables, `SECUREPUSH_DATA_DIR` (the database is
-    /// `dispatch.sqlite` inside), `SECUREPUSH_DISPATCH_CLIENT_ID` and `SECUREPUSH_DISPATCH_CLIENT_SECRET` (required),
+    /// `dispatch.sqlite` inside), `SECUREPUSH_DISPATCH_CLIENT_ID` and `SECUREPUSH_DISPATCH_CLIENT_SECRET` (or `…_SECRET_FILE`; required),
     /// `SECUREPUSH_MAX_PAYLOAD_BYTES` (65536), `SECUREPUSH_MAX_TTL` (2592000),
     /// `SECUREPUSH_DISPATCH_KEEPALIVE` (seconds, 15), `SECUREPUSH_DISPATCH_EXPIRY_INTERVAL` (seconds, 60), and the
     /// delivery variables `DeliveryConfiguration(environment:)` reads.
     public init(environment: ServiceEnvironment) throws {
         guard let clientID = environment.string("SECUREPUSH_DISPATCH_CLIENT_ID"),
-            let clientSecret = environment.string("SECUREPUSH_DISPATCH_CLIENT_SECRET")
+            let clientSecret = try environment.secret("SECUREPUSH_DISPATCH_CLIENT_SECRET")
         else {
             throw ConfigurationError(
                 "SECUREPUSH_DISPATCH_CLIENT_ID and SECUREPUSH_DISPATCH_CLIENT_SECRET must be set: push-dispatch calls "

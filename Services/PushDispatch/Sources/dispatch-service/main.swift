@@ -6,13 +6,13 @@ await ServiceRunner.main(name: "dispatch-service", label: "push-dispatch") { log
     let environment = ServiceEnvironment()
     let configuration = try DispatchConfiguration(environment: environment)
     let auth = try makePeerClient(
-        url: environment.string("SECUREPUSH_AUTH_URL") ?? "http://127.0.0.1:8081",
+        url: try environment.peerURL("SECUREPUSH_AUTH_URL", default: "http://127.0.0.1:8081"),
         peerName: "auth",
         caFile: environment.peerCAFile,
         logger: logger
     )
     let store = try makePeerClient(
-        url: environment.string("SECUREPUSH_STORE_URL") ?? "http://127.0.0.1:8082",
+        url: try environment.peerURL("SECUREPUSH_STORE_URL", default: "http://127.0.0.1:8082"),
         peerName: "notification-store",
         caFile: environment.peerCAFile,
         logger: logger

@@ -89,6 +89,12 @@ public struct WebPushConfiguration: Sendable {
         if let allowedHosts, allowedHosts.isEmpty {
             throw ConfigurationError("SECUREPUSH_WEBPUSH_ALLOWED_HOSTS must list at least one host when set")
         }
+        if allowedHosts == nil, environment.isProduction {
+            throw ConfigurationError(
+                "SECUREPUSH_WEBPUSH_ALLOWED_HOSTS must be set in production when Web Push is on: list the browsers' "
+                    + "push services (e.g. fcm.googleapis.com,updates.push.services.mozilla.com,"
+                    + "web.push.apple.com,notify.windows.com), so a subscription cannot send push-dispatch elsewhere")
+        }
         return WebPushConfiguration(
             vapidPrivateKey: key, vapidSubject: subject, urgency: urgency, caFile: caFile, allowedHosts: allowedHosts)
     }
@@ -105,7 +111,13 @@ public struct WebPushConfiguration: Sendable {
 
     /// Whether `host` is one of `allowedHosts` or a subdomain of one (always true without a list).
     func allows(host: String) -> Bool {
-        guard let allowedHosts else { return true }
-        return allowedHosts.contains { host == $0 || host.hasSuffix("." + $0) }
+        guard allowedHosts != nil else { return true }
+        return isListed(host: host)
+    }
+
+    /// Whether the operator named `host` (or a parent domain) in `allowedHosts`: only then may an endpoint resolve to
+    /// a loopback, private or link-local address.
+    func isListed(host: String) -> Bool {
+        allowedHosts?.contains { host == $0 || host.hasSuffix("." + $0) } ?? false
     }
 }

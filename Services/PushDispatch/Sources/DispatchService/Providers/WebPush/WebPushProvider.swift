@@ -66,6 +66,11 @@ public final class WebPushProvider: PushProvider {
         guard configuration.allows(host: subscription.host) else {
             throw .invalidField("token", "endpoint host '\(subscription.host)' is not an allowed push service")
         }
+        if !configuration.isListed(host: subscription.host),
+            subscription.host == "localhost" || WebPushEndpointAddresses.isNonPublic(subscription.host)
+        {
+            throw .invalidField("token", "endpoint host '\(subscription.host)' is not a public address")
+        }
         return subscription.canonicalToken
     }
 
@@ -83,6 +88,7 @@ public final class WebPushProvider: PushProvider {
         guard configuration.allows(host: subscription.host) else {
             return .failed(reason: "endpoint host '\(subscription.host)' is not in SECUREPUSH_WEBPUSH_ALLOWED_HOSTS")
         }
+        if let refusal = await refusalOfNonPublicEndpoint(subscription) { return refusal }
         let request: HTTPClientRequest
         do {
             request = try makeRequest(for: job, to: subscription)
@@ -117,6 +123,24 @@ public final class WebPushProvider: PushProvider {
             "webpush.delivered",
             metadata: metadata.merging(["http.status": "\(status)", "outcome": "\(outcome)"]) { $1 })
         return outcome
+    }
+
+    /// `.failed` when the endpoint's host resolves to a non-public address and is not allow-listed (a subscription
+    /// must not point push-dispatch at this machine or its private networks); `.retry` when it cannot be resolved.
+    func refusalOfNonPublicEndpoint(_ subscription: WebPushSubscription) async -> DeliveryOutcome? {
+        guard !configuration.isListed(host: subscription.host) else { return nil }
+        let addresses: [String]
+        do {
+            addresses = try await WebPushEndpointAddresses.resolve(
+                subscription.host, port: subscription.endpoint.port ?? 443)
+        } catch {
+            return .retry(after: .zero, reason: "push service unreachable: \(error)")
+        }
+        guard let address = addresses.first(where: WebPushEndpointAddresses.isNonPublic) else { return nil }
+        logger.security(
+            SecurityEvent("webpush.endpoint.refused"),
+            metadata: ["webpush.host": "\(subscription.host)", "webpush.address": "\(address)"])
+        return .failed(reason: "endpoint host '\(subscription.host)' resolves to a non-public address")
     }
 
     /// Closes the HTTP client; call once, before the provider is dropped.

@@ -1,0 +1,59 @@
+import Crypto
+import Foundation
+
+/// The secrets a containerised deployment needs, generated once into a directory (mode 0700, files 0600) so that no
+/// published default ever guards a running system: the backend client's secret, push-dispatch's client secret and
+/// auth's ES256 signing key. Existing files are kept, so every restart uses the same secrets.
+public struct DevelopmentSecrets: Sendable {
+    /// The files, by name.
+    public enum File: String, CaseIterable, Sendable {
+        /// `SECUREPUSH_BOOTSTRAP_CLIENT_SECRET_FILE`: the app backend's client secret (scope `push:send`).
+        case backendClientSecret = "backend-client-secret"
+        /// `SECUREPUSH_DISPATCH_CLIENT_SECRET_FILE`: push-dispatch's client secret (scope `store:write`).
+        case dispatchClientSecret = "dispatch-client-secret"
+        /// `SECUREPUSH_AUTH_SIGNING_KEY_FILE`: auth's ES256 (P-256) signing key, PEM.
+        case authSigningKey = "auth-signing-key.pem"
+    }
+
+    /// Where the secrets live.
+    public let directory: String
+
+    public init(directory: String) {
+        self.directory = directory
+    }
+
+    /// The path of one secret.
+    public func path(_ file: File) -> String {
+        (directory as NSString).appendingPathComponent(file.rawValue)
+    }
+
+    /// Generates every missing secret; returns the files generated and the files kept.
+    public func ensure() throws -> (generated: [File], kept: [File]) {
+        try PrivateFiles.createDirectory(directory, permissions: 0o700)
+        var generated: [File] = []
+        var kept: [File] = []
+        for file in File.allCases {
+            if FileManager.default.fileExists(atPath: path(file)) {
+                kept.append(file)
+                continue
+            }
+            try PrivateFiles.write(Self.generate(file), to: path(file), permissions: 0o600)
+            generated.append(file)
+        }
+        return (generated, kept)
+    }
+
+    /// A new value for `file`: 32 random bytes (base64url, 43 characters) for secrets, a new P-256 key for auth.
+    static func generate(_ file: File) -> String {
+        switch file {
+        case .authSigningKey:
+            return P256.Signing.PrivateKey().pemRepresentation + "\n"
+        case .backendClientSecret, .dispatchClientSecret:
+            let bytes = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
+            let text = bytes.base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+            return text + "\n"
+        }
+    }
+}

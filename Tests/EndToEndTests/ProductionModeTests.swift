@@ -1,0 +1,187 @@
+import AuthService
+import Crypto
+import DispatchService
+import Foundation
+import ServiceCore
+import StoreService
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite("SECUREPUSH_ENV=production refuses unsafe settings")
+struct ProductionModeTests {
+    /// A production configuration every service accepts: TLS on all interfaces, https peers, long secrets.
+    static let safe: [String: String] = [
+        "SECUREPUSH_ENV": "production",
+        "SECUREPUSH_HOST": "0.0.0.0",
+        "SECUREPUSH_TLS_CERT_FILE": "/etc/securepush/tls.pem", "SECUREPUSH_TLS_KEY_FILE": "/etc/securepush/key.pem",
+        "SECUREPUSH_AUTH_URL": "https://auth.internal:8081", "SECUREPUSH_STORE_URL": "https://store.internal:8082",
+        "SECUREPUSH_AUTH_SIGNING_KEY_FILE": "/etc/securepush/signing.pem",
+        "SECUREPUSH_BOOTSTRAP_CLIENT_ID": "backend",
+        "SECUREPUSH_BOOTSTRAP_CLIENT_SECRET": "b4f0c2e5a8d14f6bb1e9c7d3a2f5e8c1-backend",
+        "SECUREPUSH_DISPATCH_CLIENT_ID": "push-dispatch",
+        "SECUREPUSH_DISPATCH_CLIENT_SECRET": "9d2e7a1c4b8f4e0a9c3d6b2e5f8a1c7d-dispatch",
+        "SECUREPUSH_DATABASE_URL": "postgres://securepush@db.internal/securepush?sslmode=require",
+    ]
+
+    /// Reads every service's configuration from `environment` the way the executables do.
+    static func readAll(_ environment: [String: String]) throws {
+        let environment = ServiceEnvironment(environment)
+        _ = try AuthConfiguration(environment: environment)
+        _ = try StoreConfiguration(environment: environment)
+        _ = try DispatchConfiguration(environment: environment)
+        _ = try environment.peerURL("SECUREPUSH_AUTH_URL", default: "http://127.0.0.1:8081")
+        _ = try environment.peerURL("SECUREPUSH_STORE_URL", default: "http://127.0.0.1:8082")
+    }
+
+    @Test("a safe production configuration starts")
+    func safeConfiguration() throws {
+        try Self.readAll(Self.safe)
+    }
+
+    @Test(
+        "each unsafe setting is refused with a message naming its variable",
+        arguments: [
+            (
+                "cleartext on all interfaces", ["SECUREPUSH_TLS_CERT_FILE": "", "SECUREPUSH_TLS_KEY_FILE": ""],
+                "SECUREPUSH_HOST"
+            ),
+            (
+                "cleartext on a LAN address",
+                ["SECUREPUSH_HOST": "10.0.0.5", "SECUREPUSH_TLS_CERT_FILE": "", "SECUREPUSH_TLS_KEY_FILE": ""],
+                "SECUREPUSH_HOST"
+            ),
+            (
+                "http:// auth on another host", ["SECUREPUSH_AUTH_URL": "http://auth.internal:8081"],
+                "SECUREPUSH_AUTH_URL"
+            ),
+            ("http:// store on another host", ["SECUREPUSH_STORE_URL": "http://10.0.0.7:8082"], "SECUREPUSH_STORE_URL"),
+            (
+                "a 31-byte backend secret", ["SECUREPUSH_BOOTSTRAP_CLIENT_SECRET": String(repeating: "x", count: 31)],
+                "SECUREPUSH_BOOTSTRAP_CLIENT_SECRET"
+            ),
+            (
+                "a 31-byte dispatch secret", ["SECUREPUSH_DISPATCH_CLIENT_SECRET": String(repeating: "x", count: 31)],
+                "SECUREPUSH_DISPATCH_CLIENT_SECRET"
+            ),
+            (
+                "compose's development backend secret",
+                ["SECUREPUSH_BOOTSTRAP_CLIENT_SECRET": "development-backend-secret-change-me"],
+                "SECUREPUSH_BOOTSTRAP_CLIENT_SECRET"
+            ),
+            (
+                "compose's development dispatch secret",
+                ["SECUREPUSH_DISPATCH_CLIENT_SECRET": "development-dispatch-secret-change-me"],
+                "SECUREPUSH_DISPATCH_CLIENT_SECRET"
+            ),
+            (
+                "PostgreSQL with sslmode=prefer",
+                ["SECUREPUSH_DATABASE_URL": "postgres://securepush@db.internal/securepush?sslmode=prefer"],
+                "SECUREPUSH_DATABASE_URL"
+            ),
+            (
+                "PostgreSQL without sslmode",
+                ["SECUREPUSH_DATABASE_URL": "postgres://securepush@db.internal/securepush"], "SECUREPUSH_DATABASE_URL"
+            ),
+            (
+                "PostgreSQL with sslmode=disable",
+                ["SECUREPUSH_DATABASE_URL": "postgres://securepush@10.1.1.1/securepush?sslmode=disable"],
+                "SECUREPUSH_DATABASE_URL"
+            ),
+        ])
+    func refusal(case name: String, change: [String: String], variable: String) throws {
+        let error = try #require(throws: ConfigurationError.self, "\(name)") {
+            try Self.readAll(Self.safe.merging(change) { $1 })
+        }
+        #expect(error.description.hasPrefix(variable), "\(name): \(error.description)")
+        // The same settings outside production still start: the checks are production's alone.
+        try Self.readAll(Self.safe.merging(change) { $1 }.merging(["SECUREPUSH_ENV": "development"]) { $1 })
+    }
+
+    @Test(
+        "loopback stays allowed in production: cleartext on 127.0.0.1 and http:// peers on this host",
+        arguments: ["127.0.0.1", "localhost", "::1"])
+    func loopbackAllowed(host: String) throws {
+        let literal = host.contains(":") ? "[\(host)]" : host
+        try Self.readAll(
+            Self.safe.merging([
+                "SECUREPUSH_HOST": host, "SECUREPUSH_TLS_CERT_FILE": "", "SECUREPUSH_TLS_KEY_FILE": "",
+                "SECUREPUSH_AUTH_URL": "http://\(literal):8081", "SECUREPUSH_STORE_URL": "http://\(literal):8082",
+                "SECUREPUSH_DATABASE_URL": "postgres://securepush@\(literal)/securepush?sslmode=disable",
+            ]) { $1 })
+    }
+
+    @Test("secrets can come from files (…_SECRET_FILE), and are checked like the variables")
+    func secretFiles() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("secrets-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let good = directory.appendingPathComponent("good").path
+        let short = directory.appendingPathComponent("short").path
+        try "7c1e9a4d2b8f4a6e8d3c1b5f9e2a7d4c\n".write(toFile: good, atomically: true, encoding: .utf8)
+        try "too-short\n".write(toFile: short, atomically: true, encoding: .utf8)
+        var environment = Self.safe
+        environment["SECUREPUSH_DISPATCH_CLIENT_SECRET"] = nil
+        environment["SECUREPUSH_DISPATCH_CLIENT_SECRET_FILE"] = good
+        try Self.readAll(environment)
+        let configuration = try DispatchConfiguration(environment: ServiceEnvironment(environment))
+        #expect(configuration.dispatchClientSecret == "7c1e9a4d2b8f4a6e8d3c1b5f9e2a7d4c")
+        environment["SECUREPUSH_DISPATCH_CLIENT_SECRET_FILE"] = short
+        let error = try #require(throws: ConfigurationError.self) { try Self.readAll(environment) }
+        #expect(error.description.hasPrefix("SECUREPUSH_DISPATCH_CLIENT_SECRET"))
+    }
+
+    @Test("Web Push without an allow-list is refused in production")
+    func webPushAllowList() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vapid-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keyFile = directory.appendingPathComponent("vapid.pem").path
+        try P256.Signing.PrivateKey().pemRepresentation.write(toFile: keyFile, atomically: true, encoding: .utf8)
+        var environment = Self.safe
+        environment["SECUREPUSH_VAPID_PRIVATE_KEY_FILE"] = keyFile
+        environment["SECUREPUSH_VAPID_SUBJECT"] = "mailto:ops@example.com"
+        let error = try #require(throws: ConfigurationError.self) {
+            try WebPushConfiguration.fromEnvironment(ServiceEnvironment(environment))
+        }
+        #expect(error.description.hasPrefix("SECUREPUSH_WEBPUSH_ALLOWED_HOSTS"))
+        environment["SECUREPUSH_WEBPUSH_ALLOWED_HOSTS"] = "fcm.googleapis.com"
+        #expect(try WebPushConfiguration.fromEnvironment(ServiceEnvironment(environment)) != nil)
+    }
+
+    @Test(
+        "auth-service in production on 0.0.0.0 without TLS exits 1: one line naming SECUREPUSH_HOST, one security event"
+    )
+    func processRefusesToStart() async throws {
+        let binary = ServiceProcess.buildDirectory.appendingPathComponent("auth-service").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.environment = [
+            "SECUREPUSH_ENV": "production", "SECUREPUSH_HOST": "0.0.0.0", "SECUREPUSH_AUTH_PORT": "0",
+            "SECUREPUSH_AUTH_SIGNING_KEY_FILE": "/nonexistent/signing.pem",
+            "SECUREPUSH_DATA_DIR": FileManager.default.temporaryDirectory.appendingPathComponent(
+                "refusal-\(UUID().uuidString)"
+            ).path,
+        ]
+        let standardError = Pipe()
+        process.standardError = standardError
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let killer = Task {
+            try await Task.sleep(for: .seconds(30))
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
+        let output = String(decoding: standardError.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        killer.cancel()
+        #expect(process.terminationStatus == 1)
+        let lines = output.split(separator: "\n")
+        let refusals = lines.filter { $0.hasPrefix("auth-service: configuration error: SECUREPUSH_HOST=0.0.0.0") }
+        let events = lines.filter { $0.contains("security.event=config.production.refused") }
+        #expect(refusals.count == 1, "\(output)")
+        #expect(events.count == 1, "\(output)")
+        #expect(lines.count == 2, "\(output)")
+    }
+}
