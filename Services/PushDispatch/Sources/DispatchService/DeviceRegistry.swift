@@ -4,10 +4,10 @@ import SharedModels
 
 /// The `devices.*` logic: registering, listing, removing devices and acknowledging deliveries. Knows nothing of HTTP.
 public struct DeviceRegistry: Sendable {
-    /// Longest device token accepted (a Web Push subscription is the largest kind).
-    public static let maxTokenLength = 4096
-    /// Longest device name accepted.
-    public static let maxNameLength = 128
+    /// Longest device token accepted, in UTF-8 bytes (a Web Push subscription is the largest kind).
+    public static let maxTokenLength = TextLimit.deviceToken.bytes.upperBound
+    /// Longest device name accepted, in UTF-8 bytes.
+    public static let maxNameLength = TextLimit.deviceName.bytes.upperBound
 
     let devices: any DeviceRepository
     let deliveries: any DeliveryRepository
@@ -46,18 +46,11 @@ public struct DeviceRegistry: Sendable {
                 throw DispatchError.invalidField("apnsMode", "must be alert or background")
             }
         }
-        if let token {
-            guard (1...Self.maxTokenLength).contains(token.count) else {
-                throw DispatchError.invalidField("token", "must be 1–\(Self.maxTokenLength) characters")
-            }
+        if let token, let reason = TextLimit.deviceToken.violation(in: token) {
+            throw DispatchError.invalidField("token", reason)
         }
-        if let name {
-            guard (1...Self.maxNameLength).contains(name.count) else {
-                throw DispatchError.invalidField("name", "must be 1–\(Self.maxNameLength) characters")
-            }
-            guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-                throw DispatchError.invalidField("name", "must not contain control characters")
-            }
+        if let name, let reason = TextLimit.deviceName.violation(in: name) {
+            throw DispatchError.invalidField("name", reason)
         }
         let storedToken = try provider.validateToken(token)
         let device = try await devices.register(
