@@ -1,3 +1,4 @@
+import Foundation
 import SharedModels
 
 /// Who is calling, as proven by a verified access token.
@@ -6,10 +7,13 @@ public struct Principal: Sendable, Hashable {
     public var subject: String
     /// The token's scopes.
     public var scopes: Set<String>
+    /// When the token expires (`exp`); `nil` for principals not made from a token.
+    public var expiresAt: Date?
 
-    public init(subject: String, scopes: Set<String>) {
+    public init(subject: String, scopes: Set<String>, expiresAt: Date? = nil) {
         self.subject = subject
         self.scopes = scopes
+        self.expiresAt = expiresAt
     }
 
     /// Whether this is a person's (device's) token.

@@ -1,0 +1,29 @@
+import Foundation
+import Logging
+
+/// The direct channel's one periodic sweep for the whole service (not one per stream): wakes the open streams whose
+/// device has a queued job, so a wake-up lost on its way (e.g. between PostgreSQL replicas while the listening
+/// connection reconnected) costs one sweep interval, never a delivery. One read per batch of connected devices.
+struct DirectSweep: Sendable {
+    /// Connected devices per query.
+    static let batchSize = 500
+
+    let hub: DirectHub
+    let deliveries: any DeliveryRepository
+    let now: @Sendable () -> Date
+    let logger: Logger
+
+    /// One pass; returns how many streams were woken.
+    @discardableResult
+    func run() async throws -> Int {
+        let connected = await hub.connectedDeviceIDs
+        var woken = 0
+        for start in stride(from: 0, to: connected.count, by: Self.batchSize) {
+            let batch = Array(connected[start..<min(start + Self.batchSize, connected.count)])
+            let pending = try await deliveries.devicesWithQueuedJobs(among: batch, now: now())
+            if !pending.isEmpty { woken += await hub.wake(deviceIDs: pending) }
+        }
+        if woken > 0 { logger.debug("direct.sweep.woke", metadata: ["direct.streams": "\(woken)"]) }
+        return woken
+    }
+}
