@@ -9,11 +9,14 @@ public struct Principal: Sendable, Hashable {
     public var scopes: Set<String>
     /// When the token expires (`exp`); `nil` for principals not made from a token.
     public var expiresAt: Date?
+    /// The sign-in session a user token was issued in (`sid`); `nil` for client tokens.
+    public var sessionID: String?
 
-    public init(subject: String, scopes: Set<String>, expiresAt: Date? = nil) {
+    public init(subject: String, scopes: Set<String>, expiresAt: Date? = nil, sessionID: String? = nil) {
         self.subject = subject
         self.scopes = scopes
         self.expiresAt = expiresAt
+        self.sessionID = sessionID
     }
 
     /// Whether this is a person's (device's) token.

@@ -59,7 +59,8 @@ struct EventStreamLifecycleTests {
             #expect(await curl.waitUntil { $0.text.components(separatedBy: ": keepalive").count > keepalives + 2 })
             #expect(curl.isRunning)
 
-            harness.clock.advance(by: 601)
+            // Well past `exp` (the token was signed by the real clock, a little after the test clock started).
+            harness.clock.advance(by: 900)
             #expect(await curl.waitUntil { !$0.isRunning })
             #expect(await harness.components.hub.streamCount(deviceID: device) == 0)
         }
@@ -103,7 +104,8 @@ struct EventStreamLifecycleTests {
         let alice = try await harness.signer.userToken("alice")
         let deliveries = SQLiteDeliveryRepository(database: harness.components.sqlite!)
         let sweep = DirectSweep(
-            hub: harness.components.hub, deliveries: deliveries, now: { harness.clock.now }, logger: .silent)
+            hub: harness.components.hub, deliveries: deliveries, revocations: nil, now: { harness.clock.now },
+            logger: .silent)
 
         try await RunningDispatch.with(harness) { port in
             let curl = try CurlStream(url: EventStreamTests.url(port, device), token: alice)
@@ -125,6 +127,39 @@ struct EventStreamLifecycleTests {
             #expect(await curl.waitUntil { $0.ids == [lost] })
             // Written and recorded `sent`: the next sweep finds nothing to wake.
             #expect(try await eventually { try await sweep.run() == 0 })
+        }
+    }
+
+    @Test("a signed-out session's stream ends at the next sweep, and its still-valid token opens no new stream")
+    func logoutEndsStream() async throws {
+        let harness = try await Self.harness()
+        let device = try await harness.registerDevice(user: "alice")
+        let session = UUID().uuidString.lowercased()
+        let signedOut = try await harness.signer.token(subject: "alice", scopes: [Scope.user], sessionID: session)
+        let otherSession = try await harness.signer.token(
+            subject: "alice", scopes: [Scope.user], sessionID: UUID().uuidString.lowercased())
+
+        try await RunningDispatch.with(harness) { port in
+            let revoked = try CurlStream(url: EventStreamTests.url(port, device), token: signedOut)
+            defer { revoked.stop() }
+            let kept = try CurlStream(url: EventStreamTests.url(port, device), token: otherSession)
+            defer { kept.stop() }
+            #expect(await eventually { await harness.components.hub.streamCount(deviceID: device) == 2 })
+
+            try await harness.components.sweep.run()
+            #expect(revoked.isRunning)
+            harness.auth.revoke(sessionID: session)
+            try await harness.components.sweep.run()
+            #expect(await revoked.waitUntil { !$0.isRunning })
+            #expect(kept.isRunning)
+            #expect(await harness.components.hub.streamCount(deviceID: device) == 1)
+            // The next call asks only for what is new.
+            #expect(harness.auth.revocationCalls.first?.since == nil)
+            #expect(harness.auth.revocationCalls.last?.since != nil)
+
+            let (status, body) = try await curlGet(EventStreamTests.url(port, device), token: signedOut)
+            #expect(status == 401)
+            #expect(body.contains("\(RPCErrorCode.unauthenticated)"))
         }
     }
 }

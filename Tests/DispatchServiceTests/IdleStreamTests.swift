@@ -34,7 +34,8 @@ struct IdleStreamTests {
         let deliveries = CountingDeliveries(SQLiteDeliveryRepository(database: harness.components.sqlite!))
         let hub = DirectHub()
         let stream = DirectEventStream(
-            deviceID: deviceID, ownerID: "alice", expiresAt: nil, devices: devices, deliveries: deliveries, hub: hub,
+            deviceID: deviceID, ownerID: "alice", expiresAt: nil, sessionID: nil, devices: devices,
+            deliveries: deliveries, hub: hub,
             keepaliveInterval: .milliseconds(20), now: { harness.clock.now }, logger: .silent)
         let written = RecordingWriter.Written()
 

@@ -19,6 +19,8 @@ struct DirectEventRoute: Sendable {
     let devices: any DeviceRepository
     let deliveries: any DeliveryRepository
     let hub: DirectHub
+    /// Sessions auth reported revoked: a token of one opens no stream.
+    let revocations: RevokedSessionsFeed?
     let keepaliveInterval: Duration
     let now: @Sendable () -> Date
 
@@ -39,6 +41,11 @@ struct DirectEventRoute: Sendable {
             response.headers[.wwwAuthenticate] = "Bearer"
             return response
         }
+        if let sessionID = principal.sessionID, revocations?.isRevoked(sessionID) == true {
+            var response = Self.refusal(.unauthorized, .unauthenticated("session signed out"))
+            response.headers[.wwwAuthenticate] = "Bearer"
+            return response
+        }
         guard principal.isUser else { return Self.refusal(.forbidden, .forbidden(scope: Scope.user)) }
         // Another user's device and a missing one get the same answer: the route is no existence oracle.
         guard let device = try await devices.device(id: deviceID), device.ownerID == principal.subject else {
@@ -51,7 +58,9 @@ struct DirectEventRoute: Sendable {
             return Self.refusal(.gone, .notFound("device (deactivated; register it again)"))
         }
         let stream = DirectEventStream(
-            deviceID: device.id, ownerID: principal.subject, expiresAt: principal.expiresAt, devices: devices,
+            deviceID: device.id, ownerID: principal.subject, expiresAt: principal.expiresAt,
+            sessionID: principal.sessionID,
+            devices: devices,
             deliveries: deliveries, hub: hub,
             keepaliveInterval: keepaliveInterval, now: now, logger: logger
         )

@@ -19,6 +19,8 @@ struct DirectEventStream: Sendable {
     let ownerID: String
     /// When the access token the stream was opened with expires; the stream ends at the first tick after it.
     let expiresAt: Date?
+    /// The sign-in session of that token (`sid`): the stream ends when auth reports it revoked (logout).
+    let sessionID: String?
     let devices: any DeviceRepository
     let deliveries: any DeliveryRepository
     let hub: DirectHub
@@ -33,7 +35,7 @@ struct DirectEventStream: Sendable {
 
     /// Streams events into `writer`; returns after finishing the body, throws when the client is gone.
     func run(writer: inout any ResponseBodyWriter) async throws {
-        guard let subscription = await hub.subscribe(deviceID: deviceID, ownerID: ownerID) else {
+        guard let subscription = await hub.subscribe(deviceID: deviceID, ownerID: ownerID, sessionID: sessionID) else {
             try await writer.finish(nil)
             return
         }

@@ -16,6 +16,7 @@ public actor DirectHub {
     private struct OpenStream {
         let id: UUID
         let ownerID: String
+        let sessionID: String?
         let signal: WakeSignal
     }
 
@@ -32,11 +33,11 @@ public actor DirectHub {
 
     /// Registers a stream of `ownerID` for `deviceID`, closing the device's oldest streams beyond the cap (a device
     /// that reconnects usually left a dead stream behind); `nil` once the hub is closed (shutting down).
-    func subscribe(deviceID: String, ownerID: String) -> Subscription? {
+    func subscribe(deviceID: String, ownerID: String, sessionID: String? = nil) -> Subscription? {
         guard !isClosed else { return nil }
         var open = streams[deviceID, default: []]
         while open.count >= maxStreamsPerDevice { open.removeFirst().signal.close() }
-        let stream = OpenStream(id: UUID(), ownerID: ownerID, signal: WakeSignal())
+        let stream = OpenStream(id: UUID(), ownerID: ownerID, sessionID: sessionID, signal: WakeSignal())
         open.append(stream)
         streams[deviceID] = open
         return Subscription(id: stream.id, deviceID: deviceID, signal: stream.signal)
@@ -68,6 +69,27 @@ public actor DirectHub {
         for stream in closed { stream.signal.close() }
         streams[deviceID] = kept.isEmpty ? nil : kept
         return closed.count
+    }
+
+    /// Ends every stream opened in one of `sessionIDs` (sessions signed out); returns how many per session.
+    func close(sessionIDs: Set<String>) -> [String: Int] {
+        guard !sessionIDs.isEmpty else { return [:] }
+        var closed: [String: Int] = [:]
+        for (deviceID, open) in streams {
+            let (revoked, kept) = open.partitioned { $0.sessionID.map(sessionIDs.contains) ?? false }
+            guard !revoked.isEmpty else { continue }
+            for stream in revoked {
+                stream.signal.close()
+                closed[stream.sessionID ?? "", default: 0] += 1
+            }
+            streams[deviceID] = kept.isEmpty ? nil : kept
+        }
+        return closed
+    }
+
+    /// Whether any open stream carries a session id (otherwise there is nothing to ask auth about).
+    var hasSessionStreams: Bool {
+        streams.values.contains { $0.contains { $0.sessionID != nil } }
     }
 
     /// The devices with at least one open stream.

@@ -30,6 +30,8 @@ public struct DispatchComponents: Sendable {
     public let services: [any Service]
     /// The delivery workers, one per remote provider (also in `services`).
     public let workers: [DeliveryWorker]
+    /// The direct channel's periodic sweep (also in `services`, every `sweepInterval`).
+    let sweep: DirectSweep
     let eventRoute: DirectEventRoute
 
     /// Opens the database and wires everything together.
@@ -97,7 +99,9 @@ public struct DispatchComponents: Sendable {
             now: now,
             logger: logger
         )
-        let sweep = DirectSweep(hub: hub, deliveries: deliveryRepository, now: now, logger: logger)
+        let revocations = RevokedSessionsFeed(auth: auth, tokens: tokens, now: now)
+        let sweep = DirectSweep(
+            hub: hub, deliveries: deliveryRepository, revocations: revocations, now: now, logger: logger)
         let doorbells = Dictionary(uniqueKeysWithValues: workers.map { ($0.provider.platform, $0.doorbell) })
         // The database comes first so that graceful shutdown stops it last; replicas wake each other through it.
         let clusterServices: [any Service] =
@@ -125,9 +129,10 @@ public struct DispatchComponents: Sendable {
                 maxBatchLength: configuration.server.maxBatchLength),
             services: services,
             workers: workers,
+            sweep: sweep,
             eventRoute: DirectEventRoute(
                 verifier: verifier, devices: deviceRepository, deliveries: deliveryRepository, hub: hub,
-                keepaliveInterval: configuration.keepaliveInterval, now: now)
+                revocations: revocations, keepaliveInterval: configuration.keepaliveInterval, now: now)
         )
     }
 
