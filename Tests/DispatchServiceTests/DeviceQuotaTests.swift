@@ -77,7 +77,7 @@ struct DeviceQuotaTests {
         #expect(listed.devices.count == 5)
     }
 
-    @Test("SECUREPUSH_MAX_DEVICES_PER_USER and SECUREPUSH_MAX_STREAMS_PER_DEVICE default to 20 and 2, and are read")
+    @Test("the quota, stream cap and sweep settings default to 20 devices, 2 streams and 10 s, and are read")
     func configuration() throws {
         let base = [
             "SECUREPUSH_DISPATCH_CLIENT_ID": "push-dispatch", "SECUREPUSH_DISPATCH_CLIENT_SECRET": "secret",
@@ -85,7 +85,7 @@ struct DeviceQuotaTests {
         let defaults = try DispatchConfiguration(environment: ServiceEnvironment(base))
         #expect(defaults.maxDevicesPerUser == 20)
         #expect(defaults.maxStreamsPerDevice == 2)
-        #expect(defaults.sweepInterval == .seconds(30))
+        #expect(defaults.sweepInterval == .seconds(10))
         let set = try DispatchConfiguration(
             environment: ServiceEnvironment(
                 base.merging([

@@ -32,8 +32,9 @@ public struct DispatchConfiguration: Sendable {
     /// How often an idle event stream writes `: keepalive` (from memory: no database work).
     public var keepaliveInterval: Duration
     /// How often one sweep for the whole service wakes the event streams whose device has queued jobs nobody woke
-    /// them for (a wake-up lost between replicas) (`SECUREPUSH_DISPATCH_SWEEP_INTERVAL`).
-    public var sweepInterval: Duration = .seconds(30)
+    /// them for (a wake-up lost between replicas) and ends the streams of signed-out sessions
+    /// (`SECUREPUSH_DISPATCH_SWEEP_INTERVAL`).
+    public var sweepInterval: Duration = .seconds(10)
     /// Most devices one user may register (`SECUREPUSH_MAX_DEVICES_PER_USER`).
     public var maxDevicesPerUser: Int = DispatchConfiguration.defaultMaxDevicesPerUser
     /// Most open event streams per device; a new one closes the oldest (`SECUREPUSH_MAX_STREAMS_PER_DEVICE`).
@@ -73,7 +74,7 @@ public struct DispatchConfiguration: Sendable {
     /// `SECUREPUSH_DISPATCH_PORT` (8083), the shared server variables, `SECUREPUSH_DATA_DIR` (the database is
     /// `dispatch.sqlite` inside), `SECUREPUSH_DISPATCH_CLIENT_ID` and `SECUREPUSH_DISPATCH_CLIENT_SECRET` (required),
     /// `SECUREPUSH_MAX_PAYLOAD_BYTES` (65536), `SECUREPUSH_MAX_TTL` (2592000),
-    /// `SECUREPUSH_DISPATCH_KEEPALIVE` (seconds, 15), `SECUREPUSH_DISPATCH_SWEEP_INTERVAL` (seconds, 30),
+    /// `SECUREPUSH_DISPATCH_KEEPALIVE` (seconds, 15), `SECUREPUSH_DISPATCH_SWEEP_INTERVAL` (seconds, 10),
     /// `SECUREPUSH_MAX_DEVICES_PER_USER` (20), `SECUREPUSH_MAX_STREAMS_PER_DEVICE` (2),
     /// `SECUREPUSH_DISPATCH_EXPIRY_INTERVAL` (seconds, 60), and the delivery variables
     /// `DeliveryConfiguration(environment:)` reads.
@@ -103,7 +104,7 @@ public struct DispatchConfiguration: Sendable {
         idempotencyTimeout = .seconds(
             try environment.int("SECUREPUSH_IDEMPOTENCY_TIMEOUT", default: 120, in: 1...86_400))
         sqliteSynchronous = try environment.sqliteSynchronous()
-        sweepInterval = .seconds(try environment.int("SECUREPUSH_DISPATCH_SWEEP_INTERVAL", default: 30, in: 1...3_600))
+        sweepInterval = .seconds(try environment.int("SECUREPUSH_DISPATCH_SWEEP_INTERVAL", default: 10, in: 1...3_600))
         maxDevicesPerUser = try environment.int(
             "SECUREPUSH_MAX_DEVICES_PER_USER", default: Self.defaultMaxDevicesPerUser, in: 1...100_000)
         maxStreamsPerDevice = try environment.int(
