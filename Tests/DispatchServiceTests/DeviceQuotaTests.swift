@@ -7,10 +7,12 @@ import Testing
 
 @Suite("the per-user device quota (SECUREPUSH_MAX_DEVICES_PER_USER)")
 struct DeviceQuotaTests {
-    static func harness(maxDevicesPerUser: Int) async throws -> DispatchHarness {
+    static func harness(maxDevicesPerUser: Int, log: SecurityEventLog = SecurityEventLog()) async throws
+        -> DispatchHarness
+    {
         var configuration = DispatchHarness.configuration()
         configuration.maxDevicesPerUser = maxDevicesPerUser
-        return try await DispatchHarness(configuration: configuration)
+        return try await DispatchHarness(configuration: configuration, logger: log.logger)
     }
 
     static func expectQuotaError(_ error: RPCError?, limit: Int, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -23,7 +25,8 @@ struct DeviceQuotaTests {
 
     @Test("the device beyond the quota is -32029 naming the limit; re-registering a device never counts twice")
     func quotaRefusesTheNextDevice() async throws {
-        let harness = try await Self.harness(maxDevicesPerUser: 3)
+        let log = SecurityEventLog()
+        let harness = try await Self.harness(maxDevicesPerUser: 3, log: log)
         let first = try await harness.registerDevice(user: "alice", token: "install-1")
         _ = try await harness.registerDevice(user: "alice", token: "install-2")
         _ = try await harness.registerDevice(user: "alice")
@@ -35,6 +38,11 @@ struct DeviceQuotaTests {
         let listed = try await harness.client.call(
             Devices.List.self, Empty(), token: try await harness.signer.userToken("alice"))
         #expect(listed.devices.count == 3)
+        let events = log.events(named: "devices.quota_exceeded")
+        #expect(events.count == 1)
+        #expect(events.first?.level == .notice)
+        #expect(events.first?.metadata["user.id"] == "alice")
+        #expect(events.first?.metadata["quota.limit"] == "3")
         // Other users have their own quota.
         _ = try await harness.registerDevice(user: "bob")
     }

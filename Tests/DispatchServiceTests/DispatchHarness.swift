@@ -35,14 +35,15 @@ struct DispatchHarness {
         configuration: DispatchConfiguration = DispatchHarness.configuration(),
         providers: [any PushProvider] = [],
         clock: any AdjustableClock = TestClock(),
-        storeClient: RPCClient? = nil
+        storeClient: RPCClient? = nil,
+        logger: Logger = .silent
     ) async throws {
         let signer = try await TestSigner()
         let auth = FakeAuth(signer: signer)
         let store = FakeStore(clock: clock)
         let components = try DispatchComponents.make(
             configuration: configuration, auth: auth.client, store: storeClient ?? store.client, providers: providers,
-            logger: .silent, now: { clock.now })
+            logger: logger, now: { clock.now })
         let loaded = await components.verifier.refresh()
         try #require(loaded)
         let dispatcher = components.dispatcher
