@@ -147,7 +147,7 @@ let package = Package(
             dependencies: [
                 serviceLifecycle, nioCore, nioPosix, httpTypes, "HTTP2Client", jwtKit, crypto, asyncHTTPClient, nioSSL,
             ],
-            testDependencies: [grdb, jwtKit, crypto, serviceLifecycle])
+            testDependencies: [grdb, jwtKit, crypto, serviceLifecycle, hummingbird, nioCore, httpTypes])
         + [
             .target(
                 name: "SecurePushStack",

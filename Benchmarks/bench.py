@@ -879,10 +879,12 @@ def start_stack(ctx, prefix, dispatch_env=None, start_dispatch=True):
              "dispatch_url": f"http://127.0.0.1:{dispatch_port}", "dispatch_data": dispatch_data}
 
     def launch(extra_env=None):
+        # The fan-out benchmark gives one user far more devices than the default quota (20) allows.
         env = dict(SECUREPUSH_DATA_DIR=dispatch_data, SECUREPUSH_DISPATCH_PORT=dispatch_port,
                    SECUREPUSH_AUTH_URL=auth_url, SECUREPUSH_STORE_URL=store_url,
                    SECUREPUSH_DISPATCH_CLIENT_ID=DISPATCH_CLIENT_ID,
-                   SECUREPUSH_DISPATCH_CLIENT_SECRET=DISPATCH_CLIENT_SECRET)
+                   SECUREPUSH_DISPATCH_CLIENT_SECRET=DISPATCH_CLIENT_SECRET,
+                   SECUREPUSH_MAX_DEVICES_PER_USER="100000")
         env.update(extra_env or {})
         stack["dispatch"] = start(f"{prefix}-dispatch", [os.path.join(ctx["bin"], "dispatch-service")],
                                   service_env(work, **env), os.path.join(ctx["logs"], f"{prefix}-dispatch.log"))

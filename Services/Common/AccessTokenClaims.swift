@@ -16,8 +16,14 @@ public struct AccessTokenClaims: JWTPayload, Equatable {
     /// A unique token id.
     public var jti: IDClaim
     public var iss: IssuerClaim
+    /// The sign-in session (refresh-token family) a user token was issued in; absent in client tokens. Services that
+    /// hold requests open (event streams) end them when `auth.revokedSessions` lists it.
+    public var sid: String?
 
-    public init(subject: String, scopes: [String], issuedAt: Date, expiresAt: Date, tokenID: String) {
+    public init(
+        subject: String, scopes: [String], issuedAt: Date, expiresAt: Date, tokenID: String, sessionID: String? = nil
+    ) {
+        sid = sessionID
         sub = SubjectClaim(value: subject)
         scope = scopes.joined(separator: " ")
         exp = ExpirationClaim(value: expiresAt)

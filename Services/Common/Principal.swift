@@ -1,3 +1,4 @@
+import Foundation
 import SharedModels
 
 /// Who is calling, as proven by a verified access token.
@@ -6,10 +7,16 @@ public struct Principal: Sendable, Hashable {
     public var subject: String
     /// The token's scopes.
     public var scopes: Set<String>
+    /// When the token expires (`exp`); `nil` for principals not made from a token.
+    public var expiresAt: Date?
+    /// The sign-in session a user token was issued in (`sid`); `nil` for client tokens.
+    public var sessionID: String?
 
-    public init(subject: String, scopes: Set<String>) {
+    public init(subject: String, scopes: Set<String>, expiresAt: Date? = nil, sessionID: String? = nil) {
         self.subject = subject
         self.scopes = scopes
+        self.expiresAt = expiresAt
+        self.sessionID = sessionID
     }
 
     /// Whether this is a person's (device's) token.

@@ -19,7 +19,8 @@ public struct HTTP2RPCTransport: RPCTransport {
     }
 
     /// Posts `body`. 200 gives the body, 204 gives `nil`; another status gives the body when it is a JSON-RPC
-    /// response, else `RPCError.unavailable`. Every client failure becomes `RPCError.unavailable` (`-32050`).
+    /// response, else `RPCError.unavailable`. Every client failure becomes `RPCError.unavailable` (`-32050`) naming
+    /// only the peer; the underlying error, with the peer's address, goes to the client's debug log.
     public func post(_ body: Data, bearerToken: String?) async throws -> Data? {
         var headers = [("content-type", "application/json"), ("accept", "application/json")]
         if let bearerToken {
@@ -29,8 +30,12 @@ public struct HTTP2RPCTransport: RPCTransport {
         let response: HTTP2Response
         do {
             response = try await client.execute(request)
-        } catch let error as HTTP2ClientError {
-            throw RPCError.unavailable(peerName, error.description)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            // The detail (address, port, library error) is for operators only: callers see the peer's name.
+            client.logger.debug("rpc.peer.failed", metadata: ["rpc.peer": "\(peerName)", "error": "\(error)"])
+            throw RPCError.unavailable(peerName, Self.reason(for: error))
         }
         let data = Data(response.body.readableBytesView)
         switch response.status {
@@ -43,6 +48,18 @@ public struct HTTP2RPCTransport: RPCTransport {
                 return data
             }
             throw RPCError.unavailable(peerName, "HTTP \(response.status)")
+        }
+    }
+
+    /// What a `-32050` says about a failure: its kind, never an address or a library's error text.
+    static func reason(for error: any Error) -> String {
+        guard let error = error as? HTTP2ClientError else { return "not reachable" }
+        return switch error {
+        case .timeout: "timed out"
+        case .goAway: "is shutting down"
+        case .tlsFailure: "TLS handshake failed"
+        case .responseTooLarge: "response too large"
+        default: "not reachable"
         }
     }
 }

@@ -6,4 +6,6 @@ public enum Scope {
     public static let pushSend = "push:send"
     /// Lets push-dispatch call `store.put`.
     public static let storeWrite = "store:write"
+    /// Lets push-dispatch call `auth.revokedSessions` (to end event streams of signed-out sessions).
+    public static let sessionsRead = "sessions:read"
 }

@@ -64,7 +64,7 @@ struct AuthRepositoryTests {
             #expect(
                 try await repository.rotateRefreshToken(
                     hash: "t1", successorHash: "t2", successorExpiresAt: expires, at: Self.start)
-                    == .rotated(userID: "u1"))
+                    == .rotated(userID: "u1", familyID: "f1"))
             #expect(
                 try await repository.rotateRefreshToken(
                     hash: "t1", successorHash: "t3", successorExpiresAt: expires, at: Self.start)
@@ -138,7 +138,7 @@ struct AuthRepositoryTests {
                     }
                     return try await group.reduce(into: [RefreshRotation]()) { $0.append($1) }
                 }
-                #expect(outcomes.filter { $0 == .rotated(userID: "u1") }.count == 1)
+                #expect(outcomes.filter { $0 == .rotated(userID: "u1", familyID: "f\(round)") }.count == 1)
                 #expect(outcomes.filter { $0 == .reused(familyID: "f\(round)") }.count == 1)
             }
         }

@@ -30,8 +30,12 @@ struct ClientTests {
         #expect(!principal.isUser)
 
         let dispatchToken = try await clientToken(auth, dispatch.clientId, dispatch.secret)
-        #expect(dispatchToken.scopes == [Scope.storeWrite])
-        #expect(try await auth.verifier().verify(dispatchToken.accessToken).scopes == [Scope.storeWrite])
+        // push-dispatch writes to the store and reads which sessions were signed out (to end their event streams).
+        #expect(dispatchToken.scopes == [Scope.sessionsRead, Scope.storeWrite])
+        #expect(
+            try await auth.verifier().verify(dispatchToken.accessToken).scopes == [
+                Scope.storeWrite, Scope.sessionsRead,
+            ])
     }
 
     @Test("a wrong secret and an unknown client give exactly the same -32001")

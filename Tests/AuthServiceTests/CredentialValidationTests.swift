@@ -27,6 +27,14 @@ struct CredentialValidationTests {
     }
 
     @Test(
+        "usernames with bidi overrides, isolates or control characters are refused",
+        arguments: ["ali\u{202E}ce", "al\u{2066}ice\u{2069}", "alice\n", "ali\u{0}ce", "al\u{85}ice"])
+    func usernameInvisibleControls(username: String) async throws {
+        let auth = try await AuthHarness.make()
+        #expect(try await refusedField(auth, username, "long enough password") == "username")
+    }
+
+    @Test(
         "usernames at the edges of the rules are accepted",
         arguments: ["abc", "a.b_c-9", String(repeating: "z", count: 64)])
     func usernameEdges(username: String) async throws {

@@ -9,7 +9,7 @@ import Testing
 
 /// push-dispatch wired as in production (real dispatcher, SQLite, token verification) but driven in-process,
 /// with a hand-moved clock (or a `LiveClock` for delivery workers), a fake auth serving the test signer's key and a
-/// fake store. Remote providers are test doubles; their workers run only when a test runs `components.workers`.
+/// fake store (or `storeClient`, e.g. a real client to a port nothing listens on). Remote providers are test doubles; their workers run only when a test runs `components.workers`.
 struct DispatchHarness {
     let components: DispatchComponents
     let configuration: DispatchConfiguration
@@ -34,14 +34,16 @@ struct DispatchHarness {
     init(
         configuration: DispatchConfiguration = DispatchHarness.configuration(),
         providers: [any PushProvider] = [],
-        clock: any AdjustableClock = TestClock()
+        clock: any AdjustableClock = TestClock(),
+        storeClient: RPCClient? = nil,
+        logger: Logger = .silent
     ) async throws {
         let signer = try await TestSigner()
         let auth = FakeAuth(signer: signer)
         let store = FakeStore(clock: clock)
         let components = try DispatchComponents.make(
-            configuration: configuration, auth: auth.client, store: store.client, providers: providers,
-            logger: .silent, now: { clock.now })
+            configuration: configuration, auth: auth.client, store: storeClient ?? store.client, providers: providers,
+            logger: logger, now: { clock.now })
         let loaded = await components.verifier.refresh()
         try #require(loaded)
         let dispatcher = components.dispatcher

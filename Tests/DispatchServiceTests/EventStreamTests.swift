@@ -80,7 +80,7 @@ struct EventStreamTests {
         }
     }
 
-    @Test("no token or a bad one is 401, another user's or a client's token is 403, an unknown device is 404")
+    @Test("no token or a bad one is 401, a client's token is 403, another user's device or an unknown one is 404")
     func refusals() async throws {
         let harness = try await DispatchHarness()
         let device = try await harness.registerDevice(user: "alice")
@@ -94,7 +94,7 @@ struct EventStreamTests {
                 (nil, device, 401, RPCErrorCode.unauthenticated),
                 ("not-a-jwt", device, 401, RPCErrorCode.unauthenticated),
                 (stranger, device, 401, RPCErrorCode.unauthenticated),
-                (bob, device, 403, RPCErrorCode.forbidden),
+                (bob, device, 404, RPCErrorCode.notFound),
                 (backend, device, 403, RPCErrorCode.forbidden),
                 (bob, UUID().uuidString.lowercased(), 404, RPCErrorCode.notFound),
             ]

@@ -15,6 +15,8 @@ final class FakeAuth: Sendable {
     private struct State {
         var isUp = true
         var issuedTokens: [String] = []
+        var revokedSessions: [String] = []
+        var revocationCalls: [Auth.RevokedSessions.Params] = []
     }
 
     private let signer: TestSigner
@@ -26,6 +28,14 @@ final class FakeAuth: Sendable {
 
     /// Every client token handed out, oldest first.
     var issuedTokens: [String] { state.withLock { $0.issuedTokens } }
+
+    /// Signs a session out: `auth.revokedSessions` lists it from now on.
+    func revoke(sessionID: String) {
+        state.withLock { $0.revokedSessions.append(sessionID) }
+    }
+
+    /// Every `auth.revokedSessions` call, oldest first.
+    var revocationCalls: [Auth.RevokedSessions.Params] { state.withLock { $0.revocationCalls } }
 
     /// Makes calls succeed (`true`) or fail as if auth were unreachable (`false`).
     func setUp(_ isUp: Bool) {
@@ -46,9 +56,20 @@ final class FakeAuth: Sendable {
             guard params.clientId == Self.clientID, params.clientSecret == Self.clientSecret else {
                 throw RPCError.unauthenticated("wrong client credentials")
             }
-            let token = try await signer.token(subject: params.clientId, scopes: [Scope.storeWrite])
+            let scopes = [Scope.storeWrite, Scope.sessionsRead]
+            let token = try await signer.token(subject: params.clientId, scopes: scopes)
             state.withLock { $0.issuedTokens.append(token) }
-            return Auth.ClientToken.Result(accessToken: token, expiresIn: 900, scopes: [Scope.storeWrite])
+            return Auth.ClientToken.Result(accessToken: token, expiresIn: 900, scopes: scopes)
+        }
+        dispatcher.register(Auth.RevokedSessions.self) { [self] params, context in
+            guard let token = context.bearerToken, issuedTokens.contains(token) else {
+                throw RPCError.unauthenticated()
+            }
+            // Every revocation, whatever `since`: the caller must cope with repeats.
+            return state.withLock { state in
+                state.revocationCalls.append(params)
+                return Auth.RevokedSessions.Result(sessionIds: state.revokedSessions, asOf: Date())
+            }
         }
         Self.refuse(Auth.Register.self, in: &dispatcher)
         Self.refuse(Auth.Login.self, in: &dispatcher)

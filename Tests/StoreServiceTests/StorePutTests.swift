@@ -131,6 +131,17 @@ struct StorePutTests {
         }
     }
 
+    @Test("recipientId is counted in UTF-8 bytes and refuses control characters, as push-dispatch checks it")
+    func recipientIDBytes() async throws {
+        let harness = try await StoreHarness()
+        try await harness.put(to: String(repeating: "é", count: 64))
+        for recipient in [String(repeating: "é", count: 65), "alice\u{0}", "bob\nmallory"] {
+            let error = await rpcError { try await harness.put(to: recipient) }
+            #expect(error?.code == RPCErrorCode.invalidParams)
+            #expect(error?.field == "recipientId")
+        }
+    }
+
     @Test("ids are lowercase UUIDv4s, and 1,000 of them are all distinct")
     func idsAreRandomUUIDs() async throws {
         let harness = try await StoreHarness()

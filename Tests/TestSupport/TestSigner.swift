@@ -24,13 +24,15 @@ public struct TestSigner: Sendable {
         self.jwk = Auth.PublicJWK(x: parameters.x, y: parameters.y, kid: kid)
     }
 
-    /// A token for `subject` with `scopes`, valid from `issuedAt` for `lifetime` seconds (negative: already expired),
+    /// A token for `subject` with `scopes` (and `sessionID` as `sid`), valid from `issuedAt` for `lifetime` seconds
+    /// (negative: already expired),
     /// with `kid` in its header unless `overridingKID` names another.
     public func token(
         subject: String,
         scopes: [String],
         issuedAt: Date = Date(),
         lifetime: TimeInterval = 900,
+        sessionID: String? = nil,
         kid overridingKID: String? = nil
     ) async throws -> String {
         let claims = AccessTokenClaims(
@@ -38,7 +40,8 @@ public struct TestSigner: Sendable {
             scopes: scopes,
             issuedAt: issuedAt,
             expiresAt: issuedAt.addingTimeInterval(lifetime),
-            tokenID: UUID().uuidString
+            tokenID: UUID().uuidString,
+            sessionID: sessionID
         )
         var header = JWTHeader()
         header.kid = overridingKID ?? kid

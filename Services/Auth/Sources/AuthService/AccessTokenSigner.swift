@@ -35,8 +35,8 @@ public struct AccessTokenSigner: Sendable {
         await keys.add(ecdsa: currentKey.privateKey, kid: JWKIdentifier(string: currentKey.kid))
     }
 
-    /// A signed token for `subject` with `scopes`, issued at `now`.
-    public func sign(subject: String, scopes: [String], at now: Date) async throws -> String {
+    /// A signed token for `subject` with `scopes`, issued at `now`, carrying `sessionID` as `sid` when given.
+    public func sign(subject: String, scopes: [String], sessionID: String? = nil, at now: Date) async throws -> String {
         // Whole seconds: NumericDate allows fractions, but other verifiers handle integers best.
         let issuedAt = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
         let claims = AccessTokenClaims(
@@ -44,9 +44,23 @@ public struct AccessTokenSigner: Sendable {
             scopes: scopes,
             issuedAt: issuedAt,
             expiresAt: issuedAt.addingTimeInterval(TimeInterval(tokenTTL)),
-            tokenID: UUID().uuidString.lowercased()
+            tokenID: UUID().uuidString.lowercased(),
+            sessionID: sessionID
         )
         return try await keys.sign(claims, kid: JWKIdentifier(string: currentKey.kid))
+    }
+
+    /// The claims of `token` when the current key signed it and it has not expired at `now`; otherwise `-32001`.
+    /// (A token of a retired key is refused: its holder fetches a new one, as after any `-32001`.)
+    public func verify(_ token: String, at now: Date) async throws(RPCError) -> AccessTokenClaims {
+        let claims: AccessTokenClaims
+        do {
+            claims = try await keys.verify(token, as: AccessTokenClaims.self)
+        } catch {
+            throw RPCError.unauthenticated("invalid token")
+        }
+        guard now < claims.exp.value else { throw RPCError.unauthenticated("token expired or not valid here") }
+        return claims
     }
 
     /// Every key whose tokens may still be valid at `now`, the current key first (the JWKS of `auth.keys`).

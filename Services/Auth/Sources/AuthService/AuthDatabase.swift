@@ -50,6 +50,10 @@ public enum AuthDatabase {
                 t.column("retired_at", .datetime)
             }
         }
+        migrator.registerMigration("v2 revoked families by time") { db in
+            // auth.revokedSessions reads the recent revocations every few seconds: never a scan of every session.
+            try db.create(index: "token_families_by_revocation", on: "token_families", columns: ["revoked_at"])
+        }
         return migrator
     }
 }

@@ -36,6 +36,12 @@ extension AuthDatabase {
                     kid TEXT PRIMARY KEY, private_key_pem TEXT, x TEXT NOT NULL, y TEXT NOT NULL,
                     created_at TIMESTAMPTZ NOT NULL, retired_at TIMESTAMPTZ)
                 """,
-            ])
+            ]),
+        PostgresMigration(
+            "v2 revoked families by time",
+            [
+                // auth.revokedSessions reads the recent revocations every few seconds: never a scan of every session.
+                "CREATE INDEX token_families_by_revocation ON token_families (revoked_at) WHERE revoked_at IS NOT NULL"
+            ]),
     ]
 }

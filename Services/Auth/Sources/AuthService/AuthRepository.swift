@@ -29,6 +29,9 @@ public protocol AuthRepository: Sendable {
         -> RefreshRotation
     /// Revokes the family the token belongs to; `false` when the token is unknown.
     func revokeFamily(ofTokenHash tokenHash: String, at now: Date) async throws -> Bool
+
+    /// The ids of the families revoked at or after `since` (logout or reuse), for `auth.revokedSessions`.
+    func revokedFamilies(since: Date) async throws -> [String]
     /// Deletes refresh tokens that expired before `now`, and families left without tokens; returns how many tokens went.
     func purgeRefreshTokens(expiredBefore now: Date) async throws -> Int
 
@@ -93,8 +96,8 @@ public struct SigningKeyRecord: Sendable, Hashable {
 
 /// What happened when a refresh token was presented.
 public enum RefreshRotation: Sendable, Hashable {
-    /// The token was valid; it is now spent and its successor is stored.
-    case rotated(userID: String)
+    /// The token was valid; it is now spent and its successor is stored in the same family (the session).
+    case rotated(userID: String, familyID: String)
     /// No such token (never issued, or purged).
     case unknown
     /// The token's lifetime is over.

@@ -23,6 +23,9 @@ extension AuthenticationService {
         dispatcher.register(Auth.Keys.self) { _, _ in
             Auth.Keys.Result(keys: await publicKeys())
         }
+        dispatcher.register(Auth.RevokedSessions.self) { params, context in
+            try await revokedSessions(since: params.since, principal: context.bearerToken)
+        }
         return dispatcher
     }
 }

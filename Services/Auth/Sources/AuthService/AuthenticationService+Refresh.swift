@@ -22,8 +22,8 @@ extension AuthenticationService {
             at: issuedAt
         )
         switch outcome {
-        case .rotated(let userID):
-            return try await grant(userID: userID, refreshToken: successor, at: issuedAt)
+        case .rotated(let userID, let familyID):
+            return try await grant(userID: userID, refreshToken: successor, sessionID: familyID, at: issuedAt)
         case .reused(let familyID):
             logger.security(.init("auth.refresh.reuse_detected"), metadata: ["auth.family_id": "\(familyID)"])
             throw AuthError.invalidRefreshToken
@@ -40,6 +40,21 @@ extension AuthenticationService {
         try Self.requireNonEmpty(refreshToken)
         guard refreshToken.utf8.count <= Self.maximumRefreshTokenLength else { return }
         _ = try await repository.revokeFamily(ofTokenHash: OpaqueToken.storageHash(of: refreshToken), at: now())
+    }
+
+    /// The sessions revoked at or after `since` (clamped to one access-token lifetime ago: older revocations can
+    /// only concern expired access tokens), for a backend service holding `sessions:read`.
+    public func revokedSessions(since: Date?, principal bearerToken: String?) async throws
+        -> Auth.RevokedSessions.Result
+    {
+        guard let bearerToken else { throw RPCError.unauthenticated() }
+        let current = now()
+        let claims = try await signer.verify(bearerToken, at: current)
+        guard claims.scopes.contains(Scope.sessionsRead) else { throw RPCError.forbidden(scope: Scope.sessionsRead) }
+        let asOf = Date(timeIntervalSince1970: current.timeIntervalSince1970.rounded(.down))
+        let horizon = asOf.addingTimeInterval(-TimeInterval(signer.tokenTTL))
+        let families = try await repository.revokedFamilies(since: max(since ?? horizon, horizon))
+        return Auth.RevokedSessions.Result(sessionIds: Array(Set(families)).sorted(), asOf: asOf)
     }
 
     /// Deletes expired refresh tokens and empty families; returns how many tokens went.

@@ -79,22 +79,27 @@ public struct AuthenticationService: Sendable {
         }
         let refreshToken = OpaqueToken.generate()
         let issuedAt = now()
+        let familyID = UUID().uuidString.lowercased()
         try await repository.startFamily(
-            id: UUID().uuidString.lowercased(),
+            id: familyID,
             userID: user.id,
             firstTokenHash: OpaqueToken.storageHash(of: refreshToken),
             expiresAt: issuedAt.addingTimeInterval(TimeInterval(refreshTokenTTL)),
             at: issuedAt
         )
         logger.debug("auth.login.succeeded", metadata: ["auth.user_id": "\(user.id)"])
-        return try await grant(userID: user.id, refreshToken: refreshToken, at: issuedAt)
+        return try await grant(userID: user.id, refreshToken: refreshToken, sessionID: familyID, at: issuedAt)
     }
 
     /// A user grant: a fresh access token with scope `user` plus the given refresh token.
-    func grant(userID: String, refreshToken: String, at issuedAt: Date) async throws -> Auth.TokenGrant {
+    /// A grant whose access token carries the session (refresh-token family) as `sid`.
+    func grant(userID: String, refreshToken: String, sessionID: String, at issuedAt: Date) async throws
+        -> Auth.TokenGrant
+    {
         Auth.TokenGrant(
             userId: userID,
-            accessToken: try await signer.sign(subject: userID, scopes: [Scope.user], at: issuedAt),
+            accessToken: try await signer.sign(
+                subject: userID, scopes: [Scope.user], sessionID: sessionID, at: issuedAt),
             refreshToken: refreshToken,
             tokenType: "Bearer",
             expiresIn: signer.tokenTTL

@@ -4,12 +4,13 @@ import SharedModels
 ///
 /// Each check throws `AuthError.invalidField` naming the field, so callers get a precise `-32602`.
 public enum CredentialRules {
-    /// Usernames are 3–64 characters of `[a-z0-9._-]`.
-    public static let usernameLength = 3...64
+    /// Usernames are 3–64 bytes of `[a-z0-9._-]` (`TextLimit.username`; the character set keeps out control and
+    /// bidirectional-override characters).
+    public static let usernameLength = TextLimit.username.bytes
     /// Passwords are 8–72 bytes of UTF-8 (bcrypt ignores everything after byte 72).
     public static let passwordBytes = 8...72
-    /// Client ids are 3–64 characters of `[A-Za-z0-9._-]`.
-    public static let clientIDLength = 3...64
+    /// Client ids are 3–64 bytes of `[A-Za-z0-9._-]` (`TextLimit.clientID`).
+    public static let clientIDLength = TextLimit.clientID.bytes
     /// Client secrets may be at most 72 bytes of UTF-8 (the bcrypt limit).
     public static let maximumSecretBytes = 72
     /// Each scope is at most this many characters of `[a-z0-9:._-]`.

@@ -129,7 +129,7 @@ public struct PostgresAuthRepository: AuthRepository {
                 INSERT INTO refresh_tokens (hash, family_id, user_id, created_at, expires_at)
                 VALUES (\(successorHash), \(familyID), \(userID), \(now), \(successorExpiresAt))
                 """, logger: logger)
-            return .rotated(userID: userID)
+            return .rotated(userID: userID, familyID: familyID)
         }
     }
 
@@ -144,6 +144,18 @@ public struct PostgresAuthRepository: AuthRepository {
             guard let familyID else { return false }
             try await Self.revoke(familyID: familyID, at: now, connection, logger: logger)
             return true
+        }
+    }
+
+    public func revokedFamilies(since: Date) async throws -> [String] {
+        try await database.withClient { client in
+            var ids: [String] = []
+            for try await id in try await client.query(
+                "SELECT id FROM token_families WHERE revoked_at >= \(since) ORDER BY revoked_at", logger: logger
+            ).decode(String.self) {
+                ids.append(id)
+            }
+            return ids
         }
     }
 

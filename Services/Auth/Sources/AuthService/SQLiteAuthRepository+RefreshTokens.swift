@@ -48,7 +48,7 @@ extension SQLiteAuthRepository {
                     "INSERT INTO refresh_tokens (hash, family_id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
                 arguments: [successorHash, familyID, userID, now, successorExpiresAt]
             )
-            return .rotated(userID: userID)
+            return .rotated(userID: userID, familyID: familyID)
         }
     }
 
@@ -60,6 +60,13 @@ extension SQLiteAuthRepository {
             else { return false }
             try Self.revoke(familyID: familyID, at: now, in: db)
             return true
+        }
+    }
+
+    public func revokedFamilies(since: Date) async throws -> [String] {
+        try await writer.read { db in
+            try String.fetchAll(
+                db, sql: "SELECT id FROM token_families WHERE revoked_at >= ? ORDER BY revoked_at", arguments: [since])
         }
     }
 

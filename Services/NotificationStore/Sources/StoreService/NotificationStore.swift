@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SharedModels
 
 /// The notification store's domain logic: validation, lifetimes and ownership. Knows nothing of HTTP or JSON-RPC.
 public struct NotificationStore: Sendable {
@@ -16,8 +17,8 @@ public struct NotificationStore: Sendable {
         }
     }
 
-    /// Longest recipient id accepted, in characters.
-    public static let maxRecipientIDLength = 128
+    /// Longest recipient id accepted, in UTF-8 bytes (push-dispatch checks the same `TextLimit.recipientID`).
+    public static let maxRecipientIDLength = TextLimit.recipientID.bytes.upperBound
     /// Page sizes `list` accepts.
     public static let listLimits = 1...200
     /// Page size when none is asked for.
@@ -47,8 +48,8 @@ public struct NotificationStore: Sendable {
 
     /// Stores `payload` for `recipientID` and returns the new notification (its id is a fresh UUIDv4).
     public func put(recipientID: String, payload: String, ttlSeconds: Int?) async throws -> NotificationMetadata {
-        guard !recipientID.isEmpty, recipientID.count <= Self.maxRecipientIDLength else {
-            throw StoreError.invalidField("recipientId", "must be 1–\(Self.maxRecipientIDLength) characters")
+        if let reason = TextLimit.recipientID.violation(in: recipientID) {
+            throw StoreError.invalidField("recipientId", reason)
         }
         guard !payload.isEmpty else {
             throw StoreError.invalidField("payload", "must not be empty")

@@ -24,6 +24,10 @@ public protocol DeliveryRepository: Sendable {
     /// past expiry are marked `expired` first.
     func pendingJobs(deviceID: String, after sequence: Int64, now: Date, limit: Int) async throws -> [DeliveryJob]
 
+    /// Which of `deviceIDs` have a `queued` job not yet expired (read only): the direct channel's periodic sweep
+    /// wakes their streams, in case the wake-up for that job was lost.
+    func devicesWithQueuedJobs(among deviceIDs: [String], now: Date) async throws -> Set<String>
+
     /// Records what an attempt on each of `jobs` achieved, without a lease (the direct channel's streams), in one
     /// transaction; a job that ended meanwhile (acknowledged, expired) keeps its state.
     func record(_ outcome: DeliveryOutcome, for jobs: [DeliveryJob], now: Date) async throws

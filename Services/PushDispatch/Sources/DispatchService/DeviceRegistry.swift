@@ -1,18 +1,21 @@
 import Foundation
 import Logging
+import ServiceCore
 import SharedModels
 
 /// The `devices.*` logic: registering, listing, removing devices and acknowledging deliveries. Knows nothing of HTTP.
 public struct DeviceRegistry: Sendable {
-    /// Longest device token accepted (a Web Push subscription is the largest kind).
-    public static let maxTokenLength = 4096
-    /// Longest device name accepted.
-    public static let maxNameLength = 128
+    /// Longest device token accepted, in UTF-8 bytes (a Web Push subscription is the largest kind).
+    public static let maxTokenLength = TextLimit.deviceToken.bytes.upperBound
+    /// Longest device name accepted, in UTF-8 bytes.
+    public static let maxNameLength = TextLimit.deviceName.bytes.upperBound
 
     let devices: any DeviceRepository
     let deliveries: any DeliveryRepository
     let providers: PushProviderRegistry
     let hub: DirectHub
+    /// Most devices one user may register (`SECUREPUSH_MAX_DEVICES_PER_USER`); `nil` for no limit.
+    let maxDevicesPerUser: Int?
     let now: @Sendable () -> Date
     let logger: Logger
 
@@ -21,6 +24,7 @@ public struct DeviceRegistry: Sendable {
         deliveries: any DeliveryRepository,
         providers: PushProviderRegistry,
         hub: DirectHub,
+        maxDevicesPerUser: Int? = DispatchConfiguration.defaultMaxDevicesPerUser,
         now: @escaping @Sendable () -> Date,
         logger: Logger
     ) {
@@ -28,6 +32,7 @@ public struct DeviceRegistry: Sendable {
         self.deliveries = deliveries
         self.providers = providers
         self.hub = hub
+        self.maxDevicesPerUser = maxDevicesPerUser
         self.now = now
         self.logger = logger
     }
@@ -46,24 +51,35 @@ public struct DeviceRegistry: Sendable {
                 throw DispatchError.invalidField("apnsMode", "must be alert or background")
             }
         }
-        if let token {
-            guard (1...Self.maxTokenLength).contains(token.count) else {
-                throw DispatchError.invalidField("token", "must be 1–\(Self.maxTokenLength) characters")
-            }
+        if let token, let reason = TextLimit.deviceToken.violation(in: token) {
+            throw DispatchError.invalidField("token", reason)
         }
-        if let name {
-            guard (1...Self.maxNameLength).contains(name.count) else {
-                throw DispatchError.invalidField("name", "must be 1–\(Self.maxNameLength) characters")
-            }
-            guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-                throw DispatchError.invalidField("name", "must not contain control characters")
-            }
+        if let name, let reason = TextLimit.deviceName.violation(in: name) {
+            throw DispatchError.invalidField("name", reason)
         }
         let storedToken = try provider.validateToken(token)
-        let device = try await devices.register(
-            ownerID: ownerID, platform: platform, token: storedToken, name: name, apnsMode: apnsMode, now: now())
-        // A device that changed hands must drop the previous owner's open streams.
-        await hub.wake(deviceIDs: [device.id])
+        let registration: DeviceRegistration
+        do {
+            registration = try await devices.register(
+                ownerID: ownerID, platform: platform, token: storedToken, name: name, apnsMode: apnsMode,
+                maxDevices: maxDevicesPerUser, now: now())
+        } catch let error as DispatchError where error.rpcError.code == RPCErrorCode.rateLimited {
+            logger.security(
+                SecurityEvent("devices.quota_exceeded"),
+                metadata: ["user.id": "\(ownerID)", "quota.limit": "\(maxDevicesPerUser ?? 0)"])
+            throw error
+        }
+        let device = registration.device
+        if let previousOwnerID = registration.previousOwnerID {
+            // The previous owner's open streams end now; the new owner's ids never reach them.
+            await hub.close(deviceID: device.id, except: ownerID)
+            logger.security(
+                SecurityEvent("devices.owner_changed"),
+                metadata: [
+                    "device.id": "\(device.id)", "device.platform": "\(platform)",
+                    "user.previous_id": "\(previousOwnerID)", "user.id": "\(ownerID)",
+                ])
+        }
         logger.debug("devices.registered", metadata: ["device.id": "\(device.id)", "device.platform": "\(platform)"])
         return device
     }
@@ -78,7 +94,7 @@ public struct DeviceRegistry: Sendable {
         guard try await devices.unregister(id: deviceID, ownerID: ownerID, now: now()) else {
             throw DispatchError.deviceNotFound
         }
-        await hub.wake(deviceIDs: [deviceID])
+        await hub.close(deviceID: deviceID)
         logger.debug("devices.unregistered", metadata: ["device.id": "\(deviceID)"])
     }
 

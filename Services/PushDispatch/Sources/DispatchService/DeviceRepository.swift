@@ -7,9 +7,14 @@ public protocol DeviceRepository: Sendable {
     /// that device (owner, name when given, APNs mode as given, last registration, active again) and returns it.
     /// Never duplicates. When the device changes hands, its undelivered jobs for the previous owner end `failed`.
     /// `apnsMode` is already validated; `nil` means the deployment's mode.
+    ///
+    /// When `maxDevices` is set and the registration would give `ownerID` a device more than that (a new device, or
+    /// one moving from another user), throws `DispatchError.quotaExceeded` and changes nothing. The count and the
+    /// insert are atomic per owner, so concurrent registrations cannot overshoot; updating an own device never counts.
     func register(
-        ownerID: String, platform: Platform, token: String?, name: String?, apnsMode: String?, now: Date
-    ) async throws -> DeviceRecord
+        ownerID: String, platform: Platform, token: String?, name: String?, apnsMode: String?, maxDevices: Int?,
+        now: Date
+    ) async throws -> DeviceRegistration
 
     /// The owner's devices, oldest first.
     func devices(ownerID: String) async throws -> [DeviceRecord]
@@ -22,10 +27,26 @@ public protocol DeviceRepository: Sendable {
 }
 
 extension DeviceRepository {
-    /// Registers a device that uses the deployment's APNs mode.
-    public func register(ownerID: String, platform: Platform, token: String?, name: String?, now: Date) async throws
-        -> DeviceRecord
-    {
-        try await register(ownerID: ownerID, platform: platform, token: token, name: name, apnsMode: nil, now: now)
+    /// Registers a device with no device quota (by default with the deployment's APNs mode); returns it.
+    public func register(
+        ownerID: String, platform: Platform, token: String?, name: String?, apnsMode: String? = nil, now: Date
+    ) async throws -> DeviceRecord {
+        try await register(
+            ownerID: ownerID, platform: platform, token: token, name: name, apnsMode: apnsMode, maxDevices: nil,
+            now: now
+        ).device
+    }
+}
+
+/// What `DeviceRepository.register` did.
+public struct DeviceRegistration: Sendable, Hashable {
+    /// The device as now stored.
+    public var device: DeviceRecord
+    /// The user the device belonged to before, when the registration moved it from another user.
+    public var previousOwnerID: String?
+
+    public init(device: DeviceRecord, previousOwnerID: String? = nil) {
+        self.device = device
+        self.previousOwnerID = previousOwnerID
     }
 }

@@ -9,7 +9,7 @@ import SharedModels
 /// `GET /devices/{deviceId}/events`: the direct channel's event stream for the device owner's bearer token.
 ///
 /// Refusals are JSON-RPC error objects with an HTTP status, never the stream: no or a bad token → 401,
-/// a token that is not a user's or a device of another user → 403, an unknown device → 404,
+/// a token that is not a user's → 403, an unknown device or another user's → 404 (the same body),
 /// a device of another platform → 400, a deactivated device → 410, auth's keys unavailable → 503.
 struct DirectEventRoute: Sendable {
     /// The route's path pattern.
@@ -19,6 +19,8 @@ struct DirectEventRoute: Sendable {
     let devices: any DeviceRepository
     let deliveries: any DeliveryRepository
     let hub: DirectHub
+    /// Sessions auth reported revoked: a token of one opens no stream.
+    let revocations: RevokedSessionsFeed?
     let keepaliveInterval: Duration
     let now: @Sendable () -> Date
 
@@ -39,14 +41,15 @@ struct DirectEventRoute: Sendable {
             response.headers[.wwwAuthenticate] = "Bearer"
             return response
         }
-        guard principal.isUser else { return Self.refusal(.forbidden, .forbidden(scope: Scope.user)) }
-        guard let device = try await devices.device(id: deviceID) else {
-            return Self.refusal(.notFound, .notFound("device"))
+        if let sessionID = principal.sessionID, revocations?.isRevoked(sessionID) == true {
+            var response = Self.refusal(.unauthorized, .unauthenticated("session signed out"))
+            response.headers[.wwwAuthenticate] = "Bearer"
+            return response
         }
-        guard device.ownerID == principal.subject else {
-            return Self.refusal(
-                .forbidden,
-                RPCError(code: RPCErrorCode.forbidden, message: "Forbidden: the device belongs to another user"))
+        guard principal.isUser else { return Self.refusal(.forbidden, .forbidden(scope: Scope.user)) }
+        // Another user's device and a missing one get the same answer: the route is no existence oracle.
+        guard let device = try await devices.device(id: deviceID), device.ownerID == principal.subject else {
+            return Self.refusal(.notFound, DispatchError.deviceNotFound.rpcError)
         }
         guard device.platform == .direct else {
             return Self.refusal(.badRequest, .invalidParams(field: "deviceId", "is not a direct device"))
@@ -55,7 +58,10 @@ struct DirectEventRoute: Sendable {
             return Self.refusal(.gone, .notFound("device (deactivated; register it again)"))
         }
         let stream = DirectEventStream(
-            deviceID: device.id, ownerID: principal.subject, devices: devices, deliveries: deliveries, hub: hub,
+            deviceID: device.id, ownerID: principal.subject, expiresAt: principal.expiresAt,
+            sessionID: principal.sessionID,
+            devices: devices,
+            deliveries: deliveries, hub: hub,
             keepaliveInterval: keepaliveInterval, now: now, logger: logger
         )
         return Response(

@@ -6,13 +6,21 @@ import ServiceLifecycle
 import SharedModels
 
 /// One open `GET /devices/{deviceId}/events` stream: writes the device's pending ids in sequence order, then new
-/// ones as `push.send` queues them, until the client goes away, the device is removed or the service shuts down.
+/// ones as `push.send` queues them, until the client goes away, the device is removed or changes hands, the token it
+/// was opened with expires, a newer stream of the device pushes it out, or the service shuts down.
+///
+/// An idle stream costs no database work: keepalives are written from memory, and the database is read only when a
+/// wake-up (from `push.send`, another replica, or the service's periodic `DirectSweep`) says something may be pending.
 ///
 /// Each id is written as a Server-Sent Event carrying the JSON-RPC notification `push.notify` (never the payload)
 /// and recorded `sent`; everything not acknowledged is written again on the next connection (at least once).
 struct DirectEventStream: Sendable {
     let deviceID: String
     let ownerID: String
+    /// When the access token the stream was opened with expires; the stream ends at the first tick after it.
+    let expiresAt: Date?
+    /// The sign-in session of that token (`sid`): the stream ends when auth reports it revoked (logout).
+    let sessionID: String?
     let devices: any DeviceRepository
     let deliveries: any DeliveryRepository
     let hub: DirectHub
@@ -27,7 +35,7 @@ struct DirectEventStream: Sendable {
 
     /// Streams events into `writer`; returns after finishing the body, throws when the client is gone.
     func run(writer: inout any ResponseBodyWriter) async throws {
-        guard let subscription = await hub.subscribe(deviceID: deviceID) else {
+        guard let subscription = await hub.subscribe(deviceID: deviceID, ownerID: ownerID, sessionID: sessionID) else {
             try await writer.finish(nil)
             return
         }
@@ -57,15 +65,33 @@ struct DirectEventStream: Sendable {
         try await writer.finish(nil)
     }
 
-    /// Writes pending jobs now and after every wake-up; a keepalive tick also re-reads the database, so even a
-    /// lost wake-up only delays an id until the next tick.
+    /// Writes pending jobs now and after every wake-up; a keepalive tick touches no database, it only writes the
+    /// keepalive comment (and ends the stream once its token has expired).
     private func pump(_ signal: WakeSignal, writer: inout any ResponseBodyWriter) async throws {
+        // Once more after subscribing: an unregister or a move between the route's check and the subscription closed
+        // no stream of ours, and no later wake-up would tell us.
+        guard try await isStillOwned() else { return }
         var lastSequence = try await drain(after: 0, writer: &writer)
-        while case .woken(let keepalive) = await signal.wait() {
-            guard try await isStillOwned() else { return }
-            lastSequence = try await drain(after: lastSequence, writer: &writer)
-            if keepalive { try await writer.write(Self.keepalive) }
+        while true {
+            switch await signal.wait() {
+            case .closed:
+                return
+            case .keepalive:
+                guard !tokenExpired() else { return }
+                try await writer.write(Self.keepalive)
+            case .woken(let keepalive):
+                guard !tokenExpired(), try await isStillOwned() else { return }
+                lastSequence = try await drain(after: lastSequence, writer: &writer)
+                if keepalive { try await writer.write(Self.keepalive) }
+            }
         }
+    }
+
+    /// Whether the access token the stream was opened with has expired (the SDK reconnects with a fresh one).
+    private func tokenExpired() -> Bool {
+        guard let expiresAt, now() >= expiresAt else { return false }
+        logger.debug("direct.stream.token_expired", metadata: ["device.id": "\(deviceID)"])
+        return true
     }
 
     /// Writes every job not yet written (queued, whatever its sequence) and every written-but-unacknowledged job after

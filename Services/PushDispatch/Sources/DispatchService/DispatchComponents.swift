@@ -25,10 +25,13 @@ public struct DispatchComponents: Sendable {
     public let providers: PushProviderRegistry
     /// Every push-dispatch method.
     public let dispatcher: RPCDispatcher
-    /// Background work: the signing-key loader, the expiry sweep and one delivery worker per remote provider.
+    /// Background work: the signing-key loader, the expiry sweep, the direct channel's sweep and one delivery worker per
+    /// remote provider.
     public let services: [any Service]
     /// The delivery workers, one per remote provider (also in `services`).
     public let workers: [DeliveryWorker]
+    /// The direct channel's periodic sweep (also in `services`, every `sweepInterval`).
+    let sweep: DirectSweep
     let eventRoute: DirectEventRoute
 
     /// Opens the database and wires everything together.
@@ -74,7 +77,7 @@ public struct DispatchComponents: Sendable {
         }
         let tokens = ClientCredentialsTokenProvider(
             auth: auth, clientID: configuration.dispatchClientID, clientSecret: configuration.dispatchClientSecret)
-        let hub = DirectHub()
+        let hub = DirectHub(maxStreamsPerDevice: configuration.maxStreamsPerDevice)
         let workers = remoteProviders.map { provider in
             DeliveryWorker(
                 provider: provider, deliveries: deliveryRepository, doorbell: DeliveryDoorbell(),
@@ -84,8 +87,8 @@ public struct DispatchComponents: Sendable {
             [DirectProvider(hub: hub)] + workers.map(\.provider),
             doorbells: Dictionary(uniqueKeysWithValues: workers.map { ($0.provider.platform, $0.doorbell) }))
         let devices = DeviceRegistry(
-            devices: deviceRepository, deliveries: deliveryRepository, providers: providers, hub: hub, now: now,
-            logger: logger)
+            devices: deviceRepository, deliveries: deliveryRepository, providers: providers, hub: hub,
+            maxDevicesPerUser: configuration.maxDevicesPerUser, now: now, logger: logger)
         let pushes = PushSender(
             deliveries: deliveryRepository,
             store: NotificationStoreWriter(store: store, tokens: tokens),
@@ -96,6 +99,9 @@ public struct DispatchComponents: Sendable {
             now: now,
             logger: logger
         )
+        let revocations = RevokedSessionsFeed(auth: auth, tokens: tokens, now: now)
+        let sweep = DirectSweep(
+            hub: hub, deliveries: deliveryRepository, revocations: revocations, now: now, logger: logger)
         let doorbells = Dictionary(uniqueKeysWithValues: workers.map { ($0.provider.platform, $0.doorbell) })
         // The database comes first so that graceful shutdown stops it last; replicas wake each other through it.
         let clusterServices: [any Service] =
@@ -105,6 +111,9 @@ public struct DispatchComponents: Sendable {
                 SigningKeyLoader(verifier: verifier, logger: logger),
                 PeriodicService(name: "dispatch.expiry", interval: configuration.expiryInterval, logger: logger) {
                     try await pushes.expireAndPurge()
+                },
+                PeriodicService(name: "dispatch.direct.sweep", interval: configuration.sweepInterval, logger: logger) {
+                    try await sweep.run()
                 },
             ] + workers
         return DispatchComponents(
@@ -120,9 +129,10 @@ public struct DispatchComponents: Sendable {
                 maxBatchLength: configuration.server.maxBatchLength),
             services: services,
             workers: workers,
+            sweep: sweep,
             eventRoute: DirectEventRoute(
                 verifier: verifier, devices: deviceRepository, deliveries: deliveryRepository, hub: hub,
-                keepaliveInterval: configuration.keepaliveInterval, now: now)
+                revocations: revocations, keepaliveInterval: configuration.keepaliveInterval, now: now)
         )
     }
 

@@ -6,6 +6,10 @@ import ServiceCore
 public struct DispatchConfiguration: Sendable {
     /// The default port (`SECUREPUSH_DISPATCH_PORT`).
     public static let defaultPort = 8083
+    /// The default of `SECUREPUSH_MAX_DEVICES_PER_USER`.
+    public static let defaultMaxDevicesPerUser = 20
+    /// The default of `SECUREPUSH_MAX_STREAMS_PER_DEVICE`.
+    public static let defaultMaxStreamsPerDevice = 2
 
     /// Where and how the service listens.
     public var server: RPCServerConfiguration
@@ -25,8 +29,16 @@ public struct DispatchConfiguration: Sendable {
     public var maxPayloadBytes: Int
     /// Longest lifetime `push.send` accepts, in seconds.
     public var maxTTLSeconds: Int
-    /// How often an idle event stream writes `: keepalive` (and re-reads its pending deliveries).
+    /// How often an idle event stream writes `: keepalive` (from memory: no database work).
     public var keepaliveInterval: Duration
+    /// How often one sweep for the whole service wakes the event streams whose device has queued jobs nobody woke
+    /// them for (a wake-up lost between replicas) and ends the streams of signed-out sessions
+    /// (`SECUREPUSH_DISPATCH_SWEEP_INTERVAL`).
+    public var sweepInterval: Duration = .seconds(10)
+    /// Most devices one user may register (`SECUREPUSH_MAX_DEVICES_PER_USER`).
+    public var maxDevicesPerUser: Int = DispatchConfiguration.defaultMaxDevicesPerUser
+    /// Most open event streams per device; a new one closes the oldest (`SECUREPUSH_MAX_STREAMS_PER_DEVICE`).
+    public var maxStreamsPerDevice: Int = DispatchConfiguration.defaultMaxStreamsPerDevice
     /// How often deliveries past expiry are marked `expired` and old sends purged.
     public var expiryInterval: Duration
     /// How remote providers' delivery workers run: concurrency, leases, retries.
@@ -62,8 +74,10 @@ public struct DispatchConfiguration: Sendable {
     /// `SECUREPUSH_DISPATCH_PORT` (8083), the shared server variables, `SECUREPUSH_DATA_DIR` (the database is
     /// `dispatch.sqlite` inside), `SECUREPUSH_DISPATCH_CLIENT_ID` and `SECUREPUSH_DISPATCH_CLIENT_SECRET` (or `…_SECRET_FILE`; required),
     /// `SECUREPUSH_MAX_PAYLOAD_BYTES` (65536), `SECUREPUSH_MAX_TTL` (2592000),
-    /// `SECUREPUSH_DISPATCH_KEEPALIVE` (seconds, 15), `SECUREPUSH_DISPATCH_EXPIRY_INTERVAL` (seconds, 60), and the
-    /// delivery variables `DeliveryConfiguration(environment:)` reads.
+    /// `SECUREPUSH_DISPATCH_KEEPALIVE` (seconds, 15), `SECUREPUSH_DISPATCH_SWEEP_INTERVAL` (seconds, 10),
+    /// `SECUREPUSH_MAX_DEVICES_PER_USER` (20), `SECUREPUSH_MAX_STREAMS_PER_DEVICE` (2),
+    /// `SECUREPUSH_DISPATCH_EXPIRY_INTERVAL` (seconds, 60), and the delivery variables
+    /// `DeliveryConfiguration(environment:)` reads.
     public init(environment: ServiceEnvironment) throws {
         guard let clientID = environment.string("SECUREPUSH_DISPATCH_CLIENT_ID"),
             let clientSecret = try environment.secret("SECUREPUSH_DISPATCH_CLIENT_SECRET")
@@ -90,5 +104,10 @@ public struct DispatchConfiguration: Sendable {
         idempotencyTimeout = .seconds(
             try environment.int("SECUREPUSH_IDEMPOTENCY_TIMEOUT", default: 120, in: 1...86_400))
         sqliteSynchronous = try environment.sqliteSynchronous()
+        sweepInterval = .seconds(try environment.int("SECUREPUSH_DISPATCH_SWEEP_INTERVAL", default: 10, in: 1...3_600))
+        maxDevicesPerUser = try environment.int(
+            "SECUREPUSH_MAX_DEVICES_PER_USER", default: Self.defaultMaxDevicesPerUser, in: 1...100_000)
+        maxStreamsPerDevice = try environment.int(
+            "SECUREPUSH_MAX_STREAMS_PER_DEVICE", default: Self.defaultMaxStreamsPerDevice, in: 1...100)
     }
 }

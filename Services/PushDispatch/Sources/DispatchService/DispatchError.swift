@@ -8,6 +8,13 @@ public struct DispatchError: Error, Hashable, RPCErrorConvertible, CustomStringC
         case notificationNotFound
         case sendInProgress
         case dependencyUnavailable(dependency: String, reason: String)
+        case quotaExceeded(quota: Quota, limit: Int)
+    }
+
+    /// A per-user or per-device quota, named in `-32029`'s `data.quota`.
+    public enum Quota: String, Sendable, Hashable {
+        /// `SECUREPUSH_MAX_DEVICES_PER_USER`.
+        case devicesPerUser
     }
 
     private let code: Code
@@ -33,6 +40,11 @@ public struct DispatchError: Error, Hashable, RPCErrorConvertible, CustomStringC
         DispatchError(.dependencyUnavailable(dependency: dependency, reason: reason))
     }
 
+    /// A quota is full: `-32029` with `data: {quota, limit}`; the caller must free room (e.g. unregister a device).
+    public static func quotaExceeded(_ quota: Quota, limit: Int) -> DispatchError {
+        DispatchError(.quotaExceeded(quota: quota, limit: limit))
+    }
+
     public var rpcError: RPCError {
         switch code {
         case .invalidField(let field, let reason): .invalidParams(field: field, reason)
@@ -41,6 +53,11 @@ public struct DispatchError: Error, Hashable, RPCErrorConvertible, CustomStringC
         case .notificationNotFound: .notFound("notification")
         case .sendInProgress: .conflict("a send with this idempotency key is in progress")
         case .dependencyUnavailable(let dependency, let reason): .unavailable(dependency, reason)
+        case .quotaExceeded(let quota, let limit):
+            RPCError(
+                code: RPCErrorCode.rateLimited,
+                message: "Quota exceeded: \(quota.rawValue) is limited to \(limit)",
+                data: .object(["quota": .string(quota.rawValue), "limit": .int(Int64(limit))]))
         }
     }
 
@@ -51,6 +68,7 @@ public struct DispatchError: Error, Hashable, RPCErrorConvertible, CustomStringC
         case .notificationNotFound: "notification not found"
         case .sendInProgress: "send with this idempotency key in progress"
         case .dependencyUnavailable(let dependency, let reason): "\(dependency) unavailable: \(reason)"
+        case .quotaExceeded(let quota, let limit): "quota \(quota.rawValue) of \(limit) exceeded"
         }
     }
 }

@@ -8,8 +8,10 @@ import SharedModels
 /// and wakes this replica's event streams of a device (`d:<device id>`) or the delivery worker of a platform
 /// (`p:<platform>`), which `PostgresDeliveryRepository.recordSend` announces when its transaction commits.
 ///
-/// Wake-ups are hints: streams re-read the database on every keepalive and workers at least every idle interval, so
-/// one lost while the listening connection reconnects costs a delay, never a delivery.
+/// Wake-ups are hints: the direct channel's periodic sweep (`DirectSweep`) wakes streams whose device has queued jobs,
+/// and workers look at least every idle interval, so one lost while the listening connection reconnects costs a
+/// delay, never a delivery. A device unregistered or moved to another user is announced the same way (`d:<id>`), so
+/// its streams on every replica re-check their owner and end.
 public struct DispatchWakeRelay: Service {
     let database: PostgresServiceDatabase
     let hub: DirectHub

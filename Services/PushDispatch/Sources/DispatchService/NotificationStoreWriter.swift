@@ -30,8 +30,8 @@ public struct NotificationStoreWriter: Sendable {
             // Already names the dependency that failed: the store, or auth when our token could not be had.
             throw error
         } catch let error as RPCError {
-            throw DispatchError.dependencyUnavailable(
-                store.peerName, "store.put failed (\(error.code)): \(error.message)")
+            // The store's own message stays in our log (`push.send.store_failed`): the caller sees only the code.
+            throw DispatchError.dependencyUnavailable(store.peerName, "store.put failed (\(error.code))")
         } catch {
             throw DispatchError.dependencyUnavailable(store.peerName, "store.put failed")
         }

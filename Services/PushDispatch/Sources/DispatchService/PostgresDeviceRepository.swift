@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PostgresNIO
 import ServiceCore
 import SharedModels
@@ -16,14 +17,16 @@ public struct PostgresDeviceRepository: DeviceRepository {
     static let columns = "id, owner_id, platform, token, name, created_at, last_registered_at, active, apns_mode"
 
     public func register(
-        ownerID: String, platform: Platform, token: String?, name: String?, apnsMode: String?, now: Date
-    ) async throws -> DeviceRecord {
+        ownerID: String, platform: Platform, token: String?, name: String?, apnsMode: String?, maxDevices: Int?,
+        now: Date
+    ) async throws -> DeviceRegistration {
         var attempt = 0
         while true {
             attempt += 1
             do {
                 return try await registerOnce(
-                    ownerID: ownerID, platform: platform, token: token, name: name, apnsMode: apnsMode, now: now)
+                    ownerID: ownerID, platform: platform, token: token, name: name, apnsMode: apnsMode,
+                    maxDevices: maxDevices, now: now)
             } catch let error as PSQLError where error.isUniqueViolation && attempt < 3 {
                 continue  // another replica inserted the same token first: now it is an update
             }
@@ -31,10 +34,18 @@ public struct PostgresDeviceRepository: DeviceRepository {
     }
 
     private func registerOnce(
-        ownerID: String, platform: Platform, token: String?, name: String?, apnsMode: String?, now: Date
-    ) async throws -> DeviceRecord {
+        ownerID: String, platform: Platform, token: String?, name: String?, apnsMode: String?, maxDevices: Int?,
+        now: Date
+    ) async throws -> DeviceRegistration {
         let nowMS = now.millisecondsSince1970
         return try await database.transaction { connection in
+            if maxDevices != nil {
+                // Registrations for one owner queue here until this transaction ends, on every replica: the quota
+                // count below and the insert cannot interleave with another registration's.
+                try await connection.query(
+                    "SELECT pg_advisory_xact_lock(hashtextextended(\("dispatch.device.owner:" + ownerID), 0))",
+                    logger: database.logger)
+            }
             if let token {
                 let rows = try await connection.query(
                     """
@@ -44,8 +55,10 @@ public struct PostgresDeviceRepository: DeviceRepository {
                 var found: DeviceRecord?
                 for try await row in rows { found = try Self.device(from: row) }
                 if var existing = found {
-                    let changesHands = existing.ownerID != ownerID
+                    let previousOwnerID = existing.ownerID
+                    let changesHands = previousOwnerID != ownerID
                     if changesHands {
+                        try await checkQuota(maxDevices, ownerID: ownerID, connection)
                         // Ids queued for the previous owner must not reach the next one.
                         try await connection.query(
                             PostgresQuery(
@@ -54,6 +67,7 @@ public struct PostgresDeviceRepository: DeviceRepository {
                                         updated_at = $1, lease_until = NULL, lease_owner = NULL
                                     WHERE device_id = $2 AND \(PostgresDeliveryRepository.expirable)
                                     """, binds: Self.binds(nowMS, existing.id)), logger: database.logger)
+                        try await Self.notifyStreams(of: existing.id, connection, logger: database.logger)
                     }
                     existing.ownerID = ownerID
                     existing.name = changesHands ? name : (name ?? existing.name)
@@ -66,9 +80,10 @@ public struct PostgresDeviceRepository: DeviceRepository {
                             active = TRUE, deactivated_at = NULL, apns_mode = \(apnsMode)
                         WHERE id = \(existing.id)
                         """, logger: database.logger)
-                    return existing
+                    return DeviceRegistration(device: existing, previousOwnerID: changesHands ? previousOwnerID : nil)
                 }
             }
+            try await checkQuota(maxDevices, ownerID: ownerID, connection)
             let device = DeviceRecord(
                 id: UUID().uuidString.lowercased(), ownerID: ownerID, platform: platform, token: token, name: name,
                 createdAt: Date(millisecondsSince1970: nowMS), lastRegisteredAt: Date(millisecondsSince1970: nowMS),
@@ -79,8 +94,27 @@ public struct PostgresDeviceRepository: DeviceRepository {
                 VALUES (\(device.id), \(ownerID), \(platform.rawValue), \(token), \(name), \(nowMS), \(nowMS), TRUE,
                         \(apnsMode))
                 """, logger: database.logger)
-            return device
+            return DeviceRegistration(device: device)
         }
+    }
+
+    /// Throws `quotaExceeded` when `ownerID` already has `maxDevices` devices (active or not: each is a row).
+    private func checkQuota(_ maxDevices: Int?, ownerID: String, _ connection: PostgresConnection) async throws {
+        guard let maxDevices else { return }
+        var count = 0
+        for try await value in try await connection.query(
+            "SELECT COUNT(*)::BIGINT FROM device WHERE owner_id = \(ownerID)", logger: database.logger
+        ).decode(Int64.self) {
+            count = Int(value)
+        }
+        if count >= maxDevices { throw DispatchError.quotaExceeded(.devicesPerUser, limit: maxDevices) }
+    }
+
+    /// Wakes the device's streams on every replica when the transaction commits: they re-check who owns the device
+    /// and end when it was removed or moved to another user.
+    static func notifyStreams(of deviceID: String, _ connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query(
+            "SELECT pg_notify(\(DispatchMigrations.wakeChannel), \("d:" + deviceID))", logger: logger)
     }
 
     public func devices(ownerID: String) async throws -> [DeviceRecord] {
@@ -125,6 +159,7 @@ public struct PostgresDeviceRepository: DeviceRepository {
                             lease_until = NULL, lease_owner = NULL
                         WHERE device_id = $2 AND \(PostgresDeliveryRepository.expirable)
                         """, binds: Self.binds(nowMS, id)), logger: database.logger)
+            try await Self.notifyStreams(of: id, connection, logger: database.logger)
             return true
         }
     }

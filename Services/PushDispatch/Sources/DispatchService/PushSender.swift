@@ -26,10 +26,10 @@ public struct PushSender: Sendable {
         }
     }
 
-    /// Longest recipient id accepted.
-    public static let maxRecipientLength = 255
-    /// Longest idempotency key accepted.
-    public static let maxIdempotencyKeyLength = 255
+    /// Longest recipient id accepted, in UTF-8 bytes: the store's bound, so the store never refuses what we accept.
+    public static let maxRecipientLength = TextLimit.recipientID.bytes.upperBound
+    /// Longest idempotency key accepted, in UTF-8 bytes.
+    public static let maxIdempotencyKeyLength = TextLimit.idempotencyKey.bytes.upperBound
 
     let deliveries: any DeliveryRepository
     let store: NotificationStoreWriter
@@ -121,8 +121,8 @@ public struct PushSender: Sendable {
     }
 
     func validate(_ params: Push.Send.Params) throws(DispatchError) {
-        guard (1...Self.maxRecipientLength).contains(params.recipientId.count) else {
-            throw .invalidField("recipientId", "must be 1–\(Self.maxRecipientLength) characters")
+        if let reason = TextLimit.recipientID.violation(in: params.recipientId) {
+            throw .invalidField("recipientId", reason)
         }
         guard !params.payload.isEmpty else { throw .invalidField("payload", "must not be empty") }
         let bytes = params.payload.utf8.count
@@ -132,8 +132,8 @@ public struct PushSender: Sendable {
         if let ttl = params.ttlSeconds, !(1...limits.maxTTLSeconds).contains(ttl) {
             throw .invalidField("ttlSeconds", "must be between 1 and \(limits.maxTTLSeconds)")
         }
-        if let key = params.idempotencyKey, !(1...Self.maxIdempotencyKeyLength).contains(key.count) {
-            throw .invalidField("idempotencyKey", "must be 1–\(Self.maxIdempotencyKeyLength) characters")
+        if let key = params.idempotencyKey, let reason = TextLimit.idempotencyKey.violation(in: key) {
+            throw .invalidField("idempotencyKey", reason)
         }
     }
 

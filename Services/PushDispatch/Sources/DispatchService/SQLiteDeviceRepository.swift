@@ -12,9 +12,11 @@ public struct SQLiteDeviceRepository: DeviceRepository {
     }
 
     public func register(
-        ownerID: String, platform: Platform, token: String?, name: String?, apnsMode: String?, now: Date
-    ) async throws -> DeviceRecord {
+        ownerID: String, platform: Platform, token: String?, name: String?, apnsMode: String?, maxDevices: Int?,
+        now: Date
+    ) async throws -> DeviceRegistration {
         let nowMS = now.millisecondsSince1970
+        // One write transaction at a time on SQLite: the quota count and the insert cannot interleave.
         return try await database.write { db in
             if let token,
                 var existing = try Row.fetchOne(
@@ -22,7 +24,9 @@ public struct SQLiteDeviceRepository: DeviceRepository {
                     arguments: [platform.rawValue, token]
                 ).map(Self.device(from:))
             {
-                let changesHands = existing.ownerID != ownerID
+                let previousOwnerID = existing.ownerID
+                let changesHands = previousOwnerID != ownerID
+                if changesHands { try Self.checkQuota(maxDevices, ownerID: ownerID, db) }
                 if changesHands {
                     // Ids queued for the previous owner must not reach the next one.
                     try db.cachedStatement(
@@ -46,8 +50,9 @@ public struct SQLiteDeviceRepository: DeviceRepository {
                         WHERE id = ?
                         """
                 ).execute(arguments: [ownerID, existing.name, nowMS, apnsMode, existing.id])
-                return existing
+                return DeviceRegistration(device: existing, previousOwnerID: changesHands ? previousOwnerID : nil)
             }
+            try Self.checkQuota(maxDevices, ownerID: ownerID, db)
             let device = DeviceRecord(
                 id: UUID().uuidString.lowercased(), ownerID: ownerID, platform: platform, token: token, name: name,
                 createdAt: Date(millisecondsSince1970: nowMS), lastRegisteredAt: Date(millisecondsSince1970: nowMS),
@@ -60,8 +65,18 @@ public struct SQLiteDeviceRepository: DeviceRepository {
                     VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?)
                     """
             ).execute(arguments: [device.id, ownerID, platform.rawValue, token, name, nowMS, nowMS, apnsMode])
-            return device
+            return DeviceRegistration(device: device)
         }
+    }
+
+    /// Throws `quotaExceeded` when `ownerID` already has `maxDevices` devices (active or not: each is a row).
+    private static func checkQuota(_ maxDevices: Int?, ownerID: String, _ db: Database) throws {
+        guard let maxDevices else { return }
+        let count =
+            try Int.fetchOne(
+                try db.cachedStatement(sql: "SELECT COUNT(*) FROM device WHERE owner_id = ?"), arguments: [ownerID])
+            ?? 0
+        if count >= maxDevices { throw DispatchError.quotaExceeded(.devicesPerUser, limit: maxDevices) }
     }
 
     public func devices(ownerID: String) async throws -> [DeviceRecord] {

@@ -7,6 +7,8 @@ final class WakeSignal: Sendable {
     enum Event: Equatable {
         /// New deliveries may be pending; `keepalive` says a keepalive interval has passed too.
         case woken(keepalive: Bool)
+        /// Only a keepalive interval has passed: nothing says a delivery is pending.
+        case keepalive
         /// The stream must end (shutdown, cancellation, or its device was closed).
         case closed
     }
@@ -24,7 +26,7 @@ final class WakeSignal: Sendable {
                 woken = false
                 keepalive = false
             }
-            return .woken(keepalive: keepalive)
+            return woken ? .woken(keepalive: keepalive) : .keepalive
         }
     }
 

@@ -1,0 +1,105 @@
+import DispatchService
+import Foundation
+import SharedModels
+import Synchronization
+
+/// A `DeliveryRepository` that counts the calls made to it (and the worker's claims apart) and forwards everything to
+/// the real one.
+final class CountingDeliveries: DeliveryRepository {
+    private let base: any DeliveryRepository
+    private let claimCount = Mutex(0)
+    private let callCount = Mutex(0)
+
+    init(_ base: any DeliveryRepository) {
+        self.base = base
+    }
+
+    /// How often `claimDue` was called.
+    var claims: Int { claimCount.withLock { $0 } }
+    /// How many calls of any kind were made: reads and writes alike.
+    var calls: Int { callCount.withLock { $0 } }
+
+    private func counted() {
+        callCount.withLock { $0 += 1 }
+    }
+
+    func claimDue(platform: Platform, owner: String, now: Date, leaseUntil: Date, limit: Int) async throws
+        -> [DeliveryJob]
+    {
+        counted()
+        claimCount.withLock { $0 += 1 }
+        return try await base.claimDue(platform: platform, owner: owner, now: now, leaseUntil: leaseUntil, limit: limit)
+    }
+
+    func reserve(clientID: String, key: String, now: Date, staleBefore: Date) async throws -> IdempotencyReservation {
+        counted()
+        return try await base.reserve(clientID: clientID, key: key, now: now, staleBefore: staleBefore)
+    }
+
+    func release(_ claim: IdempotencyClaim) async throws {
+        counted()
+        return try await base.release(claim)
+    }
+
+    func recordSend(_ send: SendRecord, claim: IdempotencyClaim?) async throws -> RecordedSend {
+        counted()
+        return try await base.recordSend(send, claim: claim)
+    }
+
+    func deliveries(notificationID: String, clientID: String, now: Date) async throws -> [Push.Status.DeliveryState]? {
+        counted()
+        return try await base.deliveries(notificationID: notificationID, clientID: clientID, now: now)
+    }
+
+    func pendingJobs(deviceID: String, after sequence: Int64, now: Date, limit: Int) async throws -> [DeliveryJob] {
+        counted()
+        return try await base.pendingJobs(deviceID: deviceID, after: sequence, now: now, limit: limit)
+    }
+
+    func record(_ outcome: DeliveryOutcome, for jobs: [DeliveryJob], now: Date) async throws {
+        counted()
+        return try await base.record(outcome, for: jobs, now: now)
+    }
+
+    func record(_ outcome: DeliveryOutcome, for job: DeliveryJob, leaseOwner owner: String, now: Date) async throws
+        -> DeliveryStatus?
+    {
+        counted()
+        return try await base.record(outcome, for: job, leaseOwner: owner, now: now)
+    }
+
+    func releaseLease(of job: DeliveryJob, owner: String) async throws {
+        counted()
+        return try await base.releaseLease(of: job, owner: owner)
+    }
+
+    func renewLeases(owner: String, until leaseUntil: Date) async throws -> Int {
+        counted()
+        return try await base.renewLeases(owner: owner, until: leaseUntil)
+    }
+
+    func nextDueDate(platform: Platform, after: Date) async throws -> Date? {
+        counted()
+        return try await base.nextDueDate(platform: platform, after: after)
+    }
+
+    func acknowledge(deviceID: String, notificationID: String, now: Date) async throws -> Bool {
+        counted()
+        return try await base.acknowledge(deviceID: deviceID, notificationID: notificationID, now: now)
+    }
+
+    func devicesWithQueuedJobs(among deviceIDs: [String], now: Date) async throws -> Set<String> {
+        counted()
+        return try await base.devicesWithQueuedJobs(among: deviceIDs, now: now)
+    }
+
+    func expireDue(now: Date) async throws -> Int {
+        counted()
+        return try await base.expireDue(now: now)
+    }
+
+    func purge(before cutoff: Date) async throws -> Int {
+        counted()
+        return try await base.purge(before: cutoff)
+    }
+}

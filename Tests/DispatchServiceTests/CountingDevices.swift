@@ -1,0 +1,46 @@
+import DispatchService
+import Foundation
+import SharedModels
+import Synchronization
+
+/// A `DeviceRepository` that counts the calls made to it and forwards everything to the real one.
+final class CountingDevices: DeviceRepository {
+    private let base: any DeviceRepository
+    private let callCount = Mutex(0)
+
+    init(_ base: any DeviceRepository) {
+        self.base = base
+    }
+
+    /// How many calls of any kind were made.
+    var calls: Int { callCount.withLock { $0 } }
+
+    private func counted() {
+        callCount.withLock { $0 += 1 }
+    }
+
+    func register(
+        ownerID: String, platform: Platform, token: String?, name: String?, apnsMode: String?, maxDevices: Int?,
+        now: Date
+    ) async throws -> DeviceRegistration {
+        counted()
+        return try await base.register(
+            ownerID: ownerID, platform: platform, token: token, name: name, apnsMode: apnsMode,
+            maxDevices: maxDevices, now: now)
+    }
+
+    func devices(ownerID: String) async throws -> [DeviceRecord] {
+        counted()
+        return try await base.devices(ownerID: ownerID)
+    }
+
+    func device(id: String) async throws -> DeviceRecord? {
+        counted()
+        return try await base.device(id: id)
+    }
+
+    func unregister(id: String, ownerID: String, now: Date) async throws -> Bool {
+        counted()
+        return try await base.unregister(id: id, ownerID: ownerID, now: now)
+    }
+}
