@@ -36,6 +36,16 @@ extension AuthDatabase {
                     kid TEXT PRIMARY KEY, private_key_pem TEXT, x TEXT NOT NULL, y TEXT NOT NULL,
                     created_at TIMESTAMPTZ NOT NULL, retired_at TIMESTAMPTZ)
                 """,
-            ])
+            ]),
+        PostgresMigration(
+            "v2",
+            [
+                // Sign-in limits shared by the replicas (PostgresAttemptCounters); keys are SHA-256 hex.
+                """
+                CREATE TABLE attempt_counters (
+                    counter_key TEXT PRIMARY KEY, count BIGINT NOT NULL, expires_at TIMESTAMPTZ NOT NULL)
+                """,
+                "CREATE INDEX attempt_counters_by_expiry ON attempt_counters (expires_at)",
+            ]),
     ]
 }
