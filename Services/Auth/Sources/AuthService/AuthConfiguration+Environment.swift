@@ -9,7 +9,7 @@ extension AuthConfiguration {
     /// `SECUREPUSH_BOOTSTRAP_CLIENT_ID`/`_SECRET`; `SECUREPUSH_DISPATCH_CLIENT_ID`/`_SECRET` (secrets also from
     /// `…_SECRET_FILE`);
     /// `SECUREPUSH_LOGIN_MAX_FAILURES` (10); `SECUREPUSH_LOGIN_FAILURE_WINDOW` (300); `SECUREPUSH_AUTH_RATE_LIMIT` (120);
-    /// `SECUREPUSH_BCRYPT_QUEUE` (16); `SECUREPUSH_SELF_REGISTRATION` (true).
+    /// `SECUREPUSH_BCRYPT_QUEUE` (16); `SECUREPUSH_BCRYPT_PER_ADDRESS` (4); `SECUREPUSH_SELF_REGISTRATION` (true).
     public init(environment: ServiceEnvironment) throws {
         self.init(
             server: try environment.server(portVariable: "SECUREPUSH_AUTH_PORT", defaultPort: 8081),
@@ -28,6 +28,7 @@ extension AuthConfiguration {
             passwordQueueLength: try environment.int("SECUREPUSH_BCRYPT_QUEUE", default: 16, in: 0...10_000),
             selfRegistration: try environment.bool("SECUREPUSH_SELF_REGISTRATION", default: true)
         )
+        passwordChecksPerAddress = try environment.int("SECUREPUSH_BCRYPT_PER_ADDRESS", default: 4, in: 1...10_000)
         postgresURL = try environment.postgresURL()
         sqliteSynchronous = try environment.sqliteSynchronous()
         try validate()

@@ -41,7 +41,7 @@ public struct AuthConfiguration: Sendable {
     public var passwordQueueLength: Int
     /// Password checks running at once: one per core, the size of the thread pool bcrypt runs on.
     public var passwordConcurrency: Int = System.coreCount
-    /// Password checks one client address may have running or waiting.
+    /// Password checks one client address may have running or waiting (`SECUREPUSH_BCRYPT_PER_ADDRESS`).
     public var passwordChecksPerAddress: Int = 4
     /// Whether anyone may create an account with `auth.register` (`SECUREPUSH_SELF_REGISTRATION`).
     public var selfRegistration: Bool
