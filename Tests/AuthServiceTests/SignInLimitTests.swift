@@ -95,6 +95,21 @@ struct SignInLimitTests {
         _ = try await auth.login("alice", from: rightfulUser)
     }
 
+    @Test("IPv6 addresses are counted per /64, so one host cannot rotate through its addresses")
+    func ipv6PerPrefix() async throws {
+        let auth = try await AuthHarness.make(AuthHarness.configuration(maxFailedLogins: 2))
+        try await auth.register("alice")
+        for host in ["2001:db8:1:2::1", "2001:db8:1:2::2"] {
+            await #expect(throws: RPCError.self) { try await auth.login("alice", "wrong password", from: host) }
+        }
+        let limited = try #require(
+            await #expect(throws: RPCError.self) { try await auth.login("alice", from: "2001:db8:1:2:ffff::9") })
+        #expect(limited.code == RPCErrorCode.rateLimited)
+        _ = try await auth.login("alice", from: "2001:db8:1:3::1")
+        #expect(SignInLimiter.label("2001:db8:1:2:aaaa::1") == "2001:db8:1:2::/64")
+        #expect(SignInLimiter.label(outsider) == outsider)
+    }
+
     @Test("unknown usernames are limited like known ones")
     func unknownUsersLimited() async throws {
         let auth = try await AuthHarness.make(AuthHarness.configuration(maxFailedLogins: 2))

@@ -2,7 +2,7 @@ import Logging
 import ServiceCore
 
 /// Bounds the password work (bcrypt) of the whole service: `maxConcurrent` at once, `maxQueued` waiting, at most
-/// `maxPerAddress` running or waiting for one client address; anything more gets `-32029` at once.
+/// `maxPerAddress` running or waiting for one client address (IPv6: one /64); anything more gets `-32029` at once.
 ///
 /// bcrypt takes 60–250 ms of a core; without a bound, a flood of sign-ins (or of 100-call batches) would queue
 /// minutes of work in front of everyone else's sign-in. The per-address share keeps one address from filling the
@@ -36,7 +36,7 @@ public actor PasswordHashingGate {
     public nonisolated func run<T: Sendable>(for address: String?, _ work: @Sendable () async throws -> T)
         async throws -> T
     {
-        let key = address ?? ""
+        let key = SignInLimiter.label(address)
         try await acquire(key)
         do {
             let result = try await work()

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import RPCServer
 import ServiceCore
 
 /// The soft limits on guessing (OWASP ASVS V2.2): written once, over whichever ``AttemptCounters`` the backend has.
@@ -152,8 +153,13 @@ public struct SignInLimiter: Sendable {
         OpaqueToken.storageHash(of: parts.map { "\($0.utf8.count):\($0)" }.joined())
     }
 
-    /// The address as counted; calls without one (in process) share one bucket.
-    static func label(_ address: String?) -> String { address ?? "in-process" }
+    /// The address as counted: IPv6 addresses by their /64 (one host usually holds a whole /64, so counting single
+    /// addresses would give it 2^64 fresh counters); calls without an address (in process) share one bucket.
+    public static func label(_ address: String?) -> String {
+        guard let address else { return "in-process" }
+        if address.contains(":"), let network = IPNetwork(address + "/64") { return network.description }
+        return address
+    }
 }
 
 extension SignInLimiter.AccountKind {
