@@ -229,7 +229,8 @@ let package = Package(
                 ],
                 swiftSettings: swiftSettings
             ),
-            .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", logging], swiftSettings: swiftSettings),
+            .testTarget(
+                name: "JSONRPCTests", dependencies: ["JSONRPC", "TestSupport", logging], swiftSettings: swiftSettings),
             .testTarget(
                 name: "ContractTests",
                 dependencies: ["JSONRPC", "SharedModels", logging],

@@ -43,7 +43,8 @@ struct AuthHarness {
 
     static func make(
         _ configuration: AuthConfiguration = configuration(), clock: TestClock = TestClock(),
-        postgres: PostgresServiceDatabase? = nil, passwordThreadPool: NIOThreadPool = .singleton
+        postgres: PostgresServiceDatabase? = nil, passwordThreadPool: NIOThreadPool = .singleton,
+        logger: Logger = AuthHarness.logger
     ) async throws -> AuthHarness {
         let components = try await AuthComponents.make(
             configuration: configuration, logger: logger, postgres: postgres, passwordThreadPool: passwordThreadPool,
