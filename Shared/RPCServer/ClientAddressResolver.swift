@@ -33,6 +33,12 @@ public struct ClientAddressResolver: Sendable {
         return client
     }
 
+    /// The peer as counted: an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`, how dual-stack listeners report IPv4
+    /// clients) as the plain IPv4 address it is; anything else unchanged.
+    public static func canonicalPeer(_ peer: String) -> String {
+        peer.hasPrefix("::ffff:") ? (IPNetwork.canonicalAddress(peer) ?? peer) : peer
+    }
+
     /// Whether `address` (canonical text) is a trusted proxy.
     public func isTrusted(_ address: String) -> Bool {
         trustedProxies.contains { $0.contains(address) }

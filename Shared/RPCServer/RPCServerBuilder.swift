@@ -104,7 +104,7 @@ public enum RPCServerBuilder {
     static func clientAddress(
         of request: Request, context: RPCServerRequestContext, addresses: ClientAddressResolver
     ) -> String? {
-        let peer = context.remoteAddress?.ipAddress
+        let peer = context.remoteAddress?.ipAddress.map(ClientAddressResolver.canonicalPeer)
         // Most deployments trust no proxy: skip reading the headers at all.
         guard !addresses.trustedProxies.isEmpty else { return peer }
         return addresses.clientAddress(

@@ -52,6 +52,8 @@ struct ClientAddressTests {
             resolver.clientAddress(peer: "127.0.0.2", forwarded: ["for=198.51.100.1"], forwardedFor: []) == "127.0.0.2")
         #expect(resolver.clientAddress(peer: "::ffff:127.0.0.2", forwarded: [], forwardedFor: []) == "127.0.0.2")
         #expect(resolver.clientAddress(peer: nil, forwarded: [], forwardedFor: ["198.51.100.1"]) == nil)
+        #expect(ClientAddressResolver.canonicalPeer("::ffff:198.51.100.1") == "198.51.100.1")
+        #expect(ClientAddressResolver.canonicalPeer("2001:db8::1") == "2001:db8::1")
     }
 
     @Test("behind trusted proxies the client is the last untrusted hop")

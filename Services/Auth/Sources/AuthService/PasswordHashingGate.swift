@@ -9,15 +9,17 @@ import ServiceCore
 /// queue.
 public actor PasswordHashingGate {
     /// Hashes running at once (the bcrypt thread pool has one thread per core).
-    public let maxConcurrent: Int
+    public nonisolated let maxConcurrent: Int
     /// Hashes waiting for a thread before further ones are refused.
-    public let maxQueued: Int
+    public nonisolated let maxQueued: Int
     /// Hashes one address may have running or waiting.
-    public let maxPerAddress: Int
+    public nonisolated let maxPerAddress: Int
     /// How many hashes were let through (tests and diagnostics).
     public private(set) var admitted = 0
     /// How many were refused.
     public private(set) var refused = 0
+    /// How many finished.
+    public private(set) var finished = 0
 
     private let logger: Logger
     private var isSaturated = false
@@ -72,6 +74,7 @@ public actor PasswordHashingGate {
     }
 
     private func release(_ key: String) {
+        finished += 1
         let held = heldByAddress[key, default: 1] - 1
         heldByAddress[key] = held > 0 ? held : nil
         if waiting.isEmpty {
