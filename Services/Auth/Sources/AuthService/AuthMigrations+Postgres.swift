@@ -38,7 +38,7 @@ extension AuthDatabase {
                 """,
             ]),
         PostgresMigration(
-            "v2",
+            "v3 sign-in attempt counters",
             [
                 // Sign-in limits shared by the replicas (PostgresAttemptCounters); keys are SHA-256 hex.
                 """
