@@ -137,7 +137,7 @@ let package = Package(
         + service(
             "AuthService", executable: "auth-service", directory: "Auth",
             dependencies: [bcrypt, jwtKit, crypto, nioPosix],
-            testDependencies: [grdb, jwtKit, crypto])
+            testDependencies: [grdb, jwtKit, crypto, nioPosix])
         + service(
             "StoreService", executable: "store-service", directory: "NotificationStore",
             dependencies: [serviceLifecycle],
@@ -229,7 +229,8 @@ let package = Package(
                 ],
                 swiftSettings: swiftSettings
             ),
-            .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", logging], swiftSettings: swiftSettings),
+            .testTarget(
+                name: "JSONRPCTests", dependencies: ["JSONRPC", "TestSupport", logging], swiftSettings: swiftSettings),
             .testTarget(
                 name: "ContractTests",
                 dependencies: ["JSONRPC", "SharedModels", logging],

@@ -449,7 +449,10 @@ def start_auth(ctx, name, port, cost):
                       SECUREPUSH_DISPATCH_CLIENT_ID=DISPATCH_CLIENT_ID,
                       SECUREPUSH_DISPATCH_CLIENT_SECRET=DISPATCH_CLIENT_SECRET,
                       SECUREPUSH_BOOTSTRAP_CLIENT_ID=BACKEND_CLIENT_ID,
-                      SECUREPUSH_BOOTSTRAP_CLIENT_SECRET=BACKEND_CLIENT_SECRET)
+                      SECUREPUSH_BOOTSTRAP_CLIENT_SECRET=BACKEND_CLIENT_SECRET,
+                      # One address signs in thousands of times: no per-address rate limit, and room for the
+                      # REFRESH_CHAINS / LOGIN_CLIENTS x LOGIN_STREAMS logins in flight in the bcrypt queue.
+                      SECUREPUSH_AUTH_RATE_LIMIT=0, SECUREPUSH_BCRYPT_PER_ADDRESS=16)
     proc = start(name, [os.path.join(ctx["bin"], "auth-service")], env, os.path.join(ctx["logs"], f"{name}.log"))
     url = f"http://127.0.0.1:{port}"
     wait_healthy(name, url, proc)

@@ -23,20 +23,12 @@ struct ClientsCommand: AsyncParsableCommand {
         @Option(help: "client id") var id: String
         @Option(name: .customLong("scope"), help: "a scope to grant, e.g. push:send (repeatable)") var scopes: [String]
         @Option(help: "the secret (default: a random 256-bit one)") var secret: String?
-        @Option(help: "data directory holding auth.sqlite (env SECUREPUSH_DATA_DIR; default ./.securepush)")
-        var dataDir: String?
+        @OptionGroup var database: AuthDatabaseOptions
 
         func run() async throws {
-            var environment = ServiceEnvironment()
-            if let dataDir { environment.values["SECUREPUSH_DATA_DIR"] = dataDir }
-            let authConfiguration = try AuthConfiguration(environment: environment)
-            let registry = try await ClientRegistry.open(configuration: authConfiguration)
-            let credentials = try await reportingRPCErrors {
-                do {
-                    return try await registry.createClient(id: id, scopes: scopes, secret: secret)
-                } catch let error as any RPCErrorConvertible {
-                    throw error.rpcError
-                }
+            let registry = try await ClientRegistry.open(configuration: try database.configuration())
+            let credentials = try await database.reportingAuthErrors {
+                try await registry.createClient(id: id, scopes: scopes, secret: secret)
             }
             print("created client '\(credentials.clientId)' with scopes \(scopes.joined(separator: " "))")
             print("secret: \(credentials.secret)")

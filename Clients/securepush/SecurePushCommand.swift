@@ -8,7 +8,8 @@ struct SecurePushCommand: AsyncParsableCommand {
         abstract: "SecurePush: secure push notifications, self-hosted.",
         subcommands: [
             UpCommand.self, RegisterCommand.self, LoginCommand.self, ListenCommand.self, SendCommand.self,
-            StatusCommand.self, FetchCommand.self, DemoCommand.self, ClientsCommand.self, CertsCommand.self,
+            StatusCommand.self, FetchCommand.self, DemoCommand.self, ClientsCommand.self, UsersCommand.self,
+            CertsCommand.self,
             HealthCommand.self,
         ]
     )

@@ -42,14 +42,15 @@ public struct ServiceEnvironment: Sendable {
 
     /// The listening configuration: `SECUREPUSH_HOST` (default 127.0.0.1), `portVariable` (default `defaultPort`),
     /// `SECUREPUSH_TLS_CERT_FILE` + `SECUREPUSH_TLS_KEY_FILE`, `SECUREPUSH_MAX_BODY_BYTES`, `SECUREPUSH_MAX_BATCH`,
-    /// `SECUREPUSH_IDLE_TIMEOUT`, `SECUREPUSH_HANDSHAKE_TIMEOUT`, `SECUREPUSH_SHUTDOWN_TIMEOUT`.
+    /// `SECUREPUSH_IDLE_TIMEOUT`, `SECUREPUSH_HANDSHAKE_TIMEOUT`, `SECUREPUSH_SHUTDOWN_TIMEOUT`,
+    /// `SECUREPUSH_TRUSTED_PROXIES`.
     public func server(portVariable: String, defaultPort: Int) throws -> RPCServerConfiguration {
         let certificate = string("SECUREPUSH_TLS_CERT_FILE")
         let key = string("SECUREPUSH_TLS_KEY_FILE")
         guard (certificate == nil) == (key == nil) else {
             throw ConfigurationError("SECUREPUSH_TLS_CERT_FILE and SECUREPUSH_TLS_KEY_FILE must be set together")
         }
-        let configuration = RPCServerConfiguration(
+        var configuration = RPCServerConfiguration(
             host: string("SECUREPUSH_HOST") ?? "127.0.0.1",
             port: try int(portVariable, default: defaultPort, in: 0...65535),
             tls: certificate.map { .init(certificateChainPath: $0, privateKeyPath: key!) },
@@ -59,8 +60,25 @@ public struct ServiceEnvironment: Sendable {
             handshakeTimeout: try seconds("SECUREPUSH_HANDSHAKE_TIMEOUT", default: 10, in: 1...300),
             shutdownTimeout: try seconds("SECUREPUSH_SHUTDOWN_TIMEOUT", default: 10, in: 1...600)
         )
+        configuration.trustedProxies = try trustedProxies()
         if isProduction { try ProductionPolicy.checkListener(configuration) }
         return configuration
+    }
+
+    /// `SECUREPUSH_TRUSTED_PROXIES`: comma-separated CIDRs (IPv4 or IPv6) whose forwarding headers are believed;
+    /// unset trusts no proxy. Throws naming the variable and the entry that is not a CIDR.
+    public func trustedProxies() throws -> [IPNetwork] {
+        guard let raw = string("SECUREPUSH_TRUSTED_PROXIES") else { return [] }
+        return try raw.split(separator: ",").compactMap { entry in
+            let text = entry.trimmingCharacters(in: .whitespaces)
+            guard !text.isEmpty else { return nil }
+            guard let network = IPNetwork(text) else {
+                throw ConfigurationError(
+                    "SECUREPUSH_TRUSTED_PROXIES: '\(text.prefix(64))' is not an IPv4 or IPv6 address or CIDR (e.g. 10.0.0.0/8, fd00::/8)"
+                )
+            }
+            return network
+        }
     }
 
     /// A peer service's base URL from `variable` (`SECUREPUSH_AUTH_URL`, `SECUREPUSH_STORE_URL`), `defaultURL` when
@@ -104,5 +122,17 @@ extension ServiceEnvironment {
         let url = try PostgresURL(text)
         if isProduction { try ProductionPolicy.checkDatabase(url) }
         return url
+    }
+}
+
+extension ServiceEnvironment {
+    /// A yes/no variable (`true`/`false`, `1`/`0`, `yes`/`no`), or `defaultValue` when unset; throws naming it otherwise.
+    public func bool(_ name: String, default defaultValue: Bool) throws -> Bool {
+        switch string(name)?.lowercased() {
+        case nil: return defaultValue
+        case "1", "true", "yes": return true
+        case "0", "false", "no": return false
+        case let other?: throw ConfigurationError("\(name) must be true or false, got '\(other.prefix(64))'")
+        }
     }
 }

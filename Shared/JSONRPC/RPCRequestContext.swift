@@ -7,10 +7,13 @@ public struct RPCRequestContext: Sendable {
     public var bearerToken: String?
     /// A logger carrying this request's `request.id`.
     public var logger: Logger
+    /// The caller's IP address (the socket's peer, or the client a trusted proxy names); `nil` in process.
+    public var clientAddress: String?
 
-    public init(bearerToken: String?, logger: Logger) {
+    public init(bearerToken: String?, logger: Logger, clientAddress: String? = nil) {
         self.bearerToken = bearerToken
         self.logger = logger
+        self.clientAddress = clientAddress
     }
 
     /// Reads the bearer token out of an `Authorization` header value; `nil` for any other scheme.

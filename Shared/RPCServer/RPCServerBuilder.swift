@@ -13,7 +13,7 @@ import SharedModels
 /// Builds the Hummingbird application every SecurePush service runs: `POST /rpc`, `GET /health`, and any extra routes.
 public enum RPCServerBuilder {
     /// The router type services add extra routes to.
-    public typealias ServiceRouter = Router<BasicRequestContext>
+    public typealias ServiceRouter = Router<RPCServerRequestContext>
 
     /// Builds the application.
     /// - Parameters:
@@ -35,10 +35,13 @@ public enum RPCServerBuilder {
         addRoutes: (ServiceRouter) -> Void = { _ in },
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
-        let router = ServiceRouter(context: BasicRequestContext.self)
+        let router = ServiceRouter(context: RPCServerRequestContext.self)
         let maxBodyBytes = configuration.maxBodyBytes
+        let addresses = ClientAddressResolver(trustedProxies: configuration.trustedProxies)
         router.post("/rpc") { request, context in
-            try await handleRPC(request: request, context: context, dispatcher: dispatcher, maxBodyBytes: maxBodyBytes)
+            try await handleRPC(
+                request: request, context: context, dispatcher: dispatcher, maxBodyBytes: maxBodyBytes,
+                addresses: addresses)
         }
         router.get("/health") { _, _ in
             let checks = await health()
@@ -63,9 +66,10 @@ public enum RPCServerBuilder {
 
     static func handleRPC(
         request: Request,
-        context: BasicRequestContext,
+        context: RPCServerRequestContext,
         dispatcher: RPCDispatcher,
-        maxBodyBytes: Int
+        maxBodyBytes: Int,
+        addresses: ClientAddressResolver
     ) async throws -> Response {
         if let contentType = request.headers[.contentType],
             !contentType.lowercased().hasPrefix("application/json")
@@ -87,12 +91,26 @@ public enum RPCServerBuilder {
         }
         let rpcContext = RPCRequestContext(
             bearerToken: RPCRequestContext.bearerToken(fromAuthorization: request.headers[.authorization]),
-            logger: context.logger
+            logger: context.logger,
+            clientAddress: clientAddress(of: request, context: context, addresses: addresses)
         )
         guard let data = await dispatcher.handle(body: Data(buffer: buffer), context: rpcContext) else {
             return Response(status: .noContent)
         }
         return jsonResponse(status: .ok, data)
+    }
+
+    /// The caller's address: the peer, or the client named by a trusted proxy's forwarding headers.
+    static func clientAddress(
+        of request: Request, context: RPCServerRequestContext, addresses: ClientAddressResolver
+    ) -> String? {
+        let peer = context.remoteAddress?.ipAddress.map(ClientAddressResolver.canonicalPeer)
+        // Most deployments trust no proxy: skip reading the headers at all.
+        guard !addresses.trustedProxies.isEmpty else { return peer }
+        return addresses.clientAddress(
+            peer: peer,
+            forwarded: request.headers[values: .forwarded],
+            forwardedFor: request.headers[values: .xForwardedFor])
     }
 
     static func errorResponse(_ status: HTTPResponse.Status, _ error: RPCError) -> Response {
@@ -108,4 +126,11 @@ public enum RPCServerBuilder {
             body: .init(byteBuffer: ByteBuffer(bytes: data))
         )
     }
+}
+
+extension HTTPField.Name {
+    /// `Forwarded` (RFC 7239).
+    static let forwarded = HTTPField.Name("Forwarded")!
+    /// `X-Forwarded-For`, the de-facto predecessor of `Forwarded`.
+    static let xForwardedFor = HTTPField.Name("X-Forwarded-For")!
 }

@@ -17,6 +17,8 @@ public struct RPCServerConfiguration: Sendable {
     /// On graceful shutdown, longest in-flight requests may run before their connections are closed; the process
     /// exits within this time whatever clients do.
     public var shutdownTimeout: Duration
+    /// Proxies whose `Forwarded` / `X-Forwarded-For` headers name the client (`SECUREPUSH_TRUSTED_PROXIES`).
+    public var trustedProxies: [IPNetwork] = []
 
     public init(
         host: String = "127.0.0.1", port: Int, tls: TLSFiles? = nil, maxBodyBytes: Int = 1 << 20,

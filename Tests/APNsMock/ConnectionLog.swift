@@ -26,8 +26,20 @@ public final class ConnectionLog: Sendable {
     public var openCount: Int { channels.withLock { $0.filter(\.isActive).count } }
 
     /// Sends GOAWAY on every connection from the server's side, leaving the connections open.
+    ///
+    /// A connection still in its TLS handshake has no HTTP/2 handler yet, and a frame written then would reach the
+    /// TLS handler (a crash): each connection gets a bounded wait for its HTTP/2 handler first.
     public func sendGoAway(lastStreamID: HTTP2StreamID) async throws {
         for channel in channels.withLock({ $0 }) where channel.isActive {
+            var speaksHTTP2 = false
+            for _ in 0..<200 where channel.isActive {
+                if (try? await channel.pipeline.handler(type: NIOHTTP2Handler.self).get()) != nil {
+                    speaksHTTP2 = true
+                    break
+                }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            guard speaksHTTP2 else { continue }
             let frame = HTTP2Frame(
                 streamID: .rootStream,
                 payload: .goAway(lastStreamID: lastStreamID, errorCode: .noError, opaqueData: nil)

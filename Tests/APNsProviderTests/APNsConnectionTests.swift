@@ -100,13 +100,13 @@ struct APNsConnectionTests {
     @Test("the periodic PING gives up a connection that died silently before the next delivery needs it")
     func periodicPing() async throws {
         let blackHole = BlackHole()
-        let log = LogRecorder()
+        let log = RecordedLog()
         try await withAPNsMock(blackHole: blackHole) { mock in
             var configuration = mock.configuration()
             configuration.pingInterval = .milliseconds(100)
             configuration.pingTimeout = .seconds(5)
             configuration.requestTimeout = .seconds(10)
-            try await withProvider(configuration, logger: log.logger) { provider in
+            try await withProvider(configuration, logger: log.logger()) { provider in
                 #expect(await provider.deliver(makeJob(token: deviceToken(1))) == .sent)
                 #expect(await eventually { log.count("apns.ping") > 0 })
                 blackHole.swallow()

@@ -17,6 +17,12 @@ struct AuthConfigurationTests {
         #expect(configuration.bootstrapClient == nil)
         #expect(configuration.dispatchClient == nil)
         #expect(!configuration.isProduction)
+        #expect(configuration.maxFailedLogins == 10)
+        #expect(configuration.authRateLimit == 120)
+        #expect(configuration.passwordQueueLength == 16)
+        #expect(configuration.passwordChecksPerAddress == 4)
+        #expect(configuration.selfRegistration)
+        #expect(configuration.server.trustedProxies.isEmpty)
     }
 
     @Test("every variable is read")
@@ -35,6 +41,11 @@ struct AuthConfigurationTests {
                 "SECUREPUSH_DISPATCH_CLIENT_SECRET": "dispatch-secret",
                 "SECUREPUSH_LOGIN_MAX_FAILURES": "5",
                 "SECUREPUSH_LOGIN_FAILURE_WINDOW": "60",
+                "SECUREPUSH_AUTH_RATE_LIMIT": "0",
+                "SECUREPUSH_BCRYPT_QUEUE": "3",
+                "SECUREPUSH_BCRYPT_PER_ADDRESS": "2",
+                "SECUREPUSH_SELF_REGISTRATION": "false",
+                "SECUREPUSH_TRUSTED_PROXIES": "10.0.0.0/8",
             ]))
         #expect(configuration.server.port == 9001)
         #expect(configuration.databasePath == "/var/lib/securepush/auth.sqlite")
@@ -46,6 +57,11 @@ struct AuthConfigurationTests {
         #expect(configuration.dispatchClient == .init(clientId: "dispatch", secret: "dispatch-secret"))
         #expect(configuration.maxFailedLogins == 5)
         #expect(configuration.failedLoginWindow == 60)
+        #expect(configuration.authRateLimit == 0)
+        #expect(configuration.passwordQueueLength == 3)
+        #expect(configuration.passwordChecksPerAddress == 2)
+        #expect(configuration.selfRegistration == false)
+        #expect(configuration.server.trustedProxies.map(\.description) == ["10.0.0.0/8"])
     }
 
     @Test(
@@ -54,6 +70,9 @@ struct AuthConfigurationTests {
             ["SECUREPUSH_BCRYPT_COST": "9"],
             ["SECUREPUSH_BCRYPT_COST": "17"],
             ["SECUREPUSH_ACCESS_TOKEN_TTL": "soon"],
+            ["SECUREPUSH_AUTH_RATE_LIMIT": "-1"],
+            ["SECUREPUSH_BCRYPT_PER_ADDRESS": "0"],
+            ["SECUREPUSH_TRUSTED_PROXIES": "10.0.0.0/40"],
             ["SECUREPUSH_BOOTSTRAP_CLIENT_ID": "backend"],
             ["SECUREPUSH_DISPATCH_CLIENT_SECRET": "lonely-secret"],
             ["SECUREPUSH_BOOTSTRAP_CLIENT_ID": "bad id", "SECUREPUSH_BOOTSTRAP_CLIENT_SECRET": "secret"],

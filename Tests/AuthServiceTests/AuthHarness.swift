@@ -1,6 +1,7 @@
 import AuthService
 import Foundation
 import Logging
+import NIOPosix
 import ServiceCore
 import SharedModels
 import TestSupport
@@ -24,7 +25,9 @@ struct AuthHarness {
         signingKeyFile: String? = nil,
         bootstrapClient: ClientRegistry.Credentials? = nil,
         dispatchClient: ClientRegistry.Credentials? = nil,
-        maxFailedLogins: Int = 10
+        maxFailedLogins: Int = 10,
+        authRateLimit: Int = 120,
+        selfRegistration: Bool = true
     ) -> AuthConfiguration {
         AuthConfiguration(
             databasePath: databasePath,
@@ -32,16 +35,20 @@ struct AuthHarness {
             bcryptCost: 10,
             bootstrapClient: bootstrapClient,
             dispatchClient: dispatchClient,
-            maxFailedLogins: maxFailedLogins
+            maxFailedLogins: maxFailedLogins,
+            authRateLimit: authRateLimit,
+            selfRegistration: selfRegistration
         )
     }
 
     static func make(
         _ configuration: AuthConfiguration = configuration(), clock: TestClock = TestClock(),
-        postgres: PostgresServiceDatabase? = nil
+        postgres: PostgresServiceDatabase? = nil, passwordThreadPool: NIOThreadPool = .singleton,
+        logger: Logger = AuthHarness.logger
     ) async throws -> AuthHarness {
         let components = try await AuthComponents.make(
-            configuration: configuration, logger: logger, postgres: postgres, now: { clock.now })
+            configuration: configuration, logger: logger, postgres: postgres, passwordThreadPool: passwordThreadPool,
+            now: { clock.now })
         let dispatcher = components.dispatcher
         let rpc = RPCClient(
             transport: InProcessTransport(
@@ -51,6 +58,25 @@ struct AuthHarness {
             peerName: "auth"
         )
         return AuthHarness(components: components, clock: clock, rpc: rpc)
+    }
+
+    /// A client whose calls come from `address`, as `RPCServerBuilder` would report a socket's peer.
+    func rpc(from address: String) -> RPCClient {
+        let dispatcher = components.dispatcher
+        return RPCClient(
+            transport: InProcessTransport(
+                dispatcher: { dispatcher },
+                context: { RPCRequestContext(bearerToken: $0, logger: AuthHarness.logger, clientAddress: address) }
+            ),
+            peerName: "auth"
+        )
+    }
+
+    /// Posts a raw body (e.g. a batch) from `address`; returns the response body.
+    func post(_ body: String, from address: String) async -> Data? {
+        await components.dispatcher.handle(
+            body: Data(body.utf8),
+            context: RPCRequestContext(bearerToken: nil, logger: AuthHarness.logger, clientAddress: address))
     }
 
     /// A verifier as notification-store and push-dispatch run it, fetching keys with `auth.keys`.
@@ -64,8 +90,15 @@ struct AuthHarness {
         try await rpc.call(Auth.Register.self, .init(username: username, password: password)).userId
     }
 
-    func login(_ username: String, _ password: String = "correct horse") async throws -> Auth.TokenGrant {
-        try await rpc.call(Auth.Login.self, .init(username: username, password: password))
+    func login(_ username: String, _ password: String = "correct horse", from address: String? = nil) async throws
+        -> Auth.TokenGrant
+    {
+        try await (address.map(rpc(from:)) ?? rpc).call(Auth.Login.self, .init(username: username, password: password))
+    }
+
+    func clientToken(_ clientID: String, _ secret: String, from address: String) async throws -> Auth.ClientToken.Result
+    {
+        try await rpc(from: address).call(Auth.ClientToken.self, .init(clientId: clientID, clientSecret: secret))
     }
 
     func refresh(_ token: String) async throws -> Auth.TokenGrant {

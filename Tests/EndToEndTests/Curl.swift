@@ -32,15 +32,7 @@ struct Curl {
         _ = FileManager.default.createFile(atPath: written, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: written))
         process.standardInput = FileHandle.nullDevice
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            process.terminationHandler = { _ in continuation.resume() }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
+        try await process.runToExit()
         let parts = ((try? String(contentsOfFile: written, encoding: .utf8)) ?? "").split(separator: " ")
         return Result(
             status: parts.first.flatMap { Int($0) } ?? 0,

@@ -1,5 +1,6 @@
 import Foundation
 import JSONRPC
+import TestSupport
 import Testing
 
 /// A domain error of the kind a service defines: it picks its own wire form.
@@ -46,7 +47,7 @@ struct HandlerErrorTests {
 
     @Test("a handler throwing a non-RPC error gives -32603 'Internal error' and leaks nothing")
     func internalError() async throws {
-        let logs = LogRecorder()
+        let logs = RecordedLog()
         let raw = try #require(
             await Wire.rawResponse(
                 to: #"{"jsonrpc": "2.0", "method": "fail", "params": {"kind": "internal"}, "id": 3}"#,
@@ -62,7 +63,7 @@ struct HandlerErrorTests {
         #expect(!text.contains("DatabaseFailure"))
 
         // The details belong in the server log instead.
-        let entry = try #require(logs.entries.first { $0.message == "rpc.handler.failed" })
+        let entry = try #require(logs.all.first { $0.message == "rpc.handler.failed" })
         #expect(entry.level == .error)
         #expect(entry.metadata["rpc.method"] == "fail")
         #expect(entry.metadata["error"]?.description.contains("SQLITE_CORRUPT") == true)

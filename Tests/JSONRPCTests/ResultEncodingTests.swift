@@ -1,5 +1,6 @@
 import Foundation
 import JSONRPC
+import TestSupport
 import Testing
 
 enum Ratio: RPCMethod {
@@ -18,7 +19,7 @@ struct ResultEncodingTests {
 
     @Test("an unencodable result (NaN) gives -32603 with the request's id, and the reason goes to the log")
     func singleCall() async throws {
-        let logs = LogRecorder()
+        let logs = RecordedLog()
         let response = try await Wire.response(
             to: #"{"jsonrpc": "2.0", "method": "ratio", "params": [0, 0], "id": 5}"#, from: dispatcher,
             context: Wire.context(logger: logs.logger()))
@@ -26,7 +27,7 @@ struct ResultEncodingTests {
             response
                 == (try Wire.json(
                     #"{"jsonrpc": "2.0", "error": {"code": -32603, "message": "Internal error"}, "id": 5}"#)))
-        #expect(logs.entries.contains { $0.message == "rpc.result.unencodable" && $0.level == .error })
+        #expect(logs.all.contains { $0.message == "rpc.result.unencodable" && $0.level == .error })
     }
 
     @Test("an unencodable result in a batch spoils only its own element")

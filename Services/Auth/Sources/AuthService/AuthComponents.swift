@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Logging
+import NIOPosix
 import ServiceCore
 import SharedModels
 
@@ -27,6 +28,7 @@ public struct AuthComponents: Sendable {
         configuration: AuthConfiguration,
         logger: Logger,
         postgres: PostgresServiceDatabase? = nil,
+        passwordThreadPool: NIOThreadPool = .singleton,
         now: @escaping @Sendable () -> Date = Date.init
     ) async throws -> AuthComponents {
         try configuration.validate()
@@ -41,7 +43,7 @@ public struct AuthComponents: Sendable {
             sqlite = database
             repository = SQLiteAuthRepository(writer: database)
         }
-        let hasher = try await PasswordHasher(cost: configuration.bcryptCost)
+        let hasher = try await PasswordHasher(cost: configuration.bcryptCost, threadPool: passwordThreadPool)
         let loadSigner = {
             try await AccessTokenSigner.load(
                 keyFile: configuration.signingKeyFile,
@@ -71,10 +73,20 @@ public struct AuthComponents: Sendable {
             signer: signer,
             clients: clients,
             hasher: hasher,
-            throttle: LoginThrottle(
+            limiter: SignInLimiter(
+                counters: postgres.map { PostgresAttemptCounters(database: $0) } ?? InMemoryAttemptCounters(),
                 maxFailures: configuration.maxFailedLogins,
-                window: TimeInterval(configuration.failedLoginWindow)
+                window: TimeInterval(configuration.failedLoginWindow),
+                requestsPerMinute: configuration.authRateLimit,
+                logger: logger
             ),
+            hashing: PasswordHashingGate(
+                maxConcurrent: configuration.passwordConcurrency,
+                maxQueued: configuration.passwordQueueLength,
+                maxPerAddress: configuration.passwordChecksPerAddress,
+                logger: logger
+            ),
+            selfRegistration: configuration.selfRegistration,
             refreshTokenTTL: configuration.refreshTokenTTL,
             logger: logger,
             now: now
@@ -93,12 +105,17 @@ public struct AuthComponents: Sendable {
         ["database": await databaseReadiness(sqlite: sqlite, postgres: postgres)]
     }
 
-    /// A background service purging expired refresh tokens every `configuration.purgeInterval`.
+    /// A background service purging expired refresh tokens and attempt counters every `configuration.purgeInterval`.
     public func purger(logger: Logger) -> PeriodicService {
         let service = service
         return PeriodicService(name: "auth.purge", interval: configuration.purgeInterval, logger: logger) {
             let purged = try await service.purgeExpiredTokens()
-            if purged > 0 { logger.debug("auth.purge.done", metadata: ["auth.purged_tokens": "\(purged)"]) }
+            let counters = try await service.limiter.purgeExpired(at: service.now())
+            if purged + counters > 0 {
+                logger.debug(
+                    "auth.purge.done",
+                    metadata: ["auth.purged_tokens": "\(purged)", "auth.purged_counters": "\(counters)"])
+            }
         }
     }
 

@@ -8,7 +8,8 @@ extension AuthConfiguration {
     /// `SECUREPUSH_REFRESH_TOKEN_TTL` (2592000); `SECUREPUSH_BCRYPT_COST` (12);
     /// `SECUREPUSH_BOOTSTRAP_CLIENT_ID`/`_SECRET`; `SECUREPUSH_DISPATCH_CLIENT_ID`/`_SECRET` (secrets also from
     /// `…_SECRET_FILE`);
-    /// `SECUREPUSH_LOGIN_MAX_FAILURES` (10); `SECUREPUSH_LOGIN_FAILURE_WINDOW` (300).
+    /// `SECUREPUSH_LOGIN_MAX_FAILURES` (10); `SECUREPUSH_LOGIN_FAILURE_WINDOW` (300); `SECUREPUSH_AUTH_RATE_LIMIT` (120);
+    /// `SECUREPUSH_BCRYPT_QUEUE` (16); `SECUREPUSH_BCRYPT_PER_ADDRESS` (4); `SECUREPUSH_SELF_REGISTRATION` (true).
     public init(environment: ServiceEnvironment) throws {
         self.init(
             server: try environment.server(portVariable: "SECUREPUSH_AUTH_PORT", defaultPort: 8081),
@@ -22,8 +23,12 @@ extension AuthConfiguration {
             bootstrapClient: try Self.client(environment, prefix: "SECUREPUSH_BOOTSTRAP_CLIENT"),
             dispatchClient: try Self.client(environment, prefix: "SECUREPUSH_DISPATCH_CLIENT"),
             maxFailedLogins: try environment.int("SECUREPUSH_LOGIN_MAX_FAILURES", default: 10, in: 0...1_000_000),
-            failedLoginWindow: try environment.int("SECUREPUSH_LOGIN_FAILURE_WINDOW", default: 300, in: 1...86_400)
+            failedLoginWindow: try environment.int("SECUREPUSH_LOGIN_FAILURE_WINDOW", default: 300, in: 1...86_400),
+            authRateLimit: try environment.int("SECUREPUSH_AUTH_RATE_LIMIT", default: 120, in: 0...1_000_000),
+            passwordQueueLength: try environment.int("SECUREPUSH_BCRYPT_QUEUE", default: 16, in: 0...10_000),
+            selfRegistration: try environment.bool("SECUREPUSH_SELF_REGISTRATION", default: true)
         )
+        passwordChecksPerAddress = try environment.int("SECUREPUSH_BCRYPT_PER_ADDRESS", default: 4, in: 1...10_000)
         postgresURL = try environment.postgresURL()
         sqliteSynchronous = try environment.sqliteSynchronous()
         try validate()

@@ -1,3 +1,4 @@
+import NIOCore
 import RPCServer
 import ServiceCore
 
@@ -28,10 +29,22 @@ public struct AuthConfiguration: Sendable {
     public var bootstrapClient: ClientRegistry.Credentials?
     /// Provisioned at start with scope `store:write` (push-dispatch's own client).
     public var dispatchClient: ClientRegistry.Credentials?
-    /// Failed sign-ins per username (or client id) within `failedLoginWindow` before `-32029`; `0` disables throttling.
+    /// Failed sign-ins per (username or client id, client address) within `failedLoginWindow` before `-32029`; one
+    /// address may fail 5× as often over all accounts; an account failing 5× as often is slowed. `0` disables all.
     public var maxFailedLogins: Int
     /// Seconds a run of failed sign-ins is remembered, counted from the first one.
     public var failedLoginWindow: Int
+    /// Unauthenticated calls (`auth.register`, `.login`, `.refresh`, `.clientToken`) per minute per client address;
+    /// `0` turns the limit off (benchmarks).
+    public var authRateLimit: Int
+    /// Password checks (bcrypt) waiting for a thread before more get `-32029` (`SECUREPUSH_BCRYPT_QUEUE`).
+    public var passwordQueueLength: Int
+    /// Password checks running at once: one per core, the size of the thread pool bcrypt runs on.
+    public var passwordConcurrency: Int = System.coreCount
+    /// Password checks one client address may have running or waiting (`SECUREPUSH_BCRYPT_PER_ADDRESS`).
+    public var passwordChecksPerAddress: Int = 4
+    /// Whether anyone may create an account with `auth.register` (`SECUREPUSH_SELF_REGISTRATION`).
+    public var selfRegistration: Bool
     /// How often expired refresh tokens are purged.
     public var purgeInterval: Duration
 
@@ -50,6 +63,9 @@ public struct AuthConfiguration: Sendable {
         dispatchClient: ClientRegistry.Credentials? = nil,
         maxFailedLogins: Int = 10,
         failedLoginWindow: Int = 300,
+        authRateLimit: Int = 120,
+        passwordQueueLength: Int = 16,
+        selfRegistration: Bool = true,
         purgeInterval: Duration = .seconds(3600)
     ) {
         self.server = server
@@ -63,6 +79,9 @@ public struct AuthConfiguration: Sendable {
         self.dispatchClient = dispatchClient
         self.maxFailedLogins = maxFailedLogins
         self.failedLoginWindow = failedLoginWindow
+        self.authRateLimit = authRateLimit
+        self.passwordQueueLength = passwordQueueLength
+        self.selfRegistration = selfRegistration
         self.purgeInterval = purgeInterval
     }
 

@@ -12,6 +12,8 @@ public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
         case invalidClientCredentials
         case invalidRefreshToken
         case rateLimited(retryAfterSeconds: Int)
+        case hashingBusy
+        case registrationClosed
     }
 
     private let code: Code
@@ -38,10 +40,16 @@ public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A refresh token that is unknown, expired, already used or whose family is revoked.
     public static let invalidRefreshToken = AuthError(.invalidRefreshToken)
 
-    /// Too many failed attempts for one username or client.
+    /// Too many failed attempts, or calls, from one client address (or for one account from it).
     public static func rateLimited(retryAfterSeconds: Int) -> AuthError {
         AuthError(.rateLimited(retryAfterSeconds: retryAfterSeconds))
     }
+
+    /// Too many password checks running and waiting (service-wide, or for one client address).
+    public static let hashingBusy = AuthError(.hashingBusy)
+
+    /// `auth.register` while `SECUREPUSH_SELF_REGISTRATION=false`.
+    public static let registrationClosed = AuthError(.registrationClosed)
 
     public var description: String { rpcError.message }
 
@@ -62,6 +70,11 @@ extension AuthError: RPCErrorConvertible {
         case .invalidClientCredentials: .unauthenticated("invalid client credentials")
         case .invalidRefreshToken: .unauthenticated("refresh token is invalid, expired or revoked")
         case .rateLimited(let seconds): .rateLimited(retryAfterSeconds: seconds)
+        case .hashingBusy: .rateLimited(retryAfterSeconds: 1)
+        case .registrationClosed:
+            RPCError(
+                code: RPCErrorCode.forbidden,
+                message: "Forbidden: self-registration is closed; accounts are created by an operator")
         }
     }
 }

@@ -43,5 +43,15 @@ extension AuthDatabase {
                 // auth.revokedSessions reads the recent revocations every few seconds: never a scan of every session.
                 "CREATE INDEX token_families_by_revocation ON token_families (revoked_at) WHERE revoked_at IS NOT NULL"
             ]),
+        PostgresMigration(
+            "v3 sign-in attempt counters",
+            [
+                // Sign-in limits shared by the replicas (PostgresAttemptCounters); keys are SHA-256 hex.
+                """
+                CREATE TABLE attempt_counters (
+                    counter_key TEXT PRIMARY KEY, count BIGINT NOT NULL, expires_at TIMESTAMPTZ NOT NULL)
+                """,
+                "CREATE INDEX attempt_counters_by_expiry ON attempt_counters (expires_at)",
+            ]),
     ]
 }

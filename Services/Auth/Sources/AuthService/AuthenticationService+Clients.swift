@@ -5,17 +5,33 @@ extension AuthenticationService {
     /// An access token for a service client, carrying the client's scopes (never `user`).
     ///
     /// A wrong id and a wrong secret both throw the same `-32001` after the same bcrypt work.
-    public func clientToken(clientId: String, clientSecret: String) async throws -> Auth.ClientToken.Result {
-        // Hashed: throttle memory stays bounded however long the names sent are.
-        let throttleKey = OpaqueToken.storageHash(of: "client:" + clientId)
-        try await throttle.check(throttleKey, at: now())
-        guard let scopes = try await clients.authenticate(clientId: clientId, secret: clientSecret) else {
-            await throttle.recordFailure(throttleKey, at: now())
+    /// Limited like `login` (account = client id), so failures from elsewhere never refuse the right secret.
+    public func clientToken(clientId: String, clientSecret: String, from address: String? = nil) async throws
+        -> Auth.ClientToken.Result
+    {
+        let attempt = try await limiter.reserveAttempt(.client, account: clientId, from: address, at: now())
+        let scopes: [String]?
+        do {
+            let clients = clients
+            scopes = try await hashing.run(for: address) {
+                try await clients.authenticate(clientId: clientId, secret: clientSecret)
+            }
+        } catch {
+            await limiter.abandoned(attempt, at: now())
+            throw error
+        }
+        guard let scopes else {
             logger.debug("auth.client_token.failed")
             throw AuthError.invalidClientCredentials
         }
-        await throttle.reset(throttleKey)
+        await limiter.succeeded(attempt, at: now())
         let token = try await signer.sign(subject: clientId, scopes: scopes, at: now())
+        logger.security(
+            .init("auth.client_token.issued"),
+            metadata: [
+                "auth.client_id": "\(clientId)", "auth.scopes": "\(scopes.joined(separator: " "))",
+                "client.address": "\(address ?? "in-process")",
+            ])
         return Auth.ClientToken.Result(
             accessToken: token, tokenType: "Bearer", expiresIn: signer.tokenTTL, scopes: scopes)
     }

@@ -12,13 +12,18 @@ public struct AuthenticationService: Sendable {
     public let signer: AccessTokenSigner
     /// Service clients.
     public let clients: ClientRegistry
+    /// Limits on guessing and on unauthenticated calls.
+    public let limiter: SignInLimiter
+    /// The bound on concurrent password work.
+    public let hashing: PasswordHashingGate
     let hasher: PasswordHasher
-    let throttle: LoginThrottle
+    let selfRegistration: Bool
     let refreshTokenTTL: Int
     let logger: Logger
     let now: @Sendable () -> Date
 
     /// - Parameters:
+    ///   - selfRegistration: whether `auth.register` is open to anyone.
     ///   - refreshTokenTTL: seconds each refresh token lives.
     ///   - now: the clock (tests move it).
     public init(
@@ -26,7 +31,9 @@ public struct AuthenticationService: Sendable {
         signer: AccessTokenSigner,
         clients: ClientRegistry,
         hasher: PasswordHasher,
-        throttle: LoginThrottle,
+        limiter: SignInLimiter,
+        hashing: PasswordHashingGate,
+        selfRegistration: Bool = true,
         refreshTokenTTL: Int,
         logger: Logger,
         now: @escaping @Sendable () -> Date = Date.init
@@ -35,47 +42,61 @@ public struct AuthenticationService: Sendable {
         self.signer = signer
         self.clients = clients
         self.hasher = hasher
-        self.throttle = throttle
+        self.limiter = limiter
+        self.hashing = hashing
+        self.selfRegistration = selfRegistration
         self.refreshTokenTTL = refreshTokenTTL
         self.logger = logger
         self.now = now
     }
 
-    /// Creates an account; returns the new user id (a random lowercase UUID).
+    /// Creates an account (self-registration); returns the new user id (a random lowercase UUID).
     ///
-    /// Throws `-32602` naming `username` or `password` when either breaks the rules, `-32009` when the name is taken.
-    public func register(username: String, password: String) async throws -> String {
-        try CredentialRules.validateUsername(username)
-        try CredentialRules.validatePassword(password)
-        // Checked first so a taken name costs no bcrypt; the unique index still decides races.
-        if try await repository.user(named: username) != nil { throw AuthError.usernameTaken }
-        let user = UserRecord(
-            id: UUID().uuidString.lowercased(),
-            username: username,
-            passwordHash: try await hasher.hash(password),
-            createdAt: now()
-        )
-        try await repository.insertUser(user)
-        logger.debug("auth.register.succeeded", metadata: ["auth.user_id": "\(user.id)"])
-        return user.id
+    /// Throws `-32003` while self-registration is closed, `-32602` naming `username` or `password` when either breaks
+    /// the rules, `-32009` when the name is taken.
+    public func register(username: String, password: String, from address: String? = nil) async throws -> String {
+        guard selfRegistration else {
+            logger.security(.init("auth.register.refused"), metadata: ["client.address": "\(address ?? "in-process")"])
+            throw AuthError.registrationClosed
+        }
+        let hashing = hashing
+        let userID = try await AccountRegistry(repository: repository, hasher: hasher, now: now).createUser(
+            username: username, password: password, hashing: { try await hashing.run(for: address, $0) })
+        logger.debug("auth.register.succeeded", metadata: ["auth.user_id": "\(userID)"])
+        return userID
     }
 
     /// Signs a person in and starts a new refresh-token family.
     ///
     /// A wrong username and a wrong password both throw the same `-32001` after the same bcrypt work.
-    public func login(username: String, password: String) async throws -> Auth.TokenGrant {
-        // Hashed: throttle memory stays bounded however long the names sent are.
-        let throttleKey = OpaqueToken.storageHash(of: "user:" + username)
-        try await throttle.check(throttleKey, at: now())
-        let user = try await repository.user(named: username)
-        guard try await hasher.verify(password, against: user?.passwordHash), let user else {
-            await throttle.recordFailure(throttleKey, at: now())
+    /// The attempt is reserved with the limiter before any password work; refusals are `-32029` at once.
+    public func login(username: String, password: String, from address: String? = nil) async throws
+        -> Auth.TokenGrant
+    {
+        let attempt = try await limiter.reserveAttempt(.user, account: username, from: address, at: now())
+        let user: UserRecord?
+        let matches: Bool
+        do {
+            user = try await repository.user(named: username)
+            let hasher = hasher
+            matches = try await hashing.run(for: address) { [user] in
+                try await hasher.verify(password, against: user?.passwordHash)
+            }
+        } catch {
+            await limiter.abandoned(attempt, at: now())
+            throw error
+        }
+        guard matches, let user else {
             logger.debug("auth.login.failed")
             throw AuthError.invalidCredentials
         }
-        await throttle.reset(throttleKey)
+        await limiter.succeeded(attempt, at: now())
         if hasher.needsRehash(user.passwordHash) {
-            try await repository.updatePasswordHash(userID: user.id, hash: try await hasher.hash(password))
+            // Best effort: a busy queue only postpones the upgrade to the next sign-in.
+            let hasher = hasher
+            if let hash = try? await hashing.run(for: address, { try await hasher.hash(password) }) {
+                try await repository.updatePasswordHash(userID: user.id, hash: hash)
+            }
         }
         let refreshToken = OpaqueToken.generate()
         let issuedAt = now()

@@ -1,0 +1,31 @@
+import Foundation
+
+/// Where the sign-in limits keep their counts: ``InMemoryAttemptCounters`` for one process (SQLite),
+/// ``PostgresAttemptCounters`` shared by every replica.
+///
+/// Each key counts within a fixed window that starts with its first count. `reserve` is atomic: concurrent callers
+/// can never together pass `limit`, which is what lets a limit be checked *before* the password work.
+public protocol AttemptCounters: Sendable {
+    /// Adds one to `key` unless it already holds `limit` in its current window; a key with no live window starts one
+    /// of `window` seconds at `now`.
+    func reserve(_ key: String, limit: Int, window: TimeInterval, at now: Date) async throws -> AttemptCount
+    /// Takes one back from `key` (the attempt it counted turned out not to be a failure).
+    func release(_ key: String, at now: Date) async throws
+    /// Forgets `key`.
+    func reset(_ key: String) async throws
+    /// Drops the keys whose window ended; returns how many.
+    func purge(expiredBefore now: Date) async throws -> Int
+}
+
+/// The outcome of ``AttemptCounters/reserve(_:limit:window:at:)``.
+public enum AttemptCount: Sendable, Hashable {
+    /// Counted; the key now holds this many in its window.
+    case counted(Int)
+    /// Refused: the key holds `limit` already, for this many more seconds.
+    case refused(retryAfterSeconds: Int)
+
+    /// Whole seconds until `expiresAt`, at least 1 (a client told to retry in 0 s would retry at once).
+    static func seconds(until expiresAt: Date, from now: Date) -> Int {
+        max(1, Int(expiresAt.timeIntervalSince(now).rounded(.up)))
+    }
+}

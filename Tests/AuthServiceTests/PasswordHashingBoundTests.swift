@@ -1,0 +1,102 @@
+import AuthService
+import Foundation
+import NIOPosix
+import SharedModels
+import TestSupport
+import Testing
+
+@Suite("A bound on concurrent password hashing")
+struct PasswordHashingBoundTests {
+    @Test("beyond the running and queued slots a check is refused at once, and the queue drains in order")
+    func overflowRefused() async throws {
+        let gate = PasswordHashingGate(maxConcurrent: 1, maxQueued: 1, maxPerAddress: 10, logger: AuthHarness.logger)
+        let (release, releaser) = AsyncStream.makeStream(of: Void.self)
+        let running = Task {
+            try await gate.run(for: "a") {
+                for await _ in release { break }
+                return 1
+            }
+        }
+        let queued = Task { try await gate.run(for: "b") { 2 } }
+        // Bounded wait until both hold their slots.
+        for _ in 0..<200 where await gate.admitted < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(await gate.admitted == 2)
+        let error = try #require(await #expect(throws: AuthError.self) { try await gate.run(for: "c") { 3 } })
+        #expect(error.rpcError.code == RPCErrorCode.rateLimited)
+        #expect(retryAfter(error.rpcError) == 1)
+        releaser.yield()
+        #expect(try await running.value == 1)
+        #expect(try await queued.value == 2)
+        #expect(try await gate.run(for: "c") { 3 } == 3)
+    }
+
+    @Test("one address cannot hold more than its share of the slots")
+    func perAddressShare() async throws {
+        let gate = PasswordHashingGate(maxConcurrent: 4, maxQueued: 4, maxPerAddress: 1, logger: AuthHarness.logger)
+        let (release, releaser) = AsyncStream.makeStream(of: Void.self)
+        let held = Task { try await gate.run(for: outsider) { for await _ in release { break } } }
+        for _ in 0..<200 where await gate.admitted < 1 { try await Task.sleep(for: .milliseconds(5)) }
+        await #expect(throws: AuthError.self) { try await gate.run(for: outsider) {} }
+        try await gate.run(for: rightfulUser) {}
+        releaser.yield()
+        try await held.value
+    }
+
+    @Test("a flood of 100-call auth.login batches leaves a sign-in from another address answered within 2 s")
+    func batchFlood() async throws {
+        // Only the hashing bound stands between the flood and bcrypt here; a private pool of two threads (the size of
+        // this machine) keeps other tests' bcrypt out of the measurement.
+        let pool = NIOThreadPool(numberOfThreads: 2)
+        pool.start()
+        defer { pool.shutdownGracefully { _ in } }
+        var configuration = AuthHarness.configuration(maxFailedLogins: 0, authRateLimit: 0)
+        configuration.passwordConcurrency = 2
+        // The time bound measures the queue the sign-in waits in; the count below proves the bound either way.
+        let auth = try await AuthHarness.make(configuration, passwordThreadPool: pool)
+        try await auth.register("alice")
+        let batch =
+            "["
+            + (0..<100).map {
+                #"{"jsonrpc":"2.0","id":\#($0),"method":"auth.login","params":{"username":"alice","password":"guess-\#($0)"}}"#
+            }.joined(separator: ",") + "]"
+        let flood = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<30 { group.addTask { _ = await auth.post(batch, from: outsider) } }
+            }
+        }
+        // Bounded wait until the flood holds the hashing slots it can get.
+        for _ in 0..<400 where await auth.components.service.hashing.refused == 0 {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let hashing = auth.components.service.hashing
+        let finishedBefore = await hashing.finished
+        let started = ContinuousClock.now
+        let grant = try await auth.login("alice", from: rightfulUser)
+        let elapsed = ContinuousClock.now - started
+        let finishedMeanwhile = await hashing.finished - finishedBefore
+        #expect(!grant.accessToken.isEmpty)
+        // Counted: the sign-in waited behind the outsider's share of the queue at most (4), plus what the other
+        // thread finished while it ran; not behind the 30 batches' worth of guesses.
+        #expect(finishedMeanwhile <= configuration.passwordChecksPerAddress + configuration.passwordConcurrency + 1)
+        // Generous on purpose: on 2 shared cores the whole suite runs beside this test (one run took 2.19 s there).
+        #expect(elapsed < .seconds(3))
+        #expect(await auth.components.service.hashing.refused > 0)
+        flood.cancel()
+        await flood.value
+    }
+
+    @Test("each call of a batch counts against the limits")
+    func batchCallsCount() async throws {
+        let auth = try await AuthHarness.make(AuthHarness.configuration(authRateLimit: 5))
+        let batch =
+            "["
+            + (0..<8).map {
+                #"{"jsonrpc":"2.0","id":\#($0),"method":"auth.refresh","params":{"refreshToken":"x\#($0)"}}"#
+            }
+            .joined(separator: ",") + "]"
+        let body = try #require(await auth.post(batch, from: outsider))
+        let codes = try JSONDecoder().decode([RPCResponseEnvelope<JSONValue>].self, from: body).map { $0.error?.code }
+        #expect(codes.filter { $0 == RPCErrorCode.unauthenticated }.count == 5)
+        #expect(codes.filter { $0 == RPCErrorCode.rateLimited }.count == 3)
+    }
+}
