@@ -3,6 +3,7 @@ public enum MethodCatalog {
     /// Methods the auth service serves.
     public static let auth: Set<String> = [
         Auth.Register.name, Auth.Login.name, Auth.Refresh.name, Auth.Logout.name, Auth.ClientToken.name, Auth.Keys.name,
+        Auth.LookupUser.name,
     ]
     /// Methods the notification store serves.
     public static let store: Set<String> = [

@@ -6,4 +6,6 @@ public enum Scope {
     public static let pushSend = "push:send"
     /// Lets push-dispatch call `store.put`.
     public static let storeWrite = "store:write"
+    /// Lets push-dispatch call `auth.lookupUser` (to refuse sends to users auth does not know); `push:send` includes it.
+    public static let usersRead = "users:read"
 }

@@ -30,8 +30,9 @@ struct ClientTests {
         #expect(!principal.isUser)
 
         let dispatchToken = try await clientToken(auth, dispatch.clientId, dispatch.secret)
-        #expect(dispatchToken.scopes == [Scope.storeWrite])
-        #expect(try await auth.verifier().verify(dispatchToken.accessToken).scopes == [Scope.storeWrite])
+        #expect(dispatchToken.scopes == [Scope.storeWrite, Scope.usersRead])
+        #expect(
+            try await auth.verifier().verify(dispatchToken.accessToken).scopes == [Scope.storeWrite, Scope.usersRead])
     }
 
     @Test("a wrong secret and an unknown client give exactly the same -32001")

@@ -103,18 +103,20 @@ public struct AuthComponents: Sendable {
     }
 
     /// Creates or updates the clients named by `SECUREPUSH_BOOTSTRAP_CLIENT_*` (`push:send`) and
-    /// `SECUREPUSH_DISPATCH_CLIENT_*` (`store:write`).
+    /// `SECUREPUSH_DISPATCH_CLIENT_*` (`store:write users:read`: it stores payloads and checks recipients exist).
     static func provision(configuration: AuthConfiguration, clients: ClientRegistry, logger: Logger) async throws {
-        let wanted: [(ClientRegistry.Credentials?, String)] = [
-            (configuration.bootstrapClient, Scope.pushSend),
-            (configuration.dispatchClient, Scope.storeWrite),
+        let wanted: [(ClientRegistry.Credentials?, [String])] = [
+            (configuration.bootstrapClient, [Scope.pushSend]),
+            (configuration.dispatchClient, [Scope.storeWrite, Scope.usersRead]),
         ]
-        for case (let credentials?, let scope) in wanted {
+        for case (let credentials?, let scopes) in wanted {
             try await clients.createOrUpdateClient(
-                id: credentials.clientId, scopes: [scope], secret: credentials.secret)
+                id: credentials.clientId, scopes: scopes, secret: credentials.secret)
             logger.debug(
                 "auth.client.provisioned",
-                metadata: ["auth.client_id": "\(credentials.clientId)", "auth.scope": "\(scope)"])
+                metadata: [
+                    "auth.client_id": "\(credentials.clientId)", "auth.scope": "\(scopes.joined(separator: " "))",
+                ])
         }
     }
 }

@@ -1,9 +1,12 @@
+import ServiceCore
 import SharedModels
 
 extension AuthenticationService {
     /// The auth JSON-RPC methods (exactly `MethodCatalog.auth`), each mapped onto the domain.
     public func makeDispatcher(maxBatchLength: Int = 100) -> RPCDispatcher {
         var dispatcher = RPCDispatcher(maxBatchLength: maxBatchLength)
+        // auth verifies the client tokens it signed like any peer does, with its own published keys (no network).
+        let verifier = AccessTokenVerifier(now: now, logger: logger) { await publicKeys() }
         dispatcher.register(Auth.Register.self) { params, _ in
             Auth.Register.Result(userId: try await register(username: params.username, password: params.password))
         }
@@ -22,6 +25,9 @@ extension AuthenticationService {
         }
         dispatcher.register(Auth.Keys.self) { _, _ in
             Auth.Keys.Result(keys: await publicKeys())
+        }
+        dispatcher.register(Auth.LookupUser.self) { params, context in
+            try await lookupUser(params, caller: try await context.authenticate(with: verifier))
         }
         return dispatcher
     }
