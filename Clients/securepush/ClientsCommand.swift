@@ -31,7 +31,9 @@ struct ClientsCommand: AsyncParsableCommand {
             if let dataDir { environment.values["SECUREPUSH_DATA_DIR"] = dataDir }
             let authConfiguration = try AuthConfiguration(environment: environment)
             let registry = try await ClientRegistry.open(configuration: authConfiguration)
-            let credentials = try await reportingRPCErrors {
+            let context = FailureContext(
+                .local, role: .account, conflictHint: "choose another --id; a client's secret is shown only once")
+            let credentials = try await explainingFailures(context) {
                 do {
                     return try await registry.createClient(id: id, scopes: scopes, secret: secret)
                 } catch let error as any RPCErrorConvertible {
