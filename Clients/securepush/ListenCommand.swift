@@ -42,8 +42,9 @@ struct ListenCommand: AsyncParsableCommand {
                     deviceId: deviceId, onStateChange: { reporter.report($0) })
                 {
                     let notification = try await device.fetch(notificationId)
-                    emit("[\(notification.createdAt.formatted(.iso8601))] \(notificationId): \(notification.payload)")
+                    // Acknowledged before it is printed, so what the line says is already true for `status`.
                     try await device.acknowledge(deviceId: deviceId, notificationId: notificationId)
+                    emit("[\(notification.createdAt.formatted(.iso8601))] \(notificationId): \(notification.payload)")
                     received += 1
                     if let count, received >= count { break }
                 }
