@@ -7,54 +7,37 @@ import Synchronization
 
 /// A command line run by `/bin/sh -c` in its own process group, standard output and standard error merged into one
 /// pipe as a terminal shows them; the test can read what it printed so far, wait for lines, interrupt or kill it.
-final class ShellCommand: Sendable {
+final class ShellCommand: @unchecked Sendable {
     let command: String
     let pid: pid_t
+    private let process: Process
     private let output = Mutex(Data())
-    private let status = Mutex<Int32?>(nil)
     private let readerDone = Mutex(false)
 
     /// Starts `command` in `directory` with exactly `environment`; standard input is /dev/null.
     init(_ command: String, directory: String, environment: [String: String]) throws {
         self.command = command
-        var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else { throw ShellCommandError("pipe() failed") }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 2)
-        posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
-        posix_spawn_file_actions_addclose(&actions, pipeEnds[1])
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // Its own process group: interrupting or killing it reaches every process the shell started.
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
-        posix_spawnattr_setpgroup(&attributes, 0)
-        // The shell changes directory itself (posix_spawn's chdir action is not exposed to Swift here).
-        let arguments = ["/bin/sh", "-c", "cd \"$1\" || exit 97; eval \"$2\"", "sh", directory, command]
-        let variables = environment.map { "\($0.key)=\($0.value)" }
-        var child: pid_t = 0
-        let status = withCStrings(arguments) { argv in
-            withCStrings(variables) { envp in posix_spawn(&child, "/bin/sh", &actions, &attributes, argv, envp) }
-        }
-        close(pipeEnds[1])
-        guard status == 0 else {
-            close(pipeEnds[0])
-            throw ShellCommandError("posix_spawn failed (\(status)) for \(command)")
-        }
-        pid = child
-        let reader = pipeEnds[0]
+        let process = Process()
+        // Foundation's Process starts the child as the leader of its own process group (so a signal to the group
+        // reaches every process the shell started) and closes the test process's other descriptors in it (so no
+        // listening socket of another test leaks into a long-running command).
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "cd \"$1\" || exit 97; eval \"$2\"", "sh", directory, command]
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        pid = process.processIdentifier
+        let reader = pipe.fileHandleForReading
         Thread.detachNewThread { [self] in
-            var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
-                let count = read(reader, &buffer, buffer.count)
-                if count <= 0 { break }
-                output.withLock { $0.append(contentsOf: buffer[0..<count]) }
+                let chunk = reader.availableData
+                if chunk.isEmpty { break }
+                output.withLock { $0.append(chunk) }
             }
-            close(reader)
             readerDone.withLock { $0 = true }
         }
     }
@@ -71,13 +54,9 @@ final class ShellCommand: Sendable {
 
     /// The exit status once it exited (128 + signal when killed), else `nil`.
     func exitStatus() -> Int32? {
-        status.withLock { known in
-            if let known { return known }
-            var raw: Int32 = 0
-            guard waitpid(pid, &raw, WNOHANG) == pid else { return nil }
-            known = (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
-            return known
-        }
+        guard !process.isRunning else { return nil }
+        let code = process.terminationStatus
+        return process.terminationReason == .uncaughtSignal ? 128 + code : code
     }
 
     /// Waits up to `timeout` for the command to exit (then kills it); returns its status.
@@ -129,12 +108,4 @@ final class ShellCommand: Sendable {
 struct ShellCommandError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
-}
-
-/// Calls `body` with a NULL-terminated C array of the strings.
-private func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
-    var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
-    pointers.append(nil)
-    defer { for pointer in pointers { free(pointer) } }
-    return body(pointers)
 }
