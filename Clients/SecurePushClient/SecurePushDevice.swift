@@ -162,6 +162,7 @@ public actor SecurePushDevice {
         while !Task.isCancelled {
             report(.connecting)
             var failure: (any Error)?
+            var connected = false
             do {
                 let token = try await validAccessToken()
                 let request = HTTP2Request(
@@ -172,6 +173,7 @@ public actor SecurePushDevice {
                 let status = try await dispatchHTTP.withStreamingResponse(request) { response -> Int in
                     guard response.status == 200 else { return response.status }
                     report(.connected)
+                    connected = true
                     var parser = ServerSentEventParser()
                     for try await chunk in response.body {
                         for event in parser.feed(chunk.readableBytesView) {
@@ -183,7 +185,7 @@ public actor SecurePushDevice {
                 }
                 switch status {
                 case 200:
-                    backoff = .milliseconds(200)  // the server ended a healthy stream (e.g. restart): reconnect soon
+                    break  // the server ended a healthy stream (e.g. restart): reconnect soon
                 case 401:
                     _ = try await refreshSession()
                     continue
@@ -199,6 +201,8 @@ public actor SecurePushDevice {
                 logger.debug("securepush.stream.reconnecting", metadata: ["error": "\(error)"])
                 failure = error
             }
+            // A stream that was up starts over with a short delay; only failures in a row back off further.
+            if connected { backoff = .milliseconds(200) }
             report(.disconnected(reason: failure, retryIn: backoff))
             try? await Task.sleep(for: backoff)
             backoff = min(backoff * 2, .seconds(10))
