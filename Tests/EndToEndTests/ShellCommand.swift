@@ -31,6 +31,7 @@ final class ShellCommand: @unchecked Sendable {
         try process.run()
         self.process = process
         pid = process.processIdentifier
+        try Self.killWhenTestProcessDies(group: pid)
         let reader = pipe.fileHandleForReading
         Thread.detachNewThread { [self] in
             while true {
@@ -40,6 +41,22 @@ final class ShellCommand: @unchecked Sendable {
             }
             readerDone.withLock { $0 = true }
         }
+    }
+
+    /// Starts a watchdog (its own process group) that kills `group` if this test process dies first: a crash skips
+    /// the test's own clean-up, and a leftover `securepush up` would hold its ports. It ends when the group leader does.
+    private static func killWhenTestProcessDies(group: pid_t) throws {
+        let watchdog = Process()
+        watchdog.executableURL = URL(fileURLWithPath: "/bin/sh")
+        watchdog.arguments = [
+            "-c",
+            "while kill -0 \(getpid()) 2>/dev/null && kill -0 \(group) 2>/dev/null; do sleep 1; done; "
+                + "kill -0 \(getpid()) 2>/dev/null || kill -KILL -\(group) 2>/dev/null",
+        ]
+        watchdog.standardInput = FileHandle.nullDevice
+        watchdog.standardOutput = FileHandle.nullDevice
+        watchdog.standardError = FileHandle.nullDevice
+        try watchdog.run()
     }
 
     /// Everything printed so far.
