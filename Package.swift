@@ -178,7 +178,7 @@ let package = Package(
                 name: "securepush",
                 dependencies: [
                     "SecurePushClient", "SecurePushStack", "AuthService", "ServiceCore", "SharedModels",
-                    "DevelopmentPKI",
+                    "DevelopmentPKI", "HTTP2Client",
                     argumentParser,
                     serviceLifecycle, logging,
                 ],

@@ -58,6 +58,8 @@ final class FanOutRun: Sendable {
         let username = "bench-fanout-\(UUID().uuidString.prefix(8).lowercased())"
         let password = "bench-password-\(UUID().uuidString)"
         let userID = try await device.createAccount(username: username, password: password)
+        // push.send refuses recipients auth does not know: the warm-up goes to a real user without devices.
+        let nobodyID = try await device.createAccount(username: username + "-nobody", password: password)
         try await device.signIn(username: username, password: password)
         // Registration is not measured; 16 in flight keeps it short.
         let next = TicketCounter()
@@ -74,7 +76,7 @@ final class FanOutRun: Sendable {
         await device.shutdown()
         // Not timed: the backend's first call takes a client token (bcrypt on auth) and opens its connection, and
         // push-dispatch's first store.put takes its own; a user without devices gets no deliveries.
-        let warmUp = try await backend.send(.init(recipientId: "bench-nobody", payload: "warm-up"))
+        let warmUp = try await backend.send(.init(recipientId: nobodyID, payload: "warm-up"))
         guard warmUp.deliveries.isEmpty else { throw BenchmarkFailure("the warm-up send found devices") }
 
         let before = mock.state.successes.count

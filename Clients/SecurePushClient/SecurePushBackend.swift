@@ -34,6 +34,11 @@ public actor SecurePushBackend {
         try await dispatch.call(Push.Send.self, params, token: try await accessToken())
     }
 
+    /// The user with this id or username (`auth.lookupUser`); `-32004` when auth knows no such user.
+    public func lookupUser(_ params: Auth.LookupUser.Params) async throws -> Auth.LookupUser.Result {
+        try await auth.call(Auth.LookupUser.self, params, token: try await accessToken())
+    }
+
     /// The delivery state of a notification this client sent.
     public func status(notificationId: String) async throws -> Push.Status.Result {
         try await dispatch.call(Push.Status.self, .init(notificationId: notificationId), token: try await accessToken())

@@ -125,11 +125,16 @@ public actor SecurePushDevice {
     /// acknowledged are delivered again after a reconnect, so call `acknowledge` once an id is handled. Ids already
     /// yielded by this sequence are not yielded twice. It ends with an error when the stream is refused (403/404) or
     /// the session cannot be refreshed, and ends when the consuming task is cancelled.
-    public nonisolated func notifications(deviceId: String) -> AsyncThrowingStream<String, any Error> {
+    /// - Parameter onStateChange: told each time the stream connects, connects again or drops (with the retry delay).
+    public nonisolated func notifications(
+        deviceId: String, onStateChange: (@Sendable (EventStreamState) -> Void)? = nil
+    ) -> AsyncThrowingStream<String, any Error> {
         AsyncThrowingStream { continuation in
             let task = Task {
                 do {
-                    try await self.runEventStream(deviceId: deviceId) { id in continuation.yield(id) }
+                    try await self.runEventStream(deviceId: deviceId, report: onStateChange ?? { _ in }) { id in
+                        continuation.yield(id)
+                    }
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)
@@ -148,10 +153,16 @@ public actor SecurePushDevice {
 
     // MARK: - Event stream
 
-    private func runEventStream(deviceId: String, yield: @escaping @Sendable (String) -> Void) async throws {
+    private func runEventStream(
+        deviceId: String, report: @escaping @Sendable (EventStreamState) -> Void,
+        yield: @escaping @Sendable (String) -> Void
+    ) async throws {
         var seen = Set<String>()
         var backoff = Duration.milliseconds(200)
         while !Task.isCancelled {
+            report(.connecting)
+            var failure: (any Error)?
+            var connected = false
             do {
                 let token = try await validAccessToken()
                 let request = HTTP2Request(
@@ -161,6 +172,8 @@ public actor SecurePushDevice {
                 )
                 let status = try await dispatchHTTP.withStreamingResponse(request) { response -> Int in
                     guard response.status == 200 else { return response.status }
+                    report(.connected)
+                    connected = true
                     var parser = ServerSentEventParser()
                     for try await chunk in response.body {
                         for event in parser.feed(chunk.readableBytesView) {
@@ -172,7 +185,7 @@ public actor SecurePushDevice {
                 }
                 switch status {
                 case 200:
-                    backoff = .milliseconds(200)  // the server ended a healthy stream (e.g. restart): reconnect soon
+                    break  // the server ended a healthy stream (e.g. restart): reconnect soon
                 case 401:
                     _ = try await refreshSession()
                     continue
@@ -186,7 +199,11 @@ public actor SecurePushDevice {
             } catch {
                 if Task.isCancelled { return }
                 logger.debug("securepush.stream.reconnecting", metadata: ["error": "\(error)"])
+                failure = error
             }
+            // A stream that was up starts over with a short delay; only failures in a row back off further.
+            if connected { backoff = .milliseconds(200) }
+            report(.disconnected(reason: failure, retryIn: backoff))
             try? await Task.sleep(for: backoff)
             backoff = min(backoff * 2, .seconds(10))
         }

@@ -13,13 +13,24 @@ struct RegisterCommand: AsyncParsableCommand {
     @OptionGroup var endpoints: EndpointOptions
 
     func run() async throws {
+        let password = try readPassword(flag: password)
         let device = try SecurePushDevice(endpoints: endpoints.endpoints, logger: cliLogger())
-        defer { Task { await device.shutdown() } }
-        let userId = try await reportingRPCErrors {
-            try await device.createAccount(username: username, password: try readPassword(flag: password))
+        let context = FailureContext(
+            endpoints.endpoints, role: .account,
+            conflictHint: "choose another username, or sign in with `securepush login --username \(username)` "
+                + "if the account is yours")
+        let userId: String
+        do {
+            userId = try await explainingFailures(context) {
+                try await device.createAccount(username: username, password: password)
+            }
+        } catch {
+            await device.shutdown()
+            throw error
         }
         await device.shutdown()
         print("registered '\(username)': user id \(userId)")
+        print("next: sign in on this machine with `securepush login --username \(username)`")
     }
 }
 
@@ -34,15 +45,22 @@ struct LoginCommand: AsyncParsableCommand {
     @OptionGroup var credentials: CredentialsOptions
 
     func run() async throws {
+        let password = try readPassword(flag: password)
         let device = try SecurePushDevice(endpoints: endpoints.endpoints, logger: cliLogger())
-        let session = try await reportingRPCErrors {
-            try await device.signIn(username: username, password: try readPassword(flag: password))
+        let session: DeviceSession
+        do {
+            session = try await explainingFailures(FailureContext(endpoints.endpoints, role: .account)) {
+                try await device.signIn(username: username, password: password)
+            }
+        } catch {
+            await device.shutdown()
+            throw error
         }
         await device.shutdown()
         try SecretFile.write(
             StoredCredentials(username: username, endpoints: endpoints.endpoints, session: session, deviceId: nil),
             to: credentials.path)
-        print("signed in as '\(username)' (user id \(session.userId)); session saved to \(credentials.path)")
+        print("signed in as '\(username)' (user id \(session.userId)); session saved in \(credentials.displayPath)")
     }
 }
 
@@ -58,14 +76,4 @@ func cliLogger() -> Logger {
 /// Writes a line to standard output at once (unbuffered), so piped output shows each step as it happens.
 func emit(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
-}
-
-/// Runs `body`, turning JSON-RPC errors into a one-line message for people.
-@discardableResult
-func reportingRPCErrors<T>(_ body: () async throws -> T) async throws -> T {
-    do {
-        return try await body()
-    } catch let error as RPCError {
-        throw CLIError("error \(error.code): \(error.message)")
-    }
 }

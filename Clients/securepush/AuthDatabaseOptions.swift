@@ -15,9 +15,10 @@ struct AuthDatabaseOptions: ParsableArguments {
         return try AuthConfiguration(environment: environment)
     }
 
-    /// Runs `body`, reporting auth's domain errors as the CLI reports RPC errors.
-    func reportingAuthErrors<T>(_ body: () async throws -> T) async throws -> T {
-        try await reportingRPCErrors {
+    /// Runs `body`, explaining auth's domain errors as the CLI explains RPC errors (`error:` and `hint:`).
+    /// - Parameter conflictHint: what to do when the name is taken.
+    func reportingAuthErrors<T>(conflictHint: String, _ body: () async throws -> T) async throws -> T {
+        try await explainingFailures(FailureContext(.local, role: .account, conflictHint: conflictHint)) {
             do {
                 return try await body()
             } catch let error as any RPCErrorConvertible {

@@ -27,7 +27,8 @@ struct ClientsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let registry = try await ClientRegistry.open(configuration: try database.configuration())
-            let credentials = try await database.reportingAuthErrors {
+            let hint = "choose another --id; a client's secret is shown only once"
+            let credentials = try await database.reportingAuthErrors(conflictHint: hint) {
                 try await registry.createClient(id: id, scopes: scopes, secret: secret)
             }
             print("created client '\(credentials.clientId)' with scopes \(scopes.joined(separator: " "))")

@@ -23,8 +23,8 @@ struct DemoCommand: AsyncParsableCommand {
         let logger = cliLogger()
         let step: @Sendable (String) -> Void = { line in emit(line) }
         if againstRunning {
-            let (id, secret) = try client.resolve()
-            try await reportingRPCErrors {
+            let (id, secret, source) = try client.resolve()
+            try await explainingFailures(FailureContext(endpoints.endpoints, role: .backend(source: source))) {
                 try await SecurePushDemo(endpoints: endpoints.endpoints, clientID: id, clientSecret: secret).run(
                     logger: logger, step: step)
             }
@@ -50,7 +50,8 @@ struct DemoCommand: AsyncParsableCommand {
                 auth: stack.authURL, store: stack.storeURL, dispatch: stack.dispatchURL,
                 caFile: environment["SECUREPUSH_CA_FILE"])
             do {
-                try await reportingRPCErrors {
+                try await explainingFailures(FailureContext(endpoints, role: .backend(source: "the demo's own client")))
+                {
                     try await SecurePushDemo(endpoints: endpoints, clientID: "demo-backend", clientSecret: secret).run(
                         logger: logger, step: step)
                 }

@@ -37,7 +37,17 @@ struct CredentialsOptions: ParsableArguments {
         if let variable = ProcessInfo.processInfo.environment["SECUREPUSH_CREDENTIALS"], !variable.isEmpty {
             return variable
         }
-        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".securepush/credentials.json")
-            .path
+        return (Self.home as NSString).appendingPathComponent(".securepush/credentials.json")
+    }
+
+    /// `path`, with the home directory shown as `~`.
+    var displayPath: String {
+        path.hasPrefix(Self.home + "/") ? "~" + path.dropFirst(Self.home.count) : path
+    }
+
+    /// `$HOME` as the shell's `~` means it, else the account's home directory.
+    private static var home: String {
+        ProcessInfo.processInfo.environment["HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? FileManager.default.homeDirectoryForCurrentUser.path
     }
 }

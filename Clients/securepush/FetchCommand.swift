@@ -20,10 +20,13 @@ struct FetchCommand: AsyncParsableCommand {
     @OptionGroup var credentials: CredentialsOptions
 
     func run() async throws {
-        let (device, _) = try await StoredCredentials.openDevice(path: credentials.path)
+        let (device, stored) = try await StoredCredentials.openDevice(path: credentials.path)
         let notification: Store.StoredNotification
+        let context = FailureContext(
+            stored.endpoints, role: .device,
+            notFoundHint: "check the id; only its recipient can fetch it, until it expires or is deleted")
         do {
-            notification = try await reportingRPCErrors { try await device.fetch(notificationId) }
+            notification = try await explainingFailures(context) { try await device.fetch(notificationId) }
         } catch {
             await device.shutdown()
             throw error

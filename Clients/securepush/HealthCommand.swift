@@ -11,7 +11,7 @@ struct HealthCommand: AsyncParsableCommand {
         discussion: "Used as the container health check in compose/docker-compose.yml."
     )
 
-    @Argument(help: "the service's base URL, e.g. https://localhost:8081")
+    @Argument(help: "the service's base URL, e.g. http://127.0.0.1:8081 (`securepush up`) or https://localhost:8081")
     var url: String
 
     @Option(help: "PEM CA file to trust for https URLs (env SECUREPUSH_CA_FILE)")
@@ -31,12 +31,21 @@ struct HealthCommand: AsyncParsableCommand {
             health = try await ServiceHealthCheck.check(
                 baseURL: url, caFile: caFile, timeout: .seconds(max(1, timeout)), logger: cliLogger())
         } catch {
-            throw CLIError("\(url): \(error)")
+            // Container health checks treat any non-zero exit as unhealthy, and Docker reserves 2: always 1 here.
+            let failure =
+                ServiceReachability.classify(error, url: url).failure(service: "the service", url: url)
+                ?? CLIError("\(url): \(error)")
+            throw CLIError(failure.what, hint: failure.hint, exitCode: .refused, detail: failure.detail)
         }
         if !quiet {
             let checks = health.checks.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
             emit("\(health.service) \(health.status) \(checks)")
         }
-        if !health.isReady { throw ExitCode.failure }
+        if !health.isReady {
+            if quiet { throw ExitCode.failure }
+            throw CLIError(
+                "\(health.service) is not ready", hint: "the failing checks above say why; its log says more",
+                exitCode: .refused)
+        }
     }
 }

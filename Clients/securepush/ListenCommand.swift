@@ -8,8 +8,11 @@ struct ListenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "listen",
         abstract: "Register this machine as a direct-channel device, then print every secure notification it receives.",
-        discussion:
-            "Uses the session saved by `securepush login`; the device id is kept with it, so restarts reuse the device."
+        discussion: """
+            Uses the session saved by `securepush login`; the device id is kept with it, so restarts reuse the device. \
+            Payloads go to standard output; the connection's state (connecting, connected, lost — retrying in N s, \
+            reconnected) goes to standard error, one line per change.
+            """
     )
 
     @Option(help: "device name shown in devices.list") var name: String = "securepush-cli"
@@ -21,29 +24,34 @@ struct ListenCommand: AsyncParsableCommand {
         let path = credentials.path
         let (device, saved) = try await StoredCredentials.openDevice(path: path)
         var stored = saved
+        let context = FailureContext(
+            stored.endpoints, role: .device, notFoundHint: "the notification expired or was deleted before it was read")
         do {
-            if stored.deviceId == nil || newDevice {
-                let deviceId = try await reportingRPCErrors {
-                    try await device.register(device: .init(platform: .direct, name: name))
+            try await explainingFailures(context) {
+                if stored.deviceId == nil || newDevice {
+                    let deviceId = try await device.register(device: .init(platform: .direct, name: name))
+                    stored = (try SecretFile.read(StoredCredentials.self, from: path)) ?? stored
+                    stored.deviceId = deviceId
+                    try SecretFile.write(stored, to: path)
+                    emit("registered direct device \(deviceId)")
                 }
-                stored = (try SecretFile.read(StoredCredentials.self, from: path)) ?? stored
-                stored.deviceId = deviceId
-                try SecretFile.write(stored, to: path)
-                print("registered direct device \(deviceId)")
+                let deviceId = stored.deviceId!
+                let reporter = ConnectionReporter(dispatchURL: stored.endpoints.dispatch, deviceId: deviceId)
+                var received = 0
+                for try await notificationId in device.notifications(
+                    deviceId: deviceId, onStateChange: { reporter.report($0) })
+                {
+                    let notification = try await device.fetch(notificationId)
+                    // Acknowledged before it is printed, so what the line says is already true for `status`.
+                    try await device.acknowledge(deviceId: deviceId, notificationId: notificationId)
+                    emit("[\(notification.createdAt.formatted(.iso8601))] \(notificationId): \(notification.payload)")
+                    received += 1
+                    if let count, received >= count { break }
+                }
             }
-            let deviceId = stored.deviceId!
-            emit("listening for secure notifications on device \(deviceId)…")
-            var received = 0
-            for try await notificationId in device.notifications(deviceId: deviceId) {
-                let notification = try await reportingRPCErrors { try await device.fetch(notificationId) }
-                emit("[\(notification.createdAt.formatted(.iso8601))] \(notificationId): \(notification.payload)")
-                try await device.acknowledge(deviceId: deviceId, notificationId: notificationId)
-                received += 1
-                if let count, received >= count { break }
-            }
-        } catch let error as SecurePushClientError {
+        } catch {
             await device.shutdown()
-            throw CLIError("\(error) — if the device was removed, run `securepush listen --new-device`")
+            throw error
         }
         await device.shutdown()
     }

@@ -18,8 +18,21 @@ struct BackendClientFile: Codable {
 extension StoredCredentials {
     /// Opens the device SDK on the session saved by `securepush login` at `path`, persisting every refreshed session.
     static func openDevice(path: String) async throws -> (SecurePushDevice, StoredCredentials) {
-        guard let stored = try SecretFile.read(StoredCredentials.self, from: path) else {
-            throw CLIError("not signed in: run `securepush login` first (no \(path))")
+        let saved: StoredCredentials?
+        do {
+            saved = try SecretFile.read(StoredCredentials.self, from: path)
+        } catch {
+            throw CLIError(
+                "cannot read the saved session in \(path)",
+                hint: "sign in again with `securepush login --username <name>`",
+                exitCode: .signInNeeded, detail: "\(error)")
+        }
+        guard let stored = saved else {
+            throw CLIError(
+                "not signed in: no session in \(path)",
+                hint: "sign in with `securepush login --username <name>` (SECUREPUSH_CREDENTIALS or --credentials "
+                    + "choose another file)",
+                exitCode: .signInNeeded)
         }
         let device = try SecurePushDevice(endpoints: stored.endpoints, session: stored.session, logger: cliLogger())
         await device.onSessionChange { session in

@@ -14,11 +14,12 @@ struct UpCommand: AsyncParsableCommand {
             Listens on the default ports (8081 auth, 8082 notification-store, 8083 push-dispatch; override with \
             SECUREPUSH_AUTH_PORT, SECUREPUSH_STORE_PORT, SECUREPUSH_DISPATCH_PORT). Honours every SECUREPUSH_* variable \
             documented in README.md. When SECUREPUSH_BOOTSTRAP_CLIENT_ID/SECRET are not set, a development backend client \
-            'demo-backend' is created and its secret kept in <data-dir>/backend-client.json for `securepush send`.
+            'demo-backend' is created and its secret kept in <data-dir>/backend-client.json for `securepush send`. \
+            Nothing is written before every port is known to be free.
             """
     )
 
-    @Option(help: "Directory for the SQLite databases and local secrets.")
+    @Option(help: "Directory for the SQLite databases and local secrets (created 0700).")
     var dataDir: String = "./.securepush"
 
     @Option(help: "Address to bind (env SECUREPUSH_HOST; default 127.0.0.1).")
@@ -32,17 +33,26 @@ struct UpCommand: AsyncParsableCommand {
 
         var backendNote =
             "backend client: from SECUREPUSH_BOOTSTRAP_CLIENT_ID (\(environment["SECUREPUSH_BOOTSTRAP_CLIENT_ID"] ?? ""))"
+        // Written only once the stack is up, so a failed start leaves the disk as it was.
+        var pendingClientFile: (BackendClientFile, String)?
         if (environment["SECUREPUSH_BOOTSTRAP_CLIENT_ID"] ?? "").isEmpty {
             guard !isProduction else {
                 throw CLIError(
-                    "SECUREPUSH_ENV=production: set SECUREPUSH_BOOTSTRAP_CLIENT_ID and SECUREPUSH_BOOTSTRAP_CLIENT_SECRET"
-                )
+                    "SECUREPUSH_ENV=production needs a real backend client",
+                    hint: "set SECUREPUSH_BOOTSTRAP_CLIENT_ID and SECUREPUSH_BOOTSTRAP_CLIENT_SECRET",
+                    exitCode: .startFailed)
             }
             let path = (dataDir as NSString).appendingPathComponent("backend-client.json")
-            let client =
-                try SecretFile.read(BackendClientFile.self, from: path)
-                ?? BackendClientFile(clientId: "demo-backend", clientSecret: randomSecret())
-            try SecretFile.write(client, to: path)
+            let saved: BackendClientFile?
+            do {
+                saved = try SecretFile.read(BackendClientFile.self, from: path)
+            } catch {
+                throw CLIError(
+                    "cannot read \(path)", hint: "remove it: `securepush up` writes a new development client",
+                    exitCode: .startFailed, detail: "\(error)")
+            }
+            let client = saved ?? BackendClientFile(clientId: "demo-backend", clientSecret: randomSecret())
+            if saved == nil { pendingClientFile = (client, path) }
             environment["SECUREPUSH_BOOTSTRAP_CLIENT_ID"] = client.clientId
             environment["SECUREPUSH_BOOTSTRAP_CLIENT_SECRET"] = client.clientSecret
             backendNote = "backend client: '\(client.clientId)' (secret in \(path); `securepush send` uses it)"
@@ -56,24 +66,60 @@ struct UpCommand: AsyncParsableCommand {
         var logger = Logger(label: "securepush")
         logger.logLevel =
             environment["SECUREPUSH_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0.lowercased()) } ?? .notice
+        let stack: LocalStack
+        do {
+            stack = try await LocalStack.start(environment: environment, logger: logger)
+        } catch {
+            throw Self.explainStartFailure(error)
+        }
+        if let (client, path) = pendingClientFile {
+            do {
+                try SecretFile.write(client, to: path)
+            } catch {
+                await stack.stop()
+                throw CLIError(
+                    "cannot write \(path)", hint: "check that the data directory is writable",
+                    exitCode: .startFailed, detail: "\(error)")
+            }
+        }
         // SIGINT/SIGTERM trigger a graceful shutdown: push-dispatch, then notification-store, then auth, within
         // SECUREPUSH_SHUTDOWN_TIMEOUT whatever clients do.
         let shutdownTimeout = try ServiceEnvironment(environment).seconds(
             "SECUREPUSH_SHUTDOWN_TIMEOUT", default: 10, in: 1...600)
-        let stack = StackService(environment: environment, dataDir: dataDir, backendNote: backendNote, logger: logger)
-        try await ServiceRunner.run(.init(services: [stack], shutdownTimeout: shutdownTimeout), logger: logger)
+        let service = StackService(stack: stack, dataDir: dataDir, backendNote: backendNote)
+        try await ServiceRunner.run(.init(services: [service], shutdownTimeout: shutdownTimeout), logger: logger)
+    }
+
+    /// Why the stack did not start, and what to do.
+    static func explainStartFailure(_ error: any Error) -> CLIError {
+        switch error {
+        case let error as PortInUseError:
+            let url = FailureContext.setting(of: error.port.service)?.variable ?? "SECUREPUSH_*_URL"
+            return CLIError(
+                "port \(error.port.port) (\(error.port.service)) is already in use on \(error.host); nothing was started",
+                hint: "stop what listens there (another `securepush up`?), or choose another port with "
+                    + "\(error.port.variable) (and point the CLI at it with \(url))",
+                exitCode: .startFailed, detail: "\(error)")
+        case let error as ConfigurationError:
+            return CLIError(
+                "refused configuration: \(error.description)",
+                hint: "fix the SECUREPUSH_* variable it names (README.md, Configuration, lists them all)",
+                exitCode: .startFailed, detail: "\(error)")
+        default:
+            return CLIError(
+                "the services could not start: \(error)", hint: "run again with --verbose and report what it prints",
+                exitCode: .startFailed, detail: String(reflecting: error))
+        }
     }
 }
 
-/// Runs the stack until graceful shutdown.
+/// Serves the started stack until graceful shutdown.
 private struct StackService: Service {
-    let environment: [String: String]
+    let stack: LocalStack
     let dataDir: String
     let backendNote: String
-    let logger: Logger
 
     func run() async throws {
-        let stack = try await LocalStack.start(environment: environment, logger: logger)
         emit("SecurePush is up (data in \(dataDir)):")
         emit("  auth                \(stack.authURL)")
         emit("  notification-store  \(stack.storeURL)")

@@ -27,7 +27,7 @@ struct UsersCommand: AsyncParsableCommand {
         func run() async throws {
             let accounts = try await AccountRegistry.open(configuration: try database.configuration())
             let secret = try readPassword(flag: password)
-            let userID = try await database.reportingAuthErrors {
+            let userID = try await database.reportingAuthErrors(conflictHint: "choose another --username") {
                 try await accounts.createUser(username: username, password: secret)
             }
             print("created user '\(username)': user id \(userID)")

@@ -62,6 +62,8 @@ public final class LocalStack: Sendable {
         let scheme = tls ? "https" : "http"
         let peerHostLiteral = peerHost.contains(":") ? "[\(peerHost)]" : peerHost
         let caFile = ServiceEnvironment(environment).peerCAFile
+        // Before any database is opened: a taken port must fail the start with nothing written.
+        try ListeningPort.ensureFree(try ListeningPort.configured(in: environment), host: bindHost)
 
         var peers: [PeerClient] = []
         var started: [RunningService] = []

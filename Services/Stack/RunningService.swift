@@ -34,7 +34,11 @@ public final class RunningService: Sendable {
         }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else {
-            try await task.value  // it stopped before listening: surface why
+            do {
+                try await task.value  // it stopped before listening: surface why
+            } catch {
+                throw StackError("\(name) could not start: \(error)")
+            }
             throw StackError("\(name) stopped before it started listening")
         }
         return RunningService(name: name, port: port, group: group, task: task)

@@ -8,4 +8,6 @@ public enum Scope {
     public static let storeWrite = "store:write"
     /// Lets push-dispatch call `auth.revokedSessions` (to end event streams of signed-out sessions).
     public static let sessionsRead = "sessions:read"
+    /// Lets push-dispatch call `auth.lookupUser` (to refuse sends to users auth does not know); `push:send` includes it.
+    public static let usersRead = "users:read"
 }

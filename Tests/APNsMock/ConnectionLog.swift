@@ -33,7 +33,7 @@ public final class ConnectionLog: Sendable {
         for channel in channels.withLock({ $0 }) where channel.isActive {
             var speaksHTTP2 = false
             for _ in 0..<200 where channel.isActive {
-                if (try? await channel.pipeline.handler(type: NIOHTTP2Handler.self).get()) != nil {
+                if (try? await channel.pipeline.containsHandler(type: NIOHTTP2Handler.self).get()) != nil {
                     speaksHTTP2 = true
                     break
                 }

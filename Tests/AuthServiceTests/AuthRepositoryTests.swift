@@ -23,7 +23,7 @@ struct AuthRepositoryTests {
     }
 
     @Test(
-        "usernames and client ids are unique; upsert replaces a client's secret and scopes",
+        "usernames and client ids are unique; users are found by name and by id; upsert replaces a client's secret and scopes",
         arguments: TestPostgres.backends)
     func usersAndClients(backend: TestDatabaseBackend) async throws {
         try await withRepository(backend) { repository in
@@ -37,6 +37,8 @@ struct AuthRepositoryTests {
                 try await repository.user(named: "ada")
                     == .init(id: "u1", username: "ada", passwordHash: "h3", createdAt: Self.start))
             #expect(try await repository.user(named: "eve") == nil)
+            #expect(try await repository.user(id: "u1")?.username == "ada")
+            #expect(try await repository.user(id: "u2") == nil)
 
             try await repository.insertClient(
                 .init(id: "billing", secretHash: "s1", scopes: ["push:send"], createdAt: Self.start))

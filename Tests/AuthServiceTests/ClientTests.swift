@@ -30,11 +30,11 @@ struct ClientTests {
         #expect(!principal.isUser)
 
         let dispatchToken = try await clientToken(auth, dispatch.clientId, dispatch.secret)
-        // push-dispatch writes to the store and reads which sessions were signed out (to end their event streams).
-        #expect(dispatchToken.scopes == [Scope.sessionsRead, Scope.storeWrite])
+        // push-dispatch writes to the store, checks recipients exist, and reads which sessions were signed out.
+        #expect(dispatchToken.scopes == [Scope.sessionsRead, Scope.storeWrite, Scope.usersRead])
         #expect(
             try await auth.verifier().verify(dispatchToken.accessToken).scopes == [
-                Scope.storeWrite, Scope.sessionsRead,
+                Scope.storeWrite, Scope.sessionsRead, Scope.usersRead,
             ])
     }
 

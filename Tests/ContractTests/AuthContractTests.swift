@@ -75,4 +75,17 @@ struct AuthContractTests {
         let key = try #require(result.keys.first)
         #expect([key.kty, key.crv, key.alg, key.use] == ["EC", "P-256", "ES256", "sig"])
     }
+
+    @Test("auth.lookupUser {username} or {userId} → {userId, username}")
+    func lookupUser() throws {
+        #expect(
+            try Fixture.params(Auth.LookupUser.self, "auth.lookupUser")
+                == Auth.LookupUser.Params(username: "ada.lovelace"))
+        #expect(
+            try Fixture.params(Auth.LookupUser.self, "auth.lookupUser", minimal: true)
+                == Auth.LookupUser.Params(userId: Self.userId))
+        #expect(
+            try Fixture.result(Auth.LookupUser.self, "auth.lookupUser")
+                == Auth.LookupUser.Result(userId: Self.userId, username: "ada.lovelace"))
+    }
 }

@@ -43,6 +43,7 @@ struct MethodContract: Sendable, CustomStringConvertible {
         MethodContract(Auth.ClientToken.self, fixture: "auth.clientToken"),
         MethodContract(Auth.Keys.self, fixture: "auth.keys"),
         MethodContract(Auth.RevokedSessions.self, fixture: "auth.revokedSessions", minimalParams: true),
+        MethodContract(Auth.LookupUser.self, fixture: "auth.lookupUser", minimalParams: true),
         MethodContract(Store.Put.self, fixture: "store.put", minimalParams: true),
         MethodContract(Store.Get.self, fixture: "store.get", minimalResult: true),
         MethodContract(Store.List.self, fixture: "store.list", minimalParams: true, minimalResult: true),

@@ -6,8 +6,9 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// A stand-in for the auth service serving `auth.keys` and `auth.clientToken` (for one known service client);
-/// any other auth method fails the test loudly. It can be switched "down" (calls fail with `-32050`).
+/// A stand-in for the auth service serving `auth.keys`, `auth.clientToken` (for one known service client) and
+/// `auth.lookupUser` (every user id exists unless a test says which do); any other auth method fails the test loudly.
+/// It can be switched "down" (calls fail with `-32050`).
 final class FakeAuth: Sendable {
     static let clientID = "push-dispatch"
     static let clientSecret = "dispatch-secret-for-tests"
@@ -17,6 +18,8 @@ final class FakeAuth: Sendable {
         var issuedTokens: [String] = []
         var revokedSessions: [String] = []
         var revocationCalls: [Auth.RevokedSessions.Params] = []
+        var knownUsers: Set<String>?
+        var lookups: [String] = []
     }
 
     private let signer: TestSigner
@@ -37,6 +40,14 @@ final class FakeAuth: Sendable {
     /// Every `auth.revokedSessions` call, oldest first.
     var revocationCalls: [Auth.RevokedSessions.Params] { state.withLock { $0.revocationCalls } }
 
+    /// Every user id `auth.lookupUser` was asked about, oldest first.
+    var lookups: [String] { state.withLock { $0.lookups } }
+
+    /// Makes `auth.lookupUser` know exactly these user ids (by default it knows every id).
+    func knowOnly(_ users: Set<String>) {
+        state.withLock { $0.knownUsers = users }
+    }
+
     /// Makes calls succeed (`true`) or fail as if auth were unreachable (`false`).
     func setUp(_ isUp: Bool) {
         state.withLock { $0.isUp = isUp }
@@ -56,7 +67,7 @@ final class FakeAuth: Sendable {
             guard params.clientId == Self.clientID, params.clientSecret == Self.clientSecret else {
                 throw RPCError.unauthenticated("wrong client credentials")
             }
-            let scopes = [Scope.storeWrite, Scope.sessionsRead]
+            let scopes = [Scope.storeWrite, Scope.sessionsRead, Scope.usersRead]
             let token = try await signer.token(subject: params.clientId, scopes: scopes)
             state.withLock { $0.issuedTokens.append(token) }
             return Auth.ClientToken.Result(accessToken: token, expiresIn: 900, scopes: scopes)
@@ -69,6 +80,17 @@ final class FakeAuth: Sendable {
             return state.withLock { state in
                 state.revocationCalls.append(params)
                 return Auth.RevokedSessions.Result(sessionIds: state.revokedSessions, asOf: Date())
+            }
+        }
+        dispatcher.register(Auth.LookupUser.self) { [self] params, context in
+            let userID = try #require(params.userId, "push-dispatch looks users up by id")
+            return try state.withLock { state in
+                guard let token = context.bearerToken, state.issuedTokens.contains(token) else {
+                    throw RPCError.unauthenticated("not a token this auth issued")
+                }
+                state.lookups.append(userID)
+                guard state.knownUsers?.contains(userID) ?? true else { throw RPCError.notFound("user") }
+                return Auth.LookupUser.Result(userId: userID, username: "user-\(userID)")
             }
         }
         Self.refuse(Auth.Register.self, in: &dispatcher)

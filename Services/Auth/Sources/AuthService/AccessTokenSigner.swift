@@ -50,19 +50,6 @@ public struct AccessTokenSigner: Sendable {
         return try await keys.sign(claims, kid: JWKIdentifier(string: currentKey.kid))
     }
 
-    /// The claims of `token` when the current key signed it and it has not expired at `now`; otherwise `-32001`.
-    /// (A token of a retired key is refused: its holder fetches a new one, as after any `-32001`.)
-    public func verify(_ token: String, at now: Date) async throws(RPCError) -> AccessTokenClaims {
-        let claims: AccessTokenClaims
-        do {
-            claims = try await keys.verify(token, as: AccessTokenClaims.self)
-        } catch {
-            throw RPCError.unauthenticated("invalid token")
-        }
-        guard now < claims.exp.value else { throw RPCError.unauthenticated("token expired or not valid here") }
-        return claims
-    }
-
     /// Every key whose tokens may still be valid at `now`, the current key first (the JWKS of `auth.keys`).
     public func publicKeys(at now: Date) -> [Auth.PublicJWK] {
         let lifetime = TimeInterval(tokenTTL)

@@ -120,12 +120,13 @@ public struct AuthComponents: Sendable {
     }
 
     /// Creates or updates the clients named by `SECUREPUSH_BOOTSTRAP_CLIENT_*` (`push:send`) and
-    /// `SECUREPUSH_DISPATCH_CLIENT_*` (`store:write`).
+    /// `SECUREPUSH_DISPATCH_CLIENT_*` (`store:write users:read`: it stores payloads and checks recipients exist).
     static func provision(configuration: AuthConfiguration, clients: ClientRegistry, logger: Logger) async throws {
-        // push-dispatch writes payloads to the store and ends event streams of signed-out sessions.
+        // push-dispatch writes payloads to the store, checks recipients exist, and ends event streams of signed-out
+        // sessions.
         let wanted: [(ClientRegistry.Credentials?, [String])] = [
             (configuration.bootstrapClient, [Scope.pushSend]),
-            (configuration.dispatchClient, [Scope.storeWrite, Scope.sessionsRead]),
+            (configuration.dispatchClient, [Scope.storeWrite, Scope.sessionsRead, Scope.usersRead]),
         ]
         for case (let credentials?, let scopes) in wanted {
             try await clients.createOrUpdateClient(

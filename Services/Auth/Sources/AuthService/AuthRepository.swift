@@ -9,6 +9,8 @@ public protocol AuthRepository: Sendable {
     func insertUser(_ user: UserRecord) async throws
     /// The user with this username, if any.
     func user(named username: String) async throws -> UserRecord?
+    /// The user with this id, if any.
+    func user(id: String) async throws -> UserRecord?
     /// Replaces a user's password hash (after a bcrypt cost change).
     func updatePasswordHash(userID: String, hash: String) async throws
 

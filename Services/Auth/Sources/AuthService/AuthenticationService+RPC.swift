@@ -1,9 +1,12 @@
+import ServiceCore
 import SharedModels
 
 extension AuthenticationService {
     /// The auth JSON-RPC methods (exactly `MethodCatalog.auth`), each mapped onto the domain.
     public func makeDispatcher(maxBatchLength: Int = 100) -> RPCDispatcher {
         var dispatcher = RPCDispatcher(maxBatchLength: maxBatchLength)
+        // auth verifies the client tokens it signed like any peer does, with its own published keys (no network).
+        let verifier = AccessTokenVerifier(now: now, logger: logger) { await publicKeys() }
         // The unauthenticated methods each count against their caller's per-minute limit, every call of a batch too.
         dispatcher.register(Auth.Register.self) { params, context in
             try await limiter.admitRequest(method: Auth.Register.name, from: context.clientAddress, at: now())
@@ -32,7 +35,10 @@ extension AuthenticationService {
             Auth.Keys.Result(keys: await publicKeys())
         }
         dispatcher.register(Auth.RevokedSessions.self) { params, context in
-            try await revokedSessions(since: params.since, principal: context.bearerToken)
+            try await revokedSessions(since: params.since, caller: try await context.authenticate(with: verifier))
+        }
+        dispatcher.register(Auth.LookupUser.self) { params, context in
+            try await lookupUser(params, caller: try await context.authenticate(with: verifier))
         }
         return dispatcher
     }

@@ -44,13 +44,9 @@ extension AuthenticationService {
 
     /// The sessions revoked at or after `since` (clamped to one access-token lifetime ago: older revocations can
     /// only concern expired access tokens), for a backend service holding `sessions:read`.
-    public func revokedSessions(since: Date?, principal bearerToken: String?) async throws
-        -> Auth.RevokedSessions.Result
-    {
-        guard let bearerToken else { throw RPCError.unauthenticated() }
+    public func revokedSessions(since: Date?, caller: Principal) async throws -> Auth.RevokedSessions.Result {
+        try caller.require(scope: Scope.sessionsRead)
         let current = now()
-        let claims = try await signer.verify(bearerToken, at: current)
-        guard claims.scopes.contains(Scope.sessionsRead) else { throw RPCError.forbidden(scope: Scope.sessionsRead) }
         let asOf = Date(timeIntervalSince1970: current.timeIntervalSince1970.rounded(.down))
         let horizon = asOf.addingTimeInterval(-TimeInterval(signer.tokenTTL))
         let families = try await repository.revokedFamilies(since: max(since ?? horizon, horizon))

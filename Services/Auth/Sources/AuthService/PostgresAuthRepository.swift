@@ -39,6 +39,17 @@ public struct PostgresAuthRepository: AuthRepository {
         }
     }
 
+    public func user(id: String) async throws -> UserRecord? {
+        try await database.withClient { client in
+            let rows = try await client.query(
+                "SELECT id, username, password_hash, created_at FROM users WHERE id = \(id)", logger: logger)
+            for try await (id, name, hash, created) in rows.decode((String, String, String, Date).self) {
+                return UserRecord(id: id, username: name, passwordHash: hash, createdAt: created)
+            }
+            return nil
+        }
+    }
+
     public func updatePasswordHash(userID: String, hash: String) async throws {
         try await database.withClient { client in
             try await client.query("UPDATE users SET password_hash = \(hash) WHERE id = \(userID)", logger: logger)

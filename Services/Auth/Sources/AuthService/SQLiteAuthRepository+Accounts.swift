@@ -25,6 +25,16 @@ extension SQLiteAuthRepository {
         }
     }
 
+    public func user(id: String) async throws -> UserRecord? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [id]).map {
+                UserRecord(
+                    id: $0["id"], username: $0["username"], passwordHash: $0["password_hash"],
+                    createdAt: $0["created_at"])
+            }
+        }
+    }
+
     public func updatePasswordHash(userID: String, hash: String) async throws {
         try await writer.write { db in
             try db.execute(sql: "UPDATE users SET password_hash = ? WHERE id = ?", arguments: [hash, userID])

@@ -37,7 +37,8 @@ public struct DispatchComponents: Sendable {
     /// Opens the database and wires everything together.
     /// - Parameters:
     ///   - configuration: database, limits, client credentials and intervals.
-    ///   - auth: a client to auth: `auth.keys` (to verify tokens) and `auth.clientToken` (our own token for the store).
+    ///   - auth: a client to auth: `auth.keys` (to verify tokens), `auth.clientToken` (our own token for the store)
+    ///     and `auth.lookupUser` (to refuse sends to unknown recipients).
     ///   - store: a client to the notification store (`store.put`); its `peerName` names it in `-32050` errors.
     ///   - providers: the remote providers (APNs, FCM, WNS, Web Push; at most one per platform) beside the built-in
     ///     direct channel. Each gets a `DeliveryWorker` in `services`, which shuts its provider down when it stops.
@@ -92,6 +93,7 @@ public struct DispatchComponents: Sendable {
         let pushes = PushSender(
             deliveries: deliveryRepository,
             store: NotificationStoreWriter(store: store, tokens: tokens),
+            recipients: RecipientDirectory(auth: auth, tokens: tokens, now: now),
             providers: providers,
             limits: .init(
                 maxPayloadBytes: configuration.maxPayloadBytes, maxTTLSeconds: configuration.maxTTLSeconds,

@@ -6,6 +6,7 @@ public struct DispatchError: Error, Hashable, RPCErrorConvertible, CustomStringC
         case invalidField(field: String, reason: String)
         case deviceNotFound
         case notificationNotFound
+        case recipientNotFound(String)
         case sendInProgress
         case dependencyUnavailable(dependency: String, reason: String)
         case quotaExceeded(quota: Quota, limit: Int)
@@ -32,6 +33,11 @@ public struct DispatchError: Error, Hashable, RPCErrorConvertible, CustomStringC
     /// The notification (or its delivery) does not exist or is not the caller's: callers cannot tell which.
     public static let notificationNotFound = DispatchError(.notificationNotFound)
 
+    /// `push.send` to a recipient id auth does not know: nothing is stored.
+    public static func recipientNotFound(_ recipientID: String) -> DispatchError {
+        DispatchError(.recipientNotFound(recipientID))
+    }
+
     /// Another `push.send` with the same idempotency key from the same client has not finished yet.
     public static let sendInProgress = DispatchError(.sendInProgress)
 
@@ -51,6 +57,14 @@ public struct DispatchError: Error, Hashable, RPCErrorConvertible, CustomStringC
         // One message for every reason, so existence is never revealed.
         case .deviceNotFound: .notFound("device")
         case .notificationNotFound: .notFound("notification")
+        // The caller named this id itself (and may send to any user), so saying which one is unknown reveals nothing.
+        case .recipientNotFound(let recipientID):
+            RPCError(
+                code: RPCErrorCode.notFound,
+                message:
+                    "Not found: recipient: auth knows no user with id '\(recipientID)' (recipientId takes a user id; "
+                    + "auth.lookupUser resolves a username)",
+                data: .object(["field": "recipientId"]))
         case .sendInProgress: .conflict("a send with this idempotency key is in progress")
         case .dependencyUnavailable(let dependency, let reason): .unavailable(dependency, reason)
         case .quotaExceeded(let quota, let limit):
@@ -66,6 +80,7 @@ public struct DispatchError: Error, Hashable, RPCErrorConvertible, CustomStringC
         case .invalidField(let field, let reason): "invalid \(field): \(reason)"
         case .deviceNotFound: "device not found"
         case .notificationNotFound: "notification not found"
+        case .recipientNotFound(let recipientID): "recipient '\(recipientID)' not found"
         case .sendInProgress: "send with this idempotency key in progress"
         case .dependencyUnavailable(let dependency, let reason): "\(dependency) unavailable: \(reason)"
         case .quotaExceeded(let quota, let limit): "quota \(quota.rawValue) of \(limit) exceeded"

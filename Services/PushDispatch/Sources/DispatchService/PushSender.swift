@@ -33,6 +33,7 @@ public struct PushSender: Sendable {
 
     let deliveries: any DeliveryRepository
     let store: NotificationStoreWriter
+    let recipients: RecipientDirectory
     let providers: PushProviderRegistry
     let limits: Limits
     let now: @Sendable () -> Date
@@ -41,6 +42,7 @@ public struct PushSender: Sendable {
     public init(
         deliveries: any DeliveryRepository,
         store: NotificationStoreWriter,
+        recipients: RecipientDirectory,
         providers: PushProviderRegistry,
         limits: Limits,
         now: @escaping @Sendable () -> Date,
@@ -48,6 +50,7 @@ public struct PushSender: Sendable {
     ) {
         self.deliveries = deliveries
         self.store = store
+        self.recipients = recipients
         self.providers = providers
         self.limits = limits
         self.now = now
@@ -56,10 +59,12 @@ public struct PushSender: Sendable {
 
     /// Sends `params.payload` to `params.recipientId`'s devices on behalf of `clientID`.
     ///
-    /// Nothing is recorded unless the store accepted the payload; the same idempotency key from the same client
-    /// returns the first result without sending again.
+    /// Nothing is recorded unless auth knows the recipient and the store accepted the payload; the same idempotency
+    /// key from the same client returns the first result without sending again.
     public func send(clientID: String, params: Push.Send.Params) async throws -> Push.Send.Result {
         try validate(params)
+        // No payload for nobody: a recipient auth does not know (or auth down) stops the send before anything is kept.
+        try await recipients.requireKnown(params.recipientId)
         var claim: IdempotencyClaim?
         if let key = params.idempotencyKey {
             let start = now()

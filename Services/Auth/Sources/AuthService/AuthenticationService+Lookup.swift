@@ -1,0 +1,35 @@
+import ServiceCore
+import SharedModels
+
+extension AuthenticationService {
+    /// Longest user id or username `auth.lookupUser` accepts (anything longer cannot exist).
+    static let maxLookupLength = 255
+
+    /// The user with this id or username, for backends and push-dispatch (`auth.lookupUser`).
+    ///
+    /// The caller must carry `users:read` (push-dispatch) or `push:send` (an app backend: it may send to the user,
+    /// and `push.send` already tells it whether a recipient exists). Throws `-32602` unless exactly one of `userId` and
+    /// `username` is given, `-32004` when auth knows no such user.
+    public func lookupUser(_ params: Auth.LookupUser.Params, caller: Principal) async throws -> Auth.LookupUser.Result {
+        guard caller.scopes.contains(Scope.usersRead) || caller.scopes.contains(Scope.pushSend) else {
+            throw RPCError.forbidden(scope: Scope.usersRead)
+        }
+        let user: UserRecord?
+        switch (params.userId, params.username) {
+        case (let id?, nil):
+            guard (1...Self.maxLookupLength).contains(id.count) else {
+                throw AuthError.invalidField("userId", "must be 1–\(Self.maxLookupLength) characters")
+            }
+            user = try await repository.user(id: id)
+        case (nil, let name?):
+            guard (1...Self.maxLookupLength).contains(name.count) else {
+                throw AuthError.invalidField("username", "must be 1–\(Self.maxLookupLength) characters")
+            }
+            user = try await repository.user(named: name)
+        default:
+            throw RPCError.invalidParams("pass exactly one of 'userId' and 'username'")
+        }
+        guard let user else { throw RPCError.notFound("user") }
+        return Auth.LookupUser.Result(userId: user.id, username: user.username)
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import ServiceCore
+import SharedModels
+
+/// Answers "does auth know this recipient?" for `push.send`, with `auth.lookupUser` and push-dispatch's own client
+/// token (scope `users:read`), remembering each answer briefly so a burst of sends to one user asks auth once.
+public actor RecipientDirectory {
+    /// How long answers are remembered.
+    public struct Lifetimes: Sendable, Hashable {
+        /// A user that exists (users are never deleted, so this only bounds memory and staleness).
+        public var known: Duration
+        /// A user that does not exist yet (short: the user may register in a moment).
+        public var unknown: Duration
+        /// Most answers kept; the oldest go first when full.
+        public var capacity: Int
+
+        public init(known: Duration = .seconds(60), unknown: Duration = .seconds(5), capacity: Int = 10_000) {
+            self.known = known
+            self.unknown = unknown
+            self.capacity = capacity
+        }
+    }
+
+    private let auth: RPCClient
+    private let tokens: ClientCredentialsTokenProvider
+    private let lifetimes: Lifetimes
+    private let now: @Sendable () -> Date
+    private var answers: [String: (exists: Bool, until: Date)] = [:]
+    private var order: [String] = []
+
+    /// - Parameters:
+    ///   - auth: a client to auth; its `peerName` names auth in `-32050` errors.
+    ///   - tokens: push-dispatch's client token (scopes `store:write users:read`).
+    public init(
+        auth: RPCClient, tokens: ClientCredentialsTokenProvider, lifetimes: Lifetimes = Lifetimes(),
+        now: @escaping @Sendable () -> Date
+    ) {
+        self.auth = auth
+        self.tokens = tokens
+        self.lifetimes = lifetimes
+        self.now = now
+    }
+
+    /// How many answers are remembered (for tests).
+    public var cachedCount: Int { answers.count }
+
+    /// Returns when auth knows `userID`; throws `-32004` naming `recipientId` when it does not, and `-32050` naming
+    /// auth when auth cannot answer.
+    public func requireKnown(_ userID: String) async throws {
+        let current = now()
+        if let answer = answers[userID], answer.until > current {
+            if answer.exists { return }
+            throw DispatchError.recipientNotFound(userID)
+        }
+        let exists = try await ask(userID)
+        remember(userID, exists: exists, at: current)
+        if !exists { throw DispatchError.recipientNotFound(userID) }
+    }
+
+    private func ask(_ userID: String) async throws -> Bool {
+        do {
+            do {
+                _ = try await auth.call(Auth.LookupUser.self, .init(userId: userID), token: try await tokens.token())
+            } catch let error as RPCError where error.code == RPCErrorCode.unauthenticated {
+                // Our token went stale (e.g. auth rotated its key): fetch a new one and ask once more.
+                await tokens.invalidate()
+                _ = try await auth.call(Auth.LookupUser.self, .init(userId: userID), token: try await tokens.token())
+            }
+            return true
+        } catch let error as RPCError where error.code == RPCErrorCode.notFound {
+            return false
+        } catch let error as RPCError where error.code == RPCErrorCode.unavailable {
+            throw error
+        } catch let error as RPCError where error.code == RPCErrorCode.forbidden {
+            throw DispatchError.dependencyUnavailable(
+                auth.peerName,
+                "push-dispatch's client may not call auth.lookupUser: give it scope \(Scope.usersRead) "
+                    + "(auth provisions it when SECUREPUSH_DISPATCH_CLIENT_ID is set)")
+        } catch let error as RPCError {
+            throw DispatchError.dependencyUnavailable(auth.peerName, "auth.lookupUser failed (\(error.code))")
+        } catch {
+            throw DispatchError.dependencyUnavailable(auth.peerName, "auth.lookupUser failed")
+        }
+    }
+
+    private func remember(_ userID: String, exists: Bool, at current: Date) {
+        let lifetime = exists ? lifetimes.known : lifetimes.unknown
+        if answers[userID] == nil {
+            if answers.count >= lifetimes.capacity, !order.isEmpty {
+                answers[order.removeFirst()] = nil
+            }
+            order.append(userID)
+        }
+        answers[userID] = (exists, current.adding(lifetime))
+    }
+}

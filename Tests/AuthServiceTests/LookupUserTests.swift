@@ -1,0 +1,86 @@
+import AuthService
+import Foundation
+import ServiceCore
+import SharedModels
+import Testing
+
+@Suite("auth.lookupUser")
+struct LookupUserTests {
+    private let backend = ClientRegistry.Credentials(clientId: "app-backend", secret: "backend-secret-1")
+    private let dispatch = ClientRegistry.Credentials(clientId: "push-dispatch", secret: "dispatch-secret-1")
+
+    private func harness() async throws -> AuthHarness {
+        try await AuthHarness.make(AuthHarness.configuration(bootstrapClient: backend, dispatchClient: dispatch))
+    }
+
+    private func token(_ auth: AuthHarness, _ client: ClientRegistry.Credentials) async throws -> String {
+        try await auth.rpc.call(
+            Auth.ClientToken.self, .init(clientId: client.clientId, clientSecret: client.secret)
+        ).accessToken
+    }
+
+    @Test("a backend resolves a username to its user id, and a user id to its username")
+    func backendResolvesBothWays() async throws {
+        let auth = try await harness()
+        let adaID = try await auth.register("ada")
+        let token = try await token(auth, backend)
+
+        let byName = try await auth.rpc.call(Auth.LookupUser.self, .init(username: "ada"), token: token)
+        #expect(byName == Auth.LookupUser.Result(userId: adaID, username: "ada"))
+        let byID = try await auth.rpc.call(Auth.LookupUser.self, .init(userId: adaID), token: token)
+        #expect(byID == byName)
+    }
+
+    @Test("push-dispatch's provisioned client may look users up; an unknown user is -32004")
+    func dispatchClientAndUnknownUsers() async throws {
+        let auth = try await harness()
+        let adaID = try await auth.register("ada")
+        let token = try await token(auth, dispatch)
+        #expect(try await auth.rpc.call(Auth.LookupUser.self, .init(userId: adaID), token: token).username == "ada")
+        for params in [Auth.LookupUser.Params(userId: UUID().uuidString.lowercased()), .init(username: "eve")] {
+            let error = await #expect(throws: RPCError.self) {
+                try await auth.rpc.call(Auth.LookupUser.self, params, token: token)
+            }
+            #expect(error?.code == RPCErrorCode.notFound)
+        }
+    }
+
+    @Test("people cannot look users up (-32003), nor can callers without a token (-32001)")
+    func peopleAndAnonymousCallersAreRefused() async throws {
+        let auth = try await harness()
+        try await auth.register("ada")
+        let grant = try await auth.login("ada")
+        let forbidden = await #expect(throws: RPCError.self) {
+            try await auth.rpc.call(Auth.LookupUser.self, .init(username: "ada"), token: grant.accessToken)
+        }
+        #expect(forbidden?.code == RPCErrorCode.forbidden)
+        #expect(forbidden?.data == .object(["requiredScope": .string(Scope.usersRead)]))
+        for token in [nil, "not-a-jwt"] {
+            let unauthenticated = await #expect(throws: RPCError.self) {
+                try await auth.rpc.call(Auth.LookupUser.self, .init(username: "ada"), token: token)
+            }
+            #expect(unauthenticated?.code == RPCErrorCode.unauthenticated)
+        }
+    }
+
+    @Test("exactly one of userId and username, each at most 255 characters, or -32602")
+    func paramsAreChecked() async throws {
+        let auth = try await harness()
+        let token = try await token(auth, backend)
+        let long = String(repeating: "a", count: 256)
+        let cases: [(Auth.LookupUser.Params, JSONValue?)] = [
+            (.init(), nil),
+            (.init(userId: "x", username: "ada"), nil),
+            (.init(userId: long), .object(["field": "userId"])),
+            (.init(username: ""), .object(["field": "username"])),
+            (.init(username: long), .object(["field": "username"])),
+        ]
+        for (params, data) in cases {
+            let error = await #expect(throws: RPCError.self) {
+                try await auth.rpc.call(Auth.LookupUser.self, params, token: token)
+            }
+            #expect(error?.code == RPCErrorCode.invalidParams)
+            #expect(error?.data == data)
+        }
+    }
+}
