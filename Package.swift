@@ -214,8 +214,8 @@ let package = Package(
             .executableTarget(
                 name: "securepush-bench",
                 dependencies: [
-                    "SecurePushClient", "SharedModels", "APNsMock", "TestSupport", "DispatchService", "ServiceCore",
-                    argumentParser, logging,
+                    "SecurePushClient", "SharedModels", "APNsMock", "TestSupport", "AuthService", "DispatchService",
+                    "ServiceCore", argumentParser, logging,
                 ],
                 path: "Benchmarks/securepush-bench",
                 swiftSettings: swiftSettings

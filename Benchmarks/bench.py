@@ -867,7 +867,7 @@ def start_stack(ctx, prefix, dispatch_env=None, start_dispatch=True):
     """auth (bcrypt cost 10, a push:send client), a cleartext store and (unless told not to) a cleartext dispatch."""
     work = ctx["work"]
     auth_port, store_port, dispatch_port = free_ports(3)
-    auth, auth_url, _ = start_auth(ctx, f"{prefix}-auth", auth_port, 10)
+    auth, auth_url, auth_data = start_auth(ctx, f"{prefix}-auth", auth_port, 10)
     store_data = os.path.join(work, f"{prefix}-store")
     os.makedirs(store_data, exist_ok=True)
     store = start(f"{prefix}-store", [os.path.join(ctx["bin"], "store-service")],
@@ -878,7 +878,7 @@ def start_stack(ctx, prefix, dispatch_env=None, start_dispatch=True):
     wait_healthy(f"{prefix}-store", store_url, store)
     dispatch_data = os.path.join(work, f"{prefix}-dispatch")
     os.makedirs(dispatch_data, exist_ok=True)
-    stack = {"auth": auth, "store": store, "auth_url": auth_url, "store_url": store_url,
+    stack = {"auth": auth, "store": store, "auth_url": auth_url, "store_url": store_url, "auth_data": auth_data,
              "dispatch_url": f"http://127.0.0.1:{dispatch_port}", "dispatch_data": dispatch_data}
 
     def launch(extra_env=None):
@@ -1020,6 +1020,7 @@ def bench_fanout(ctx, prof):
     argv = ["fanout"] + stack["bench_args"] + [
         "--devices", str(prof["fanout_devices"]), "--users", str(prof["fanout_users"]),
         "--concurrency", str(FANOUT_CONCURRENCY), "--dispatch-data-dir", stack["dispatch_data"],
+        "--auth-data-dir", stack["auth_data"],
         "--mock-file", mock_file, "--out", result_file]
     tool = start_bench_tool(ctx, "securepush-bench-fanout", argv)
     try:

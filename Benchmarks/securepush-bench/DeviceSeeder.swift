@@ -1,10 +1,13 @@
+import AuthService
 import DispatchService
 import Foundation
 import ServiceCore
 import SharedModels
 
 /// Registers one APNs device for each of many users straight into push-dispatch's SQLite database, through
-/// push-dispatch's own repository (same schema, same rules), before push-dispatch starts.
+/// push-dispatch's own repository (same schema, same rules), before push-dispatch starts; and the users themselves
+/// into auth's SQLite database, through auth's repository, since `push.send` refuses recipients auth does not know.
+/// (Over RPC, 10,000 accounts would cost minutes of bcrypt; every seeded account shares one password hash.)
 enum DeviceSeeder {
     /// A seeded user and the APNs token of their one device.
     struct SeededUser: Sendable {
@@ -12,16 +15,23 @@ enum DeviceSeeder {
         var deviceToken: String
     }
 
-    static func seed(users: Int, dataDirectory: String) async throws -> [SeededUser] {
+    static func seed(users: Int, dataDirectory: String, authDataDirectory: String) async throws -> [SeededUser] {
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
         let path = URL(fileURLWithPath: dataDirectory).appendingPathComponent("dispatch.sqlite").path
         let repository = SQLiteDeviceRepository(
             database: try SQLiteDatabase.open(path: path, migrator: DispatchMigrations.migrator))
+        let accounts = SQLiteAuthRepository(
+            writer: try AuthDatabase.open(path: AuthConfiguration.databasePath(inDataDirectory: authDataDirectory)))
+        let passwordHash = try await PasswordHasher(cost: 10).hash("bench-user-password")
         var seeded: [SeededUser] = []
         seeded.reserveCapacity(users)
         let now = Date()
         for index in 0..<users {
             let user = SeededUser(userID: "bench-user-\(index)", deviceToken: apnsToken(seed: UInt64(index) + 1))
+            if try await accounts.user(id: user.userID) == nil {
+                try await accounts.insertUser(
+                    UserRecord(id: user.userID, username: user.userID, passwordHash: passwordHash, createdAt: now))
+            }
             _ = try await repository.register(
                 ownerID: user.userID, platform: .apns, token: user.deviceToken, name: nil, now: now)
             seeded.append(user)

@@ -12,8 +12,9 @@ import TestSupport
 ///
 /// The handshake with `bench.py`, which owns push-dispatch:
 /// 1. this command seeds the `--users` devices into push-dispatch's SQLite database (`--dispatch-data-dir`),
-///    through push-dispatch's own repository, before push-dispatch starts (registering them over RPC would need
-///    10,000 user accounts, i.e. minutes of bcrypt; device registration is not what this measures);
+///    through push-dispatch's own repository, before push-dispatch starts, and their accounts into auth's
+///    (`--auth-data-dir`) (registering them over RPC would need 10,000 sign-ups, i.e. minutes of bcrypt; account and
+///    device registration are not what this measures);
 /// 2. starts the APNs mock and writes `--mock-file` (JSON: the mock's URL, CA file, provider key file, key id,
 ///    team id and topic) for push-dispatch's `SECUREPUSH_APNS_*` settings;
 /// 3. waits for push-dispatch to become healthy, then runs both scenarios.
@@ -37,6 +38,9 @@ struct FanOutCommand: AsyncParsableCommand {
     @Option(help: "push-dispatch's data directory (dispatch.sqlite), seeded before push-dispatch starts")
     var dispatchDataDir: String
 
+    @Option(help: "auth's data directory (auth.sqlite): the seeded users are created there too")
+    var authDataDir: String
+
     @Option(help: "where to write the mock's settings for push-dispatch")
     var mockFile: String
 
@@ -46,7 +50,8 @@ struct FanOutCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = Logger.benchmark("securepush-bench.fanout")
         progress("fanout: seeding \(users) users' devices into \(dispatchDataDir)")
-        let seeded = try await DeviceSeeder.seed(users: users, dataDirectory: dispatchDataDir)
+        let seeded = try await DeviceSeeder.seed(
+            users: users, dataDirectory: dispatchDataDir, authDataDirectory: authDataDir)
         let topic = "com.example.securepush.bench"
         try await withAPNsMock(topic: topic) { mock in
             try MockSettings(mock: mock).write(to: mockFile)
