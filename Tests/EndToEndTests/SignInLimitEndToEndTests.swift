@@ -100,13 +100,14 @@ struct ClosedRegistrationEndToEndTests {
         #expect(signedIn.contains("refreshToken"))
     }
 
-    /// Runs the built `securepush` CLI with `arguments`; returns its exit status.
-    static func securepush(_ arguments: [String]) async throws -> Int32 {
+    /// Runs the built `securepush` CLI with `arguments` and `extra` `SECUREPUSH_*` variables; returns its exit status.
+    static func securepush(_ arguments: [String], environment extra: [String: String] = [:]) async throws -> Int32 {
         let process = Process()
         process.executableURL = ServiceProcess.buildDirectory.appendingPathComponent("securepush")
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SECUREPUSH_") }
         environment["SECUREPUSH_BCRYPT_COST"] = "10"
+        environment.merge(extra) { _, new in new }
         process.environment = environment
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
