@@ -113,7 +113,7 @@ struct EventStreamLifecycleTests {
         let deliveries = SQLiteDeliveryRepository(database: harness.components.sqlite!)
         let sweep = DirectSweep(
             hub: harness.components.hub, deliveries: deliveries, revocations: nil, now: { harness.clock.now },
-            logger: .silent)
+            logger: .quiet)
 
         try await RunningDispatch.with(harness) { port in
             let curl = try CurlStream(url: EventStreamTests.url(port, device), token: alice)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Sign-in limits against the running stack, over real sockets from distinct loopback addresses.

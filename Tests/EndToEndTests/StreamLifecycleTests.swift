@@ -1,5 +1,6 @@
 import Foundation
 import SharedModels
+import TestSupport
 import Testing
 
 @Suite("direct event streams end when the session or the device goes away (real services, real sockets)")
