@@ -190,7 +190,8 @@ let package = Package(
             .target(
                 name: "TestSupport",
                 dependencies: [
-                    "ServiceCore", "SharedModels", "DevelopmentPKI", x509, crypto, nioCore, nioSSL, jwtKit, postgresNIO,
+                    "ServiceCore", "SharedModels", "DevelopmentPKI", x509, crypto, nioCore, nioHTTP2, nioSSL, jwtKit,
+                    postgresNIO,
                     hummingbird,
                     hummingbirdCore,
                     hummingbirdHTTP2,

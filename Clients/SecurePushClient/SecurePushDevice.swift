@@ -27,6 +27,7 @@ public actor SecurePushDevice {
     private let dispatch: RPCClient
     private var refreshTask: Task<DeviceSession, any Error>?
     private var onSessionChange: (@Sendable (DeviceSession?) -> Void)?
+    private let now: @Sendable () -> Date
 
     /// The current session; `nil` until signed in.
     public private(set) var session: DeviceSession?
@@ -35,17 +36,20 @@ public actor SecurePushDevice {
     ///   - endpoints: where the services are.
     ///   - session: a session kept from an earlier run, if any.
     ///   - configuration: timeouts; its `trustRootsPEMFile` is replaced by `endpoints.caFile` when that is set.
+    ///   - now: the clock the access token's expiry is judged by.
     public init(
         endpoints: SecurePushEndpoints,
         session: DeviceSession? = nil,
         configuration: HTTP2ClientConfiguration = .init(),
-        logger: Logger
+        logger: Logger,
+        now: @escaping @Sendable () -> Date = Date.init
     ) throws {
         var configuration = configuration
         if let caFile = endpoints.caFile { configuration.trustRootsPEMFile = caFile }
         self.endpoints = endpoints
         self.session = session
         self.logger = logger
+        self.now = now
         authHTTP = try HTTP2Client(baseURL: endpoints.auth, configuration: configuration, logger: logger)
         storeHTTP = try HTTP2Client(baseURL: endpoints.store, configuration: configuration, logger: logger)
         dispatchHTTP = try HTTP2Client(baseURL: endpoints.dispatch, configuration: configuration, logger: logger)
@@ -240,7 +244,7 @@ public actor SecurePushDevice {
     /// The access token, refreshed first when it expires within 30 seconds.
     private func validAccessToken() async throws -> String {
         guard let session else { throw SecurePushClientError.notSignedIn }
-        if session.accessTokenExpiresAt.timeIntervalSinceNow > 30 { return session.accessToken }
+        if session.accessTokenExpiresAt.timeIntervalSince(now()) > 30 { return session.accessToken }
         return try await refreshSession(ifStill: session.accessToken).accessToken
     }
 
@@ -250,13 +254,13 @@ public actor SecurePushDevice {
         if let refreshTask { return try await refreshTask.value }
         guard let current = session else { throw SecurePushClientError.notSignedIn }
         if let staleToken, current.accessToken != staleToken { return current }  // someone refreshed meanwhile
-        let task = Task { [auth] in
+        let task = Task { [auth, now] in
             let grant = try await auth.call(Auth.Refresh.self, .init(refreshToken: current.refreshToken))
             return DeviceSession(
                 userId: grant.userId,
                 accessToken: grant.accessToken,
                 refreshToken: grant.refreshToken,
-                accessTokenExpiresAt: Date().addingTimeInterval(TimeInterval(grant.expiresIn))
+                accessTokenExpiresAt: now().addingTimeInterval(TimeInterval(grant.expiresIn))
             )
         }
         refreshTask = task
@@ -272,7 +276,7 @@ public actor SecurePushDevice {
             userId: grant.userId,
             accessToken: grant.accessToken,
             refreshToken: grant.refreshToken,
-            accessTokenExpiresAt: Date().addingTimeInterval(TimeInterval(grant.expiresIn))
+            accessTokenExpiresAt: now().addingTimeInterval(TimeInterval(grant.expiresIn))
         )
         self.session = session
         onSessionChange?(session)

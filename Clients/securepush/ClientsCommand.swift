@@ -17,7 +17,7 @@ struct ClientsCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create a client with chosen scopes; prints its secret once.",
             discussion:
-                "Works on the auth database directly (SECUREPUSH_DATA_DIR or --data-dir), while auth runs or not."
+                "Works on the auth database directly (SECUREPUSH_DATABASE_URL for PostgreSQL, else SECUREPUSH_DATA_DIR or --data-dir), while auth runs or not."
         )
 
         @Option(help: "client id") var id: String
@@ -26,10 +26,13 @@ struct ClientsCommand: AsyncParsableCommand {
         @OptionGroup var database: AuthDatabaseOptions
 
         func run() async throws {
-            let registry = try await ClientRegistry.open(configuration: try database.configuration())
             let hint = "choose another --id; a client's secret is shown only once"
-            let credentials = try await database.reportingAuthErrors(conflictHint: hint) {
-                try await registry.createClient(id: id, scopes: scopes, secret: secret)
+            let credentials = try await ClientRegistry.with(
+                configuration: try database.configuration(), logger: cliLogger()
+            ) { registry in
+                try await database.reportingAuthErrors(conflictHint: hint) {
+                    try await registry.createClient(id: id, scopes: scopes, secret: secret)
+                }
             }
             print("created client '\(credentials.clientId)' with scopes \(scopes.joined(separator: " "))")
             print("secret: \(credentials.secret)")

@@ -1,6 +1,7 @@
 import Foundation
 import HTTP2Client
 import SecurePushClient
+import ServiceCore
 import SharedModels
 import Synchronization
 
@@ -80,7 +81,7 @@ final class ConnectionReporter: Sendable {
 
     /// `0.2 s`, `3 s`.
     static func format(_ duration: Duration) -> String {
-        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let seconds = duration.timeInterval
         return seconds < 1 ? String(format: "%.1f s", seconds) : "\(Int(seconds.rounded())) s"
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AuthService
 import Foundation
 import Logging
 import SecurePushClient
@@ -33,13 +34,14 @@ struct DemoCommand: AsyncParsableCommand {
                 "securepush-demo-\(UUID().uuidString)"
             ).path
             defer { try? FileManager.default.removeItem(atPath: directory) }
-            let secret = randomSecret()
+            let secret = OpaqueToken.generate()
             var environment = ProcessInfo.processInfo.environment
             environment.merge([
                 "SECUREPUSH_DATA_DIR": directory, "SECUREPUSH_HOST": "127.0.0.1",
                 "SECUREPUSH_AUTH_PORT": "0", "SECUREPUSH_STORE_PORT": "0", "SECUREPUSH_DISPATCH_PORT": "0",
                 "SECUREPUSH_BOOTSTRAP_CLIENT_ID": "demo-backend", "SECUREPUSH_BOOTSTRAP_CLIENT_SECRET": secret,
-                "SECUREPUSH_DISPATCH_CLIENT_ID": "push-dispatch", "SECUREPUSH_DISPATCH_CLIENT_SECRET": randomSecret(),
+                "SECUREPUSH_DISPATCH_CLIENT_ID": "push-dispatch",
+                "SECUREPUSH_DISPATCH_CLIENT_SECRET": OpaqueToken.generate(),
                 "SECUREPUSH_BCRYPT_COST": "10",
             ]) { _, new in new }
             let stack = try await LocalStack.start(environment: environment, logger: logger)

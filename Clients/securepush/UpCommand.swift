@@ -1,4 +1,5 @@
 import ArgumentParser
+import AuthService
 import Foundation
 import Logging
 import SecurePushStack
@@ -51,7 +52,7 @@ struct UpCommand: AsyncParsableCommand {
                     "cannot read \(path)", hint: "remove it: `securepush up` writes a new development client",
                     exitCode: .startFailed, detail: "\(error)")
             }
-            let client = saved ?? BackendClientFile(clientId: "demo-backend", clientSecret: randomSecret())
+            let client = saved ?? BackendClientFile(clientId: "demo-backend", clientSecret: OpaqueToken.generate())
             if saved == nil { pendingClientFile = (client, path) }
             environment["SECUREPUSH_BOOTSTRAP_CLIENT_ID"] = client.clientId
             environment["SECUREPUSH_BOOTSTRAP_CLIENT_SECRET"] = client.clientSecret
@@ -60,7 +61,7 @@ struct UpCommand: AsyncParsableCommand {
         if (environment["SECUREPUSH_DISPATCH_CLIENT_ID"] ?? "").isEmpty {
             // push-dispatch and auth share this process: a fresh secret each start is enough.
             environment["SECUREPUSH_DISPATCH_CLIENT_ID"] = "push-dispatch"
-            environment["SECUREPUSH_DISPATCH_CLIENT_SECRET"] = randomSecret()
+            environment["SECUREPUSH_DISPATCH_CLIENT_SECRET"] = OpaqueToken.generate()
         }
 
         var logger = Logger(label: "securepush")
@@ -130,13 +131,4 @@ private struct StackService: Service {
         emit("Stopping…")
         await stack.stop()
     }
-}
-
-/// A 256-bit random secret, base64url.
-func randomSecret() -> String {
-    var generator = SystemRandomNumberGenerator()
-    let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-    return Data(bytes).base64EncodedString()
-        .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(
-            of: "=", with: "")
 }

@@ -17,7 +17,7 @@ struct UsersCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create a user account; prints its user id.",
             discussion:
-                "Works on the auth database directly (SECUREPUSH_DATA_DIR or --data-dir), while auth runs or not."
+                "Works on the auth database directly (SECUREPUSH_DATABASE_URL for PostgreSQL, else SECUREPUSH_DATA_DIR or --data-dir), while auth runs or not."
         )
 
         @Option(help: "3–64 characters of a-z 0-9 . _ -") var username: String
@@ -25,10 +25,12 @@ struct UsersCommand: AsyncParsableCommand {
         @OptionGroup var database: AuthDatabaseOptions
 
         func run() async throws {
-            let accounts = try await AccountRegistry.open(configuration: try database.configuration())
+            let configuration = try database.configuration()
             let secret = try readPassword(flag: password)
-            let userID = try await database.reportingAuthErrors(conflictHint: "choose another --username") {
-                try await accounts.createUser(username: username, password: secret)
+            let userID = try await AccountRegistry.with(configuration: configuration, logger: cliLogger()) { accounts in
+                try await database.reportingAuthErrors(conflictHint: "choose another --username") {
+                    try await accounts.createUser(username: username, password: secret)
+                }
             }
             print("created user '\(username)': user id \(userID)")
         }

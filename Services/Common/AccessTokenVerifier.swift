@@ -133,20 +133,3 @@ public actor AccessTokenVerifier {
         return decoded.kid
     }
 }
-
-extension Data {
-    /// Decodes base64url without padding (RFC 7515).
-    public init?(base64URLEncoded string: String) {
-        var base64 = string.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64.append("=") }
-        self.init(base64Encoded: base64)
-    }
-
-    /// Base64url without padding (RFC 7515).
-    public func base64URLEncodedString() -> String {
-        base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-}

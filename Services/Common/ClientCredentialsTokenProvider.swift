@@ -12,18 +12,26 @@ public actor ClientCredentialsTokenProvider {
     private let refreshMargin: TimeInterval
     private var cached: (token: String, expiresAt: Date)?
     private var inFlight: Task<String, any Error>?
+    private let now: @Sendable () -> Date
 
-    public init(auth: RPCClient, clientID: String, clientSecret: String, refreshMargin: TimeInterval = 60) {
+    /// - Parameters:
+    ///   - refreshMargin: how long before its expiry a token is replaced.
+    ///   - now: the clock expiry is judged by.
+    public init(
+        auth: RPCClient, clientID: String, clientSecret: String, refreshMargin: TimeInterval = 60,
+        now: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.auth = auth
         self.clientID = clientID
         self.clientSecret = clientSecret
         self.refreshMargin = refreshMargin
+        self.now = now
     }
 
     /// A valid token; fetches a new one when none is cached or it is about to expire.
     /// Concurrent callers share one fetch. Auth being down surfaces as `-32050`.
     public func token() async throws -> String {
-        if let cached, cached.expiresAt.timeIntervalSinceNow > refreshMargin { return cached.token }
+        if let cached, cached.expiresAt.timeIntervalSince(now()) > refreshMargin { return cached.token }
         if let inFlight { return try await inFlight.value }
         let task = Task { [auth, clientID, clientSecret] in
             do {
@@ -37,7 +45,7 @@ public actor ClientCredentialsTokenProvider {
         inFlight = tokenTask
         defer { inFlight = nil }
         let grant = try await task.value
-        cached = (grant.accessToken, Date().addingTimeInterval(TimeInterval(grant.expiresIn)))
+        cached = (grant.accessToken, now().addingTimeInterval(TimeInterval(grant.expiresIn)))
         return grant.accessToken
     }
 

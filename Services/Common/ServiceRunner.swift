@@ -99,8 +99,7 @@ struct ShutdownWatchdog: Service {
 
     func run() async throws {
         try? await gracefulShutdown()  // returns when shutdown begins (or the group is cancelled)
-        let (seconds, attoseconds) = limit.components
-        let delay = Double(seconds) + Double(attoseconds) / 1e18
+        let delay = limit.timeInterval
         let logger = logger
         DispatchQueue.global().asyncAfter(deadline: .now() + delay) {
             logger.error("service.shutdown.forced", metadata: ["service.shutdown_timeout": "\(delay)"])

@@ -38,11 +38,6 @@ public struct APNsMock: Sendable {
     }
 }
 
-extension Logger {
-    /// A logger that drops everything, to keep test output readable.
-    public static let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
-}
-
 /// Runs a mock APNs for the duration of `body`, then shuts it down gracefully (GOAWAY) and waits for it.
 ///
 /// - Parameters:

@@ -1,6 +1,7 @@
 import AuthService
 import Foundation
 import GRDB
+import Logging
 import ServiceCore
 import SharedModels
 import Testing
@@ -143,8 +144,9 @@ struct ClientTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let configuration = AuthHarness.configuration(databasePath: directory.file("auth.sqlite"))
-        let registry = try await ClientRegistry.open(configuration: configuration)
-        let created = try await registry.createClient(id: "cli-made", scopes: ["push:send"], secret: nil)
+        let created = try await ClientRegistry.with(configuration: configuration, logger: Logger(label: "cli")) {
+            try await $0.createClient(id: "cli-made", scopes: ["push:send"], secret: nil)
+        }
 
         let auth = try await AuthHarness.make(configuration)
         #expect(try await clientToken(auth, created.clientId, created.secret).scopes == [Scope.pushSend])

@@ -6,24 +6,18 @@ import Testing
 
 @Suite("auth.lookupUser")
 struct LookupUserTests {
-    private let backend = ClientRegistry.Credentials(clientId: "app-backend", secret: "backend-secret-1")
-    private let dispatch = ClientRegistry.Credentials(clientId: "push-dispatch", secret: "dispatch-secret-1")
+    private let backend = AuthHarness.backendClient
+    private let dispatch = AuthHarness.dispatchClient
 
     private func harness() async throws -> AuthHarness {
-        try await AuthHarness.make(AuthHarness.configuration(bootstrapClient: backend, dispatchClient: dispatch))
-    }
-
-    private func token(_ auth: AuthHarness, _ client: ClientRegistry.Credentials) async throws -> String {
-        try await auth.rpc.call(
-            Auth.ClientToken.self, .init(clientId: client.clientId, clientSecret: client.secret)
-        ).accessToken
+        try await AuthHarness.withServiceClients()
     }
 
     @Test("a backend resolves a username to its user id, and a user id to its username")
     func backendResolvesBothWays() async throws {
         let auth = try await harness()
         let adaID = try await auth.register("ada")
-        let token = try await token(auth, backend)
+        let token = try await auth.clientToken(backend)
 
         let byName = try await auth.rpc.call(Auth.LookupUser.self, .init(username: "ada"), token: token)
         #expect(byName == Auth.LookupUser.Result(userId: adaID, username: "ada"))
@@ -35,7 +29,7 @@ struct LookupUserTests {
     func dispatchClientAndUnknownUsers() async throws {
         let auth = try await harness()
         let adaID = try await auth.register("ada")
-        let token = try await token(auth, dispatch)
+        let token = try await auth.clientToken(dispatch)
         #expect(try await auth.rpc.call(Auth.LookupUser.self, .init(userId: adaID), token: token).username == "ada")
         for params in [Auth.LookupUser.Params(userId: UUID().uuidString.lowercased()), .init(username: "eve")] {
             let error = await #expect(throws: RPCError.self) {
@@ -66,7 +60,7 @@ struct LookupUserTests {
     @Test("exactly one of userId and username, each at most 255 characters, or -32602")
     func paramsAreChecked() async throws {
         let auth = try await harness()
-        let token = try await token(auth, backend)
+        let token = try await auth.clientToken(backend)
         let long = String(repeating: "a", count: 256)
         let cases: [(Auth.LookupUser.Params, JSONValue?)] = [
             (.init(), nil),

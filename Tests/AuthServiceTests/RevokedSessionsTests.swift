@@ -6,21 +6,16 @@ import Testing
 
 @Suite("auth.revokedSessions: how push-dispatch learns that a session was signed out")
 struct RevokedSessionsTests {
-    private let backend = ClientRegistry.Credentials(clientId: "app-backend", secret: "backend-secret-1")
-    private let dispatch = ClientRegistry.Credentials(clientId: "push-dispatch", secret: "dispatch-secret-1")
+    private let backend = AuthHarness.backendClient
+    private let dispatch = AuthHarness.dispatchClient
 
     private func harness() async throws -> AuthHarness {
-        try await AuthHarness.make(AuthHarness.configuration(bootstrapClient: backend, dispatchClient: dispatch))
-    }
-
-    private func token(_ auth: AuthHarness, _ client: ClientRegistry.Credentials) async throws -> String {
-        try await auth.rpc.call(
-            Auth.ClientToken.self, .init(clientId: client.clientId, clientSecret: client.secret)
-        ).accessToken
+        try await AuthHarness.withServiceClients()
     }
 
     private func revoked(_ auth: AuthHarness, since: Date? = nil) async throws -> Auth.RevokedSessions.Result {
-        try await auth.rpc.call(Auth.RevokedSessions.self, .init(since: since), token: try await token(auth, dispatch))
+        try await auth.rpc.call(
+            Auth.RevokedSessions.self, .init(since: since), token: try await auth.clientToken(dispatch))
     }
 
     @Test("user tokens carry their session as sid: the same through refreshes, another for another sign-in")
@@ -34,7 +29,7 @@ struct RevokedSessionsTests {
         let session = try #require(try await verifier.verify(first.accessToken).sessionID)
         #expect(try await verifier.verify(refreshed.accessToken).sessionID == session)
         #expect(try await verifier.verify(second.accessToken).sessionID != session)
-        #expect(try await verifier.verify(try await token(auth, backend)).sessionID == nil)
+        #expect(try await verifier.verify(try await auth.clientToken(backend)).sessionID == nil)
     }
 
     @Test("after logout the session is listed, others are not; the next call from asOf lists only newer ones")
@@ -67,7 +62,7 @@ struct RevokedSessionsTests {
         try await auth.register("ada")
         let user = try await auth.login("ada").accessToken
         let cases: [(String?, Int)] = [
-            (user, RPCErrorCode.forbidden), (try await token(auth, backend), RPCErrorCode.forbidden),
+            (user, RPCErrorCode.forbidden), (try await auth.clientToken(backend), RPCErrorCode.forbidden),
             (nil, RPCErrorCode.unauthenticated), ("not-a-jwt", RPCErrorCode.unauthenticated),
         ]
         for (token, code) in cases {

@@ -92,7 +92,7 @@ struct DeliveryWorkerTests {
         let doorbell = DeliveryDoorbell()
         let worker = DeliveryWorker(
             provider: provider, deliveries: deliveries, doorbell: doorbell,
-            configuration: .fast(idle: .seconds(60)), now: { harness.clock.now }, logger: .silent)
+            configuration: .fast(idle: .seconds(60)), now: { harness.clock.now }, logger: .quiet)
         try await RunningWorkers.with([worker]) { () async throws in
             #expect(try await harness.waitForStatus(sent, .retrying))
             let claimsAfterAttempt = deliveries.claims
@@ -116,7 +116,7 @@ struct DeliveryWorkerTests {
         let harness = try await DispatchHarness.remote([provider])
         _ = try await harness.registerDevice(user: "alice", platform: .apns, token: "d6d6")
         let sent = try await harness.send(to: "alice").notificationId
-        let group = ServiceGroup(configuration: .init(services: harness.components.workers, logger: .silent))
+        let group = ServiceGroup(configuration: .init(services: harness.components.workers, logger: .quiet))
         let stopped = Mutex(false)
         let run = Task {
             try await group.run()

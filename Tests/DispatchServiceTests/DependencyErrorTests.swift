@@ -12,7 +12,7 @@ struct DependencyErrorTests {
     func storeDownTextHasNoAddress() async throws {
         let port = try await closedPort()
         let peer = try PeerClient(
-            url: "http://127.0.0.1:\(port)", peerName: "notification-store", caFile: nil, logger: .silent)
+            url: "http://127.0.0.1:\(port)", peerName: "notification-store", caFile: nil, logger: .quiet)
         let harness = try await DispatchHarness(storeClient: peer.rpc)
         _ = try await harness.registerDevice(user: "alice")
 

@@ -7,12 +7,12 @@ import Testing
 
 @Suite("the per-user device quota (SECUREPUSH_MAX_DEVICES_PER_USER)")
 struct DeviceQuotaTests {
-    static func harness(maxDevicesPerUser: Int, log: SecurityEventLog = SecurityEventLog()) async throws
+    static func harness(maxDevicesPerUser: Int, log: RecordedLog = RecordedLog()) async throws
         -> DispatchHarness
     {
         var configuration = DispatchHarness.configuration()
         configuration.maxDevicesPerUser = maxDevicesPerUser
-        return try await DispatchHarness(configuration: configuration, logger: log.logger)
+        return try await DispatchHarness(configuration: configuration, logger: log.logger())
     }
 
     static func expectQuotaError(_ error: RPCError?, limit: Int, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -25,7 +25,7 @@ struct DeviceQuotaTests {
 
     @Test("the device beyond the quota is -32029 naming the limit; re-registering a device never counts twice")
     func quotaRefusesTheNextDevice() async throws {
-        let log = SecurityEventLog()
+        let log = RecordedLog()
         let harness = try await Self.harness(maxDevicesPerUser: 3, log: log)
         let first = try await harness.registerDevice(user: "alice", token: "install-1")
         _ = try await harness.registerDevice(user: "alice", token: "install-2")
@@ -38,7 +38,7 @@ struct DeviceQuotaTests {
         let listed = try await harness.client.call(
             Devices.List.self, Empty(), token: try await harness.signer.userToken("alice"))
         #expect(listed.devices.count == 3)
-        let events = log.events(named: "devices.quota_exceeded")
+        let events = log.securityEvents("devices.quota_exceeded")
         #expect(events.count == 1)
         #expect(events.first?.level == .notice)
         #expect(events.first?.metadata["user.id"] == "alice")

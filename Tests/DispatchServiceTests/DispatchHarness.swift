@@ -36,7 +36,7 @@ struct DispatchHarness {
         providers: [any PushProvider] = [],
         clock: any AdjustableClock = TestClock(),
         storeClient: RPCClient? = nil,
-        logger: Logger = .silent
+        logger: Logger = .quiet
     ) async throws {
         let signer = try await TestSigner()
         let auth = FakeAuth(signer: signer)
@@ -55,7 +55,7 @@ struct DispatchHarness {
         self.store = store
         self.client = RPCClient(
             transport: InProcessTransport(
-                dispatcher: { dispatcher }, context: { RPCRequestContext(bearerToken: $0, logger: .silent) }),
+                dispatcher: { dispatcher }, context: { RPCRequestContext(bearerToken: $0, logger: .quiet) }),
             peerName: "push-dispatch"
         )
     }
@@ -112,4 +112,11 @@ func expectRPCError(_ body: () async throws -> Void, sourceLocation: SourceLocat
         Issue.record("expected an RPCError, got \(error)", sourceLocation: sourceLocation)
     }
     return nil
+}
+
+extension FakeAuth {
+    /// A fake auth for push-dispatch; a call it does not serve fails the test.
+    convenience init(signer: TestSigner) {
+        self.init(signer: signer, for: .dispatch) { Issue.record(Comment(rawValue: $0)) }
+    }
 }

@@ -68,10 +68,10 @@ struct EventStreamLifecycleTests {
 
     @Test("a device token re-registered by another user ends the previous owner's stream at once, logged")
     func changeOfHandsEndsStream() async throws {
-        let log = SecurityEventLog()
+        let log = RecordedLog()
         var configuration = DispatchHarness.configuration(keepalive: .seconds(60))
         configuration.maxStreamsPerDevice = 2
-        let harness = try await DispatchHarness(configuration: configuration, logger: log.logger)
+        let harness = try await DispatchHarness(configuration: configuration, logger: log.logger())
         let device = try await harness.registerDevice(user: "alice", token: "shared-tablet")
         let alice = try await harness.signer.userToken("alice")
 
@@ -82,7 +82,7 @@ struct EventStreamLifecycleTests {
             #expect(try await harness.registerDevice(user: "bob", token: "shared-tablet") == device)
             #expect(await curl.waitUntil { !$0.isRunning })
             #expect(await harness.components.hub.streamCount(deviceID: device) == 0)
-            let moved = try #require(log.events(named: "devices.owner_changed").only)
+            let moved = try #require(log.securityEvents("devices.owner_changed").only)
             #expect(moved.level == .notice)
             #expect(moved.metadata["device.id"] == "\(device)")
             #expect(moved.metadata["user.previous_id"] == "alice")
@@ -113,7 +113,7 @@ struct EventStreamLifecycleTests {
         let deliveries = SQLiteDeliveryRepository(database: harness.components.sqlite!)
         let sweep = DirectSweep(
             hub: harness.components.hub, deliveries: deliveries, revocations: nil, now: { harness.clock.now },
-            logger: .silent)
+            logger: .quiet)
 
         try await RunningDispatch.with(harness) { port in
             let curl = try CurlStream(url: EventStreamTests.url(port, device), token: alice)
@@ -140,9 +140,9 @@ struct EventStreamLifecycleTests {
 
     @Test("a signed-out session's stream ends at the next sweep, and its still-valid token opens no new stream")
     func logoutEndsStream() async throws {
-        let log = SecurityEventLog()
+        let log = RecordedLog()
         let harness = try await DispatchHarness(
-            configuration: DispatchHarness.configuration(keepalive: .seconds(60)), logger: log.logger)
+            configuration: DispatchHarness.configuration(keepalive: .seconds(60)), logger: log.logger())
         let device = try await harness.registerDevice(user: "alice")
         let session = UUID().uuidString.lowercased()
         let signedOut = try await harness.signer.token(subject: "alice", scopes: [Scope.user], sessionID: session)
@@ -163,7 +163,7 @@ struct EventStreamLifecycleTests {
             #expect(await revoked.waitUntil { !$0.isRunning })
             #expect(kept.isRunning)
             #expect(await harness.components.hub.streamCount(deviceID: device) == 1)
-            let revokedEvent = try #require(log.events(named: "direct.streams.session_revoked").only)
+            let revokedEvent = try #require(log.securityEvents("direct.streams.session_revoked").only)
             #expect(revokedEvent.metadata["auth.session_id"] == "\(session)")
             #expect(revokedEvent.metadata["direct.streams"] == "1")
             // The next call asks only for what is new.

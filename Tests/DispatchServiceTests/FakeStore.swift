@@ -87,7 +87,7 @@ final class FakeStore: Sendable {
                 throw RPCError.unavailable("notification-store", "connection refused")
             }
             return await store.dispatcher.handle(
-                body: body, context: RPCRequestContext(bearerToken: bearerToken, logger: .silent))
+                body: body, context: RPCRequestContext(bearerToken: bearerToken, logger: .quiet))
         }
     }
 

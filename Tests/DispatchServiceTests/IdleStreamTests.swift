@@ -36,7 +36,7 @@ struct IdleStreamTests {
         let stream = DirectEventStream(
             deviceID: deviceID, ownerID: "alice", expiresAt: nil, sessionID: nil, devices: devices,
             deliveries: deliveries, hub: hub,
-            keepaliveInterval: .milliseconds(20), now: { harness.clock.now }, logger: .silent)
+            keepaliveInterval: .milliseconds(20), now: { harness.clock.now }, logger: .quiet)
         let written = RecordingWriter.Written()
 
         let running = Task {

@@ -67,7 +67,7 @@ struct ProviderWiringTests {
             #expect {
                 _ = try DispatchComponents.make(
                     configuration: DispatchHarness.configuration(), auth: auth.client,
-                    store: store.client, providers: providers, logger: .silent)
+                    store: store.client, providers: providers, logger: .quiet)
             } throws: { error in
                 error is ConfigurationError && "\(error)".contains(expected)
             }
@@ -76,6 +76,6 @@ struct ProviderWiringTests {
 
     @Test("without configuration variables there are no remote providers")
     func noProvidersByDefault() async throws {
-        #expect(try await PushProviders.remoteProviders(environment: ServiceEnvironment([:]), logger: .silent).isEmpty)
+        #expect(try await PushProviders.remoteProviders(environment: ServiceEnvironment([:]), logger: .quiet).isEmpty)
     }
 }

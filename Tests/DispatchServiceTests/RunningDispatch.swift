@@ -22,11 +22,11 @@ enum RunningDispatch {
     ) async throws -> Bool {
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
         let app = try buildDispatchApplication(
-            components: harness.components, configuration: harness.configuration, logger: .silent
+            components: harness.components, configuration: harness.configuration, logger: .quiet
         ) { port in
             portContinuation.yield(port)
         }
-        let group = ServiceGroup(configuration: .init(services: [app], logger: .silent))
+        let group = ServiceGroup(configuration: .init(services: [app], logger: .quiet))
         let stopped = Flag()
         let run = Task {
             defer {

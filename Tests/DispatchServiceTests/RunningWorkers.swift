@@ -8,7 +8,7 @@ import Testing
 /// down gracefully and waits until they stopped.
 enum RunningWorkers {
     static func with(_ workers: [any Service], _ body: () async throws -> Void) async throws {
-        let group = ServiceGroup(configuration: .init(services: workers, logger: .silent))
+        let group = ServiceGroup(configuration: .init(services: workers, logger: .quiet))
         let run = Task { try await group.run() }
         do {
             try await body()

@@ -28,21 +28,12 @@ struct GracefulShutdownTests {
             // The defaults: nothing below depends on a shortened timeout.
             "SECUREPUSH_SHUTDOWN_TIMEOUT": "10", "SECUREPUSH_IDLE_TIMEOUT": "120",
         ]
-        var processes: [ServiceProcess] = []
-        func start(_ executable: String, _ name: String, _ port: String, _ extra: [String: String] = [:]) async throws
-            -> ServiceProcess
-        {
-            let process = try await ServiceProcess.start(
-                executable, name: name, environment: common.merging(extra) { _, new in new }, portVariable: port,
-                logger: logger)
-            processes.append(process)
-            return process
-        }
+        let processes = ServiceProcesses(environment: common, logger: logger)
         do {
-            let auth = try await start("auth-service", "auth", "SECUREPUSH_AUTH_PORT")
-            let store = try await start(
+            let auth = try await processes.start("auth-service", "auth", "SECUREPUSH_AUTH_PORT")
+            let store = try await processes.start(
                 "store-service", "store", "SECUREPUSH_STORE_PORT", ["SECUREPUSH_AUTH_URL": auth.url])
-            let dispatch = try await start(
+            let dispatch = try await processes.start(
                 "dispatch-service", "dispatch", "SECUREPUSH_DISPATCH_PORT",
                 ["SECUREPUSH_AUTH_URL": auth.url, "SECUREPUSH_STORE_URL": store.url])
 
@@ -58,14 +49,14 @@ struct GracefulShutdownTests {
             let stream = try RawHTTP2Connection(port: dispatch.port)
             try stream.sendPreface()
             try stream.sendGET("/devices/\(deviceId)/events", bearer: token)
-            let silent = try processes.map { process in
+            let silent = try processes.all.map { process in
                 let connection = try RawHTTP2Connection(port: process.port)
                 try connection.sendPreface()
                 return connection
             }
             try await Task.sleep(for: .milliseconds(300))
 
-            for process in processes.reversed() {
+            for process in processes.all.reversed() {
                 let started = ContinuousClock.now
                 let status = await process.stop(signal: SIGTERM)
                 let elapsed = ContinuousClock.now - started
@@ -76,7 +67,7 @@ struct GracefulShutdownTests {
             #expect(streamClosed)
             _ = silent
         } catch {
-            for process in processes { await process.stop(signal: SIGKILL) }
+            await processes.stopAll(signal: SIGKILL)
             throw error
         }
     }

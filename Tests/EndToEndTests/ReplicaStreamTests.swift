@@ -29,29 +29,20 @@ struct ReplicaStreamTests {
                 "replicastreams-\(UUID().uuidString)"
             ).path,
         ]
-        var processes: [ServiceProcess] = []
-        func start(_ executable: String, _ name: String, _ port: String, _ extra: [String: String] = [:]) async throws
-            -> ServiceProcess
-        {
-            let process = try await ServiceProcess.start(
-                executable, name: name, environment: common.merging(extra) { _, new in new }, portVariable: port,
-                logger: logger)
-            processes.append(process)
-            return process
-        }
+        let processes = ServiceProcesses(environment: common, logger: logger)
         defer {
-            let started = processes
+            let started = processes.all
             Task {
                 for process in started { await process.stop(signal: SIGKILL) }
                 try? await TestPostgres.withDatabase(serviceName: "cleanup", migrations: [], url: url) { _ in }
             }
         }
-        let auth = try await start("auth-service", "auth", "SECUREPUSH_AUTH_PORT")
-        let store = try await start(
+        let auth = try await processes.start("auth-service", "auth", "SECUREPUSH_AUTH_PORT")
+        let store = try await processes.start(
             "store-service", "store", "SECUREPUSH_STORE_PORT", ["SECUREPUSH_AUTH_URL": auth.url])
         let peers = ["SECUREPUSH_AUTH_URL": auth.url, "SECUREPUSH_STORE_URL": store.url]
-        let dispatchA = try await start("dispatch-service", "dispatch-a", "SECUREPUSH_DISPATCH_PORT", peers)
-        let dispatchB = try await start("dispatch-service", "dispatch-b", "SECUREPUSH_DISPATCH_PORT", peers)
+        let dispatchA = try await processes.start("dispatch-service", "dispatch-a", "SECUREPUSH_DISPATCH_PORT", peers)
+        let dispatchB = try await processes.start("dispatch-service", "dispatch-b", "SECUREPUSH_DISPATCH_PORT", peers)
 
         let authClient = try PeerClient(url: auth.url, peerName: "auth", caFile: nil, logger: logger)
         let replicaA = try PeerClient(url: dispatchA.url, peerName: "push-dispatch", caFile: nil, logger: logger)
@@ -73,7 +64,6 @@ struct ReplicaStreamTests {
         let result = try await held
         #expect(result.status == 200)
         #expect(ContinuousClock.now - started < .seconds(8), "the stream on the other replica outlived unregister")
-        for process in processes { await process.stop() }
-        processes = []
+        await processes.stopAll()
     }
 }

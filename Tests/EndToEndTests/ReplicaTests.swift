@@ -35,37 +35,28 @@ struct ReplicaTests {
                 "replicas-\(UUID().uuidString)"
             ).path,
         ]
-        var processes: [ServiceProcess] = []
-        func start(_ executable: String, _ name: String, _ port: String, _ extra: [String: String] = [:]) async throws
-            -> ServiceProcess
-        {
-            let process = try await ServiceProcess.start(
-                executable, name: name, environment: common.merging(extra) { _, new in new }, portVariable: port,
-                logger: logger)
-            processes.append(process)
-            return process
-        }
+        let processes = ServiceProcesses(environment: common, logger: logger)
         do {
-            let auth = try await start("auth-service", "auth", "SECUREPUSH_AUTH_PORT")
-            let storeA = try await start(
+            let auth = try await processes.start("auth-service", "auth", "SECUREPUSH_AUTH_PORT")
+            let storeA = try await processes.start(
                 "store-service", "store-a", "SECUREPUSH_STORE_PORT", ["SECUREPUSH_AUTH_URL": auth.url])
-            let storeB = try await start(
+            let storeB = try await processes.start(
                 "store-service", "store-b", "SECUREPUSH_STORE_PORT", ["SECUREPUSH_AUTH_URL": auth.url])
-            let dispatchA = try await start(
+            let dispatchA = try await processes.start(
                 "dispatch-service", "dispatch-a", "SECUREPUSH_DISPATCH_PORT",
                 ["SECUREPUSH_AUTH_URL": auth.url, "SECUREPUSH_STORE_URL": storeA.url])
-            let dispatchB = try await start(
+            let dispatchB = try await processes.start(
                 "dispatch-service", "dispatch-b", "SECUREPUSH_DISPATCH_PORT",
                 ["SECUREPUSH_AUTH_URL": auth.url, "SECUREPUSH_STORE_URL": storeB.url])
             try await run(
                 auth: auth, stores: [storeA, storeB], dispatchA: dispatchA, dispatchB: dispatchB, secret: secret,
                 url: url)
         } catch {
-            for process in processes { await process.stop(signal: SIGKILL) }
+            await processes.stopAll(signal: SIGKILL)
             try? await dropSchema(url)
             throw error
         }
-        for process in processes { await process.stop() }
+        await processes.stopAll()
         try await dropSchema(url)
     }
 

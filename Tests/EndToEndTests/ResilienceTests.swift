@@ -77,6 +77,20 @@ final class SeparateServices: @unchecked Sendable {
             clientSecret: backendSecret, logger: logger)
     }
 
+    /// Starts all three services, runs `body`, then stops them, awaited, whether starting or `body` threw or not.
+    static func with<T>(_ body: (SeparateServices) async throws -> T) async throws -> T {
+        let services = SeparateServices()
+        do {
+            try await services.startAll()
+            let result = try await body(services)
+            await services.stopAll()
+            return result
+        } catch {
+            await services.stopAll()
+            throw error
+        }
+    }
+
     func stopAll() async {
         await dispatch?.stop()
         await store?.stop()
@@ -90,57 +104,56 @@ final class SeparateServices: @unchecked Sendable {
 struct ResilienceTests {
     @Test("notifications survive a restart of the store, and clients reconnect by themselves")
     func storeRestartKeepsNotifications() async throws {
-        let services = SeparateServices()
-        try await services.startAll()
-        defer { Task { await services.stopAll() } }
-        let device = try SecurePushDevice(endpoints: services.endpoints, logger: services.logger)
-        let userId = try await device.createAccount(username: "restart-user", password: "long enough password")
-        try await device.signIn(username: "restart-user", password: "long enough password")
-        let backend = try services.backend()
-        let before = try await backend.send(.init(recipientId: userId, payload: "kept across restarts"))
+        try await SeparateServices.with { services in
+            let device = try SecurePushDevice(endpoints: services.endpoints, logger: services.logger)
+            let userId = try await device.createAccount(username: "restart-user", password: "long enough password")
+            try await device.signIn(username: "restart-user", password: "long enough password")
+            let backend = try services.backend()
+            let before = try await backend.send(.init(recipientId: userId, payload: "kept across restarts"))
 
-        let port = services.store.port
-        await services.store.stop()
-        try await services.startStore(port: port)
+            let port = services.store.port
+            await services.store.stop()
+            try await services.startStore(port: port)
 
-        // The device's connection to the old process is gone; the SDK reconnects to the new one.
-        #expect(try await device.fetch(before.notificationId).payload == "kept across restarts")
-        // push-dispatch reconnects to the store too.
-        let after = try await backend.send(.init(recipientId: userId, payload: "after the restart"))
-        #expect(try await device.fetch(after.notificationId).payload == "after the restart")
-        await device.shutdown()
-        await backend.shutdown()
+            // The device's connection to the old process is gone; the SDK reconnects to the new one.
+            #expect(try await device.fetch(before.notificationId).payload == "kept across restarts")
+            // push-dispatch reconnects to the store too.
+            let after = try await backend.send(.init(recipientId: userId, payload: "after the restart"))
+            #expect(try await device.fetch(after.notificationId).payload == "after the restart")
+            await device.shutdown()
+            await backend.shutdown()
+        }
     }
 
     @Test(
         "with the store down, push.send fails with -32050 and records nothing; the same idempotency key works once it is back"
     )
     func storeDownGivesUnavailable() async throws {
-        let services = SeparateServices()
-        try await services.startAll()
-        defer { Task { await services.stopAll() } }
-        let device = try SecurePushDevice(endpoints: services.endpoints, logger: services.logger)
-        let userId = try await device.createAccount(username: "outage-user", password: "long enough password")
-        try await device.signIn(username: "outage-user", password: "long enough password")
-        let deviceId = try await device.register(device: .init(platform: .direct))
-        let backend = try services.backend()
+        try await SeparateServices.with { services in
+            let device = try SecurePushDevice(endpoints: services.endpoints, logger: services.logger)
+            let userId = try await device.createAccount(username: "outage-user", password: "long enough password")
+            try await device.signIn(username: "outage-user", password: "long enough password")
+            let deviceId = try await device.register(device: .init(platform: .direct))
+            let backend = try services.backend()
 
-        let port = services.store.port
-        await services.store.stop()
-        let failure = await #expect(throws: RPCError.self) {
-            try await backend.send(.init(recipientId: userId, payload: "during the outage", idempotencyKey: "order-42"))
+            let port = services.store.port
+            await services.store.stop()
+            let failure = await #expect(throws: RPCError.self) {
+                try await backend.send(
+                    .init(recipientId: userId, payload: "during the outage", idempotencyKey: "order-42"))
+            }
+            #expect(failure?.code == RPCErrorCode.unavailable)
+            #expect(failure?.message.contains("notification-store") == true)
+
+            try await services.startStore(port: port)
+            let sent = try await backend.send(
+                .init(recipientId: userId, payload: "after the outage", idempotencyKey: "order-42"))
+            #expect(sent.deliveries.map(\.deviceId) == [deviceId])
+            // Exactly one id reaches the device: the failed attempt left nothing half-sent.
+            let ids = try await collect(2, from: device.notifications(deviceId: deviceId), timeout: .seconds(2))
+            #expect(ids == [sent.notificationId])
+            await device.shutdown()
+            await backend.shutdown()
         }
-        #expect(failure?.code == RPCErrorCode.unavailable)
-        #expect(failure?.message.contains("notification-store") == true)
-
-        try await services.startStore(port: port)
-        let sent = try await backend.send(
-            .init(recipientId: userId, payload: "after the outage", idempotencyKey: "order-42"))
-        #expect(sent.deliveries.map(\.deviceId) == [deviceId])
-        // Exactly one id reaches the device: the failed attempt left nothing half-sent.
-        let ids = try await collect(2, from: device.notifications(deviceId: deviceId), timeout: .seconds(2))
-        #expect(ids == [sent.notificationId])
-        await device.shutdown()
-        await backend.shutdown()
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SharedModels
+import TestSupport
 import Testing
 
 @Suite("direct event streams end when the session or the device goes away (real services, real sockets)")
@@ -31,41 +32,41 @@ struct StreamLifecycleTests {
 
     @Test("auth.logout ends the session's open stream within a sweep interval")
     func logoutEndsStream() async throws {
-        let stack = try await TestStack.start(.cleartext, extra: ["SECUREPUSH_DISPATCH_SWEEP_INTERVAL": "1"])
-        defer { Task { await stack.stop() } }
-        let (grant, device) = try await Self.signedInDevice(stack)
+        try await TestStack.with(.cleartext, extra: ["SECUREPUSH_DISPATCH_SWEEP_INTERVAL": "1"]) { stack in
+            let (grant, device) = try await Self.signedInDevice(stack)
 
-        async let held = Self.holdStream(stack, device: device, token: grant.accessToken)
-        try await Task.sleep(for: .seconds(2))  // the stream is open (curl connects in milliseconds)
-        let auth = try stack.rpcClient(stack.endpoints.auth, name: "auth")
-        _ = try await auth.rpc.call(Auth.Logout.self, .init(refreshToken: grant.refreshToken))
-        await auth.shutdown()
+            async let held = Self.holdStream(stack, device: device, token: grant.accessToken)
+            try await Task.sleep(for: .seconds(2))  // the stream is open (curl connects in milliseconds)
+            let auth = try stack.rpcClient(stack.endpoints.auth, name: "auth")
+            _ = try await auth.rpc.call(Auth.Logout.self, .init(refreshToken: grant.refreshToken))
+            await auth.shutdown()
 
-        let (status, lasted) = try await held
-        #expect(status == 200)
-        #expect(lasted < .seconds(8), "the stream outlived the logout: \(lasted)")
-        // The still-unexpired access token of the signed-out session opens no new stream.
-        let again = try await Curl.run([
-            "--http2-prior-knowledge", "-H", "Authorization: Bearer \(grant.accessToken)",
-            "\(stack.endpoints.dispatch)/devices/\(device)/events",
-        ])
-        #expect(again.status == 401)
+            let (status, lasted) = try await held
+            #expect(status == 200)
+            #expect(lasted < .seconds(8), "the stream outlived the logout: \(lasted)")
+            // The still-unexpired access token of the signed-out session opens no new stream.
+            let again = try await Curl.run([
+                "--http2-prior-knowledge", "-H", "Authorization: Bearer \(grant.accessToken)",
+                "\(stack.endpoints.dispatch)/devices/\(device)/events",
+            ])
+            #expect(again.status == 401)
+        }
     }
 
     @Test("devices.unregister ends the device's open stream at once")
     func unregisterEndsStream() async throws {
-        let stack = try await TestStack.start(.cleartext)
-        defer { Task { await stack.stop() } }
-        let (grant, device) = try await Self.signedInDevice(stack)
+        try await TestStack.with(.cleartext) { stack in
+            let (grant, device) = try await Self.signedInDevice(stack)
 
-        async let held = Self.holdStream(stack, device: device, token: grant.accessToken)
-        try await Task.sleep(for: .seconds(2))
-        let dispatch = try stack.rpcClient(stack.endpoints.dispatch, name: "push-dispatch")
-        _ = try await dispatch.rpc.call(Devices.Unregister.self, .init(deviceId: device), token: grant.accessToken)
-        await dispatch.shutdown()
+            async let held = Self.holdStream(stack, device: device, token: grant.accessToken)
+            try await Task.sleep(for: .seconds(2))
+            let dispatch = try stack.rpcClient(stack.endpoints.dispatch, name: "push-dispatch")
+            _ = try await dispatch.rpc.call(Devices.Unregister.self, .init(deviceId: device), token: grant.accessToken)
+            await dispatch.shutdown()
 
-        let (status, lasted) = try await held
-        #expect(status == 200)
-        #expect(lasted < .seconds(6), "the stream outlived unregister: \(lasted)")
+            let (status, lasted) = try await held
+            #expect(status == 200)
+            #expect(lasted < .seconds(6), "the stream outlived unregister: \(lasted)")
+        }
     }
 }

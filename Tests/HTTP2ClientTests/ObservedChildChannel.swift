@@ -1,6 +1,7 @@
 import HummingbirdCore
 import Logging
 import NIOCore
+import TestSupport
 
 /// Wraps a Hummingbird child channel to log each accepted connection and optionally add handlers
 /// in front of the server's own pipeline.

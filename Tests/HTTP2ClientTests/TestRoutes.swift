@@ -2,6 +2,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import Synchronization
+import TestSupport
 
 /// What the test routes report to the test, and how the test steers them.
 final class Probes: Sendable {

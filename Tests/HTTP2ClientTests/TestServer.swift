@@ -53,11 +53,6 @@ struct TestServer: Sendable {
     }
 }
 
-extension Logger {
-    /// A logger that drops everything, to keep test output readable.
-    static let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
-}
-
 /// Runs a Hummingbird server for the duration of `body`, then shuts it down gracefully and waits for it.
 ///
 /// - Parameters:

@@ -40,7 +40,7 @@ struct StoreExpiryTests {
         try await harness.put(to: "alice", ttlSeconds: 1)
         harness.clock.advance(by: 2)
 
-        let group = ServiceGroup(services: harness.components.services, logger: .silent)
+        let group = ServiceGroup(services: harness.components.services, logger: .quiet)
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
             var remaining = try await harness.storedRowCount()

@@ -28,11 +28,11 @@ struct StoreHarness {
         clock: TestClock = TestClock()
     ) async throws {
         let signer: TestSigner = if let signer { signer } else { try await TestSigner() }
-        let auth = FakeAuth(keys: [signer.jwk], isUp: authIsUp)
+        let auth = FakeAuth(signer: signer, for: .store, isUp: authIsUp) { Issue.record(Comment(rawValue: $0)) }
         let components = try StoreComponents.make(
             configuration: configuration,
             auth: auth.client,
-            logger: .silent,
+            logger: .quiet,
             now: { clock.now }
         )
         if loadKeys {
@@ -42,7 +42,7 @@ struct StoreHarness {
         let dispatcher = components.dispatcher
         let transport = InProcessTransport(
             dispatcher: { dispatcher },
-            context: { RPCRequestContext(bearerToken: $0, logger: .silent) }
+            context: { RPCRequestContext(bearerToken: $0, logger: .quiet) }
         )
         self.components = components
         self.clock = clock

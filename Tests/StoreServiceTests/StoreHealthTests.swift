@@ -26,9 +26,9 @@ struct StoreHealthTests {
             verifier: harness.components.verifier,
             initialRetryDelay: .milliseconds(10),
             maxRetryDelay: .milliseconds(20),
-            logger: .silent
+            logger: .quiet
         )
-        let group = ServiceGroup(services: [loader], logger: .silent)
+        let group = ServiceGroup(services: [loader], logger: .quiet)
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
             var polls = 0

@@ -4,11 +4,6 @@ import Hummingbird
 import Logging
 import TestSupport
 
-extension Logger {
-    /// Drops everything, to keep test output readable.
-    static let quiet = Logger(label: "webpush-test", factory: { _ in SwiftLogNoOpLogHandler() })
-}
-
 /// Runs a `MockPushService` over HTTPS (HTTP/2 or HTTP/1.1 by ALPN, test CA) on 127.0.0.1 for the duration of
 /// `body`, then shuts it down and waits for it.
 func withMockPushService<T>(

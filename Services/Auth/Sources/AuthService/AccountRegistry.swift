@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// Creates people's accounts: behind `auth.register` while self-registration is open, and for operators
 /// (`securepush users create`) always.
@@ -14,12 +15,15 @@ public struct AccountRegistry: Sendable {
         self.now = now
     }
 
-    /// Opens the SQLite database `configuration` names (the CLI, on the machine auth runs on).
-    public static func open(configuration: AuthConfiguration) async throws -> AccountRegistry {
-        let writer = try AuthDatabase.open(path: configuration.databasePath)
-        return AccountRegistry(
-            repository: SQLiteAuthRepository(writer: writer),
-            hasher: try await PasswordHasher(cost: configuration.bcryptCost))
+    /// Runs `body` with a registry on the auth database `configuration` names — PostgreSQL when it has a
+    /// `postgresURL`, the SQLite file otherwise (see ``ConfiguredAuthRepository``): the `securepush users` CLI.
+    public static func with<T: Sendable>(
+        configuration: AuthConfiguration, logger: Logger, _ body: (AccountRegistry) async throws -> T
+    ) async throws -> T {
+        let hasher = try await PasswordHasher(cost: configuration.bcryptCost)
+        return try await ConfiguredAuthRepository.with(configuration, logger: logger) { repository in
+            try await body(AccountRegistry(repository: repository, hasher: hasher))
+        }
     }
 
     /// Creates an account; returns the new user id (a random lowercase UUID).

@@ -28,8 +28,7 @@ public struct AuthServer: Service {
             try await app.run()
             return
         }
-        let database = PostgresServiceDatabase(
-            url: url, serviceName: "auth", schema: "auth", migrations: AuthDatabase.postgresMigrations, logger: logger)
+        let database = AuthDatabase.postgres(url: url, logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await database.run() }
             group.addTask {

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import SharedModels
 
 /// Creates service clients and checks their credentials. Secrets are stored only as bcrypt hashes.
@@ -33,15 +34,19 @@ public struct ClientRegistry: Sendable {
         self.now = now
     }
 
-    /// Opens the auth database at `configuration.databasePath` just to manage clients (the `securepush clients` CLI);
-    /// needs no signing key.
-    public static func open(configuration: AuthConfiguration) async throws -> ClientRegistry {
-        let writer = try AuthDatabase.open(path: configuration.databasePath)
-        return ClientRegistry(
-            repository: SQLiteAuthRepository(writer: writer),
-            hasher: try await PasswordHasher(cost: configuration.bcryptCost),
-            minimumSecretLength: configuration.minimumClientSecretLength
-        )
+    /// Runs `body` with a registry on the auth database `configuration` names — PostgreSQL when it has a
+    /// `postgresURL`, the SQLite file otherwise (see ``ConfiguredAuthRepository``) — to manage clients from the
+    /// `securepush clients` CLI; needs no signing key.
+    public static func with<T: Sendable>(
+        configuration: AuthConfiguration, logger: Logger, _ body: (ClientRegistry) async throws -> T
+    ) async throws -> T {
+        let hasher = try await PasswordHasher(cost: configuration.bcryptCost)
+        return try await ConfiguredAuthRepository.with(configuration, logger: logger) { repository in
+            try await body(
+                ClientRegistry(
+                    repository: repository, hasher: hasher,
+                    minimumSecretLength: configuration.minimumClientSecretLength))
+        }
     }
 
     /// Creates a client with `scopes`; a strong random secret is generated when `secret` is `nil`.

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ServiceCore
 import SharedModels
 
 /// The notification store's domain logic: validation, lifetimes and ownership. Knows nothing of HTTP or JSON-RPC.

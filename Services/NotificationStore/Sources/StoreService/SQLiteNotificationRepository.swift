@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ServiceCore
 
 /// The notification repository on SQLite (GRDB); payloads pass through a `PayloadSealer` on the way in and out.
 public struct SQLiteNotificationRepository: NotificationRepository {

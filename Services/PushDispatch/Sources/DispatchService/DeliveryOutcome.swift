@@ -1,4 +1,5 @@
 import Foundation
+import ServiceCore
 import SharedModels
 
 /// What one delivery attempt achieved; the delivery worker turns it into the job's next state.

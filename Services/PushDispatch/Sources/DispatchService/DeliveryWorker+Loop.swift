@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ServiceCore
 import SharedModels
 
 extension DeliveryWorker {

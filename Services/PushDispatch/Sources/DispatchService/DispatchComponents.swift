@@ -77,7 +77,8 @@ public struct DispatchComponents: Sendable {
             try await auth.call(Auth.Keys.self, Empty()).keys
         }
         let tokens = ClientCredentialsTokenProvider(
-            auth: auth, clientID: configuration.dispatchClientID, clientSecret: configuration.dispatchClientSecret)
+            auth: auth, clientID: configuration.dispatchClientID, clientSecret: configuration.dispatchClientSecret,
+            now: now)
         let hub = DirectHub(maxStreamsPerDevice: configuration.maxStreamsPerDevice)
         let workers = remoteProviders.map { provider in
             DeliveryWorker(

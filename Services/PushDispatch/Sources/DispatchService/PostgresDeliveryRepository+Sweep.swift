@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import ServiceCore
 
 extension PostgresDeliveryRepository {
     public func devicesWithQueuedJobs(among deviceIDs: [String], now: Date) async throws -> Set<String> {

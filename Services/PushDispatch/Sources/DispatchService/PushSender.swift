@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ServiceCore
 import SharedModels
 
 /// The `push.*` logic: store the payload, record one delivery job per device, wake the channels. Knows nothing of HTTP.

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceCore
 
 /// When a failed delivery attempt is tried again: exponential backoff with full jitter, capped, honouring the
 /// provider's hint, and a bound on attempts.
@@ -34,7 +35,7 @@ public struct RetryPolicy: Sendable {
     /// retry together), but never less than the provider's `hint`.
     public func delay(afterAttempts attempts: Int, hint: Duration = .zero) -> Duration {
         let doublings = Double(min(max(attempts - 1, 0), 64))
-        let ceiling = min(maxDelay.inSeconds, baseDelay.inSeconds * exp2(doublings))
+        let ceiling = min(maxDelay.timeInterval, baseDelay.timeInterval * exp2(doublings))
         let fraction = min(max(randomFraction(), 0), 1)
         return max(.seconds(ceiling * fraction), hint)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ServiceCore
 import SharedModels
 
 extension SQLiteDeliveryRepository {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ServiceCore
 
 extension SQLiteDeliveryRepository {
     public func devicesWithQueuedJobs(among deviceIDs: [String], now: Date) async throws -> Set<String> {

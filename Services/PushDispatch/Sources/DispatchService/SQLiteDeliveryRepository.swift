@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ServiceCore
 import SharedModels
 
 /// `DeliveryRepository` on SQLite (GRDB): sends and their delivery jobs. Idempotency keys are in

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ServiceCore
 import SharedModels
 
 /// `DeviceRepository` on SQLite (GRDB). Every change runs in one write transaction, so concurrent registrations

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ServiceCore
 import Synchronization
 
 /// Hands out one provider token for its whole life and replaces it on Apple's schedule.
@@ -39,7 +40,7 @@ final class APNsProviderTokenCache: Sendable {
         self.keyID = keyID
         self.teamID = teamID
         self.key = key
-        self.refreshAge = min(max(refreshAge.seconds, Self.minimumAge), 59 * 60)
+        self.refreshAge = min(max(refreshAge.timeInterval, Self.minimumAge), 59 * 60)
         self.now = now
     }
 
@@ -79,13 +80,5 @@ final class APNsProviderTokenCache: Sendable {
 
     private func sign(now: Date) throws -> APNsProviderToken {
         try APNsProviderToken.sign(keyID: keyID, teamID: teamID, key: key, now: now)
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, with fractions.
-    fileprivate var seconds: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ServiceCore
 import Synchronization
 
 /// Makes RFC 8292 VAPID `Authorization` headers and reuses each push service origin's JWT until it nears expiry.
@@ -28,7 +29,7 @@ final class VAPIDSigner: Sendable {
 
     init(privateKey: P256.Signing.PrivateKey, subject: String, now: @escaping @Sendable () -> Date) {
         self.privateKey = privateKey
-        self.publicKey = WebPushBase64URL.encode(privateKey.publicKey.x963Representation)
+        self.publicKey = privateKey.publicKey.x963Representation.base64URLEncodedString()
         self.subject = subject
         self.now = now
     }
@@ -63,9 +64,9 @@ final class VAPIDSigner: Sendable {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let claims = try encoder.encode(
             Claims(aud: audience, exp: Int(expiresAt.timeIntervalSince1970), sub: subject))
-        let signingInput = WebPushBase64URL.encode(Data(header.utf8)) + "." + WebPushBase64URL.encode(claims)
+        let signingInput = Data(header.utf8).base64URLEncodedString() + "." + Data(claims).base64URLEncodedString()
         let signature = try privateKey.signature(for: Data(signingInput.utf8))
-        return signingInput + "." + WebPushBase64URL.encode(signature.rawRepresentation)
+        return signingInput + "." + Data(signature.rawRepresentation).base64URLEncodedString()
     }
 
     private struct Claims: Encodable {

@@ -36,7 +36,7 @@ public struct WebPushConfiguration: Sendable {
 
     /// The VAPID public key as browsers need it for `applicationServerKey`: the uncompressed point, base64url.
     public var applicationServerKey: String {
-        WebPushBase64URL.encode(vapidPrivateKey.publicKey.x963Representation)
+        vapidPrivateKey.publicKey.x963Representation.base64URLEncodedString()
     }
 
     /// Reads the configuration; `nil` when Web Push is not configured (neither VAPID variable set).

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ServiceCore
 
 /// A browser's push subscription (`PushSubscription.toJSON()`): where to POST, and the keys to encrypt for.
 ///
@@ -25,8 +26,8 @@ struct WebPushSubscription: Sendable {
         let json = WireForm(
             endpoint: endpointString,
             keys: .init(
-                p256dh: WebPushBase64URL.encode(userAgentPublicKey.x963Representation),
-                auth: WebPushBase64URL.encode(authSecret)))
+                p256dh: userAgentPublicKey.x963Representation.base64URLEncodedString(),
+                auth: authSecret.base64URLEncodedString()))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Strings only: encoding cannot fail.
@@ -58,7 +59,7 @@ struct WebPushSubscription: Sendable {
         self.origin = endpoint.origin
         self.host = endpoint.host
 
-        guard let p256dh = WebPushBase64URL.decode(json.keys.p256dh) else {
+        guard let p256dh = Data(base64URLEncoded: json.keys.p256dh) else {
             throw .invalidField("token", "keys.p256dh is not base64url")
         }
         guard p256dh.count == 65, p256dh.first == 0x04 else {
@@ -70,7 +71,7 @@ struct WebPushSubscription: Sendable {
         }
         self.userAgentPublicKey = publicKey
 
-        guard let auth = WebPushBase64URL.decode(json.keys.auth) else {
+        guard let auth = Data(base64URLEncoded: json.keys.auth) else {
             throw .invalidField("token", "keys.auth is not base64url")
         }
         guard auth.count == 16 else {

@@ -4,16 +4,17 @@ import Foundation
 ///
 /// The process is awaited without blocking a thread: the servers under test run their handlers on the same
 /// small cooperative pool, and a blocked pool thread would starve them.
-struct Curl {
-    struct Result {
-        var status: Int
-        var httpVersion: String
-        var body: String
+public struct Curl {
+    /// What curl reported.
+    public struct Result: Sendable {
+        public var status: Int
+        public var httpVersion: String
+        public var body: String
     }
 
     /// Runs curl with `arguments` plus `-s -o <file> -w '%{http_code} %{http_version}'`; curl gives up after 20 s.
     /// `body` is sent as the request body from a file (`--data-binary @file`).
-    static func run(_ arguments: [String], body: Data? = nil) async throws -> Result {
+    public static func run(_ arguments: [String], body: Data? = nil) async throws -> Result {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

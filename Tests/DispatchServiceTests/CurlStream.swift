@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 
 /// One Server-Sent Event as a client parses it.
 struct ServerSentEvent: Equatable {
@@ -95,26 +96,10 @@ final class CurlStream: @unchecked Sendable {
 
 /// A single `curl --http2-prior-knowledge` GET that must answer (not stream): status and body.
 func curlGet(_ url: String, token: String?) async throws -> (status: Int, body: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-    var arguments = ["--http2-prior-knowledge", "-s", "--max-time", "5", "-w", "\n%{http_code}"]
+    var arguments = ["--http2-prior-knowledge"]
     if let token { arguments += ["-H", "Authorization: Bearer \(token)"] }
-    process.arguments = arguments + [url]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = FileHandle.nullDevice
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        process.terminationHandler = { _ in continuation.resume() }
-        do {
-            try process.run()
-        } catch {
-            process.terminationHandler = nil
-            continuation.resume()
-        }
-    }
-    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    let lines = output.split(separator: "\n", omittingEmptySubsequences: false)
-    return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
+    let result = try await Curl.run(arguments + [url])
+    return (result.status, result.body)
 }
 
 /// Polls `condition` every 20 ms until it holds or `timeout` passes; returns whether it held.

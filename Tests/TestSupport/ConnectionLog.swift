@@ -1,19 +1,20 @@
-import HummingbirdCore
-import Logging
 import NIOCore
 import NIOHTTP2
 import Synchronization
-import TestSupport
 
-/// Every connection the mock accepted, so tests can count and break them.
+/// Every connection a test server accepted, so tests can count and break them.
 public final class ConnectionLog: Sendable {
     private let channels = Mutex<[any Channel]>([])
+    /// Fires each time an accepted connection closes.
+    public let closed = Signal()
 
     public init() {}
 
     /// Records a new connection and returns its index (0 for the first).
     public func accepted(_ channel: any Channel) -> Int {
-        channels.withLock { channels in
+        let closed = self.closed
+        channel.closeFuture.whenComplete { _ in closed.fire() }
+        return channels.withLock { channels in
             channels.append(channel)
             return channels.count - 1
         }
@@ -48,36 +49,10 @@ public final class ConnectionLog: Sendable {
         }
     }
 
-    /// Closes every connection abruptly, without GOAWAY, as a crashing server would.
+    /// Closes every connection abruptly, without GOAWAY, as a crashing peer would.
     public func closeAll() async {
         for channel in channels.withLock({ $0 }) {
             try? await channel.close().get()
         }
-    }
-}
-
-/// Wraps a Hummingbird child channel to log each accepted connection and, for the first connection, put a
-/// ``BlackHoleHandler`` in front of the server's pipeline (before TLS) when the test gave a ``BlackHole``.
-struct ObservedChildChannel<Base: ServerChildChannel>: ServerChildChannel {
-    typealias Value = Base.Value
-
-    let base: Base
-    let log: ConnectionLog
-    let blackHole: BlackHole?
-
-    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        let index = log.accepted(channel)
-        if let blackHole, index == 0 {
-            do {
-                try channel.pipeline.syncOperations.addHandler(BlackHoleHandler(blackHole: blackHole), position: .first)
-            } catch {
-                return channel.eventLoop.makeFailedFuture(error)
-            }
-        }
-        return base.setup(channel: channel, logger: logger)
-    }
-
-    func handle(value: Value, logger: Logger) async {
-        await base.handle(value: value, logger: logger)
     }
 }
