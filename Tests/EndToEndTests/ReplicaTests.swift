@@ -115,18 +115,22 @@ struct ReplicaTests {
                             recipientId: userID, payload: payload, idempotencyKey: "send-\(index)")
                         if index == Self.sends / 3 { await killed.kill(dispatchA) }
                         var result: Push.Send.Result?
+                        var lastError: (any Error)?
                         let alreadyKilled = await killed.isKilled
                         var useB = index % 2 == 1 || alreadyKilled
                         for _ in 0..<40 where result == nil {
                             do {
                                 result = try await backends[useB ? 1 : 0].send(params)
                             } catch let error as RPCError where error.code == -32009 {
+                                lastError = error
                                 try await Task.sleep(for: .milliseconds(250))  // A died holding the key
                             } catch {
+                                lastError = error
                                 useB = true  // A is gone: same key, other replica
                             }
                         }
-                        let sent = try #require(result, "send \(index) never succeeded")
+                        let sent = try #require(
+                            result, "send \(index) never succeeded; last error: \(String(describing: lastError))")
                         await expected.record(userID: userID, id: sent.notificationId, payload: payload)
                     }
                 }
