@@ -8,9 +8,7 @@ public actor SecurePushBackend {
     private let dispatchHTTP: HTTP2Client
     private let auth: RPCClient
     private let dispatch: RPCClient
-    private let clientID: String
-    private let clientSecret: String
-    private var token: (value: String, expiresAt: ContinuousClock.Instant)?
+    private let tokens: ClientCredentialsTokenProvider
 
     public init(
         authURL: String,
@@ -25,8 +23,9 @@ public actor SecurePushBackend {
         auth = RPCClient(transport: HTTP2RPCTransport(client: authHTTP, peerName: "auth"), peerName: "auth")
         dispatch = RPCClient(
             transport: HTTP2RPCTransport(client: dispatchHTTP, peerName: "push-dispatch"), peerName: "push-dispatch")
-        self.clientID = clientID
-        self.clientSecret = clientSecret
+        // Concurrent sends share one token fetch (one bcrypt check on auth), and a wrong secret stays auth's -32001.
+        tokens = ClientCredentialsTokenProvider(
+            auth: auth, clientID: clientID, clientSecret: clientSecret, refreshMargin: 30, refusalIsUnavailable: false)
     }
 
     /// Sends a secure notification: the payload goes to the store, only its id to the recipient's devices.
@@ -51,10 +50,6 @@ public actor SecurePushBackend {
     }
 
     private func accessToken() async throws -> String {
-        if let token, ContinuousClock.now < token.expiresAt { return token.value }
-        let grant = try await auth.call(Auth.ClientToken.self, .init(clientId: clientID, clientSecret: clientSecret))
-        let lifetime = max(grant.expiresIn - 30, 1)
-        token = (grant.accessToken, ContinuousClock.now + .seconds(lifetime))
-        return grant.accessToken
+        try await tokens.token()
     }
 }

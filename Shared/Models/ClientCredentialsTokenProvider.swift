@@ -1,10 +1,11 @@
 import Foundation
-import Logging
-import SharedModels
+import JSONRPC
 
-/// Holds a service client's access token (from `auth.clientToken`), reusing it until shortly before it expires.
+/// Holds a service client's access token (from `auth.clientToken`), reusing it until shortly before it expires;
+/// concurrent callers share one fetch, so a burst of calls costs auth one bcrypt check, not one each.
 ///
-/// push-dispatch uses one to call `store.put` with scope `store:write`.
+/// push-dispatch uses one for `store.put`, `auth.lookupUser` and `auth.revokedSessions`; an app backend's
+/// `SecurePushBackend` uses one for `push.send`.
 public actor ClientCredentialsTokenProvider {
     private let auth: RPCClient
     private let clientID: String
@@ -13,18 +14,22 @@ public actor ClientCredentialsTokenProvider {
     private var cached: (token: String, expiresAt: Date)?
     private var inFlight: Task<String, any Error>?
     private let now: @Sendable () -> Date
+    private let refusalIsUnavailable: Bool
 
     /// - Parameters:
     ///   - refreshMargin: how long before its expiry a token is replaced.
+    ///   - refusalIsUnavailable: report auth refusing the credentials as `-32050` (a service's own client: a
+    ///     dependency problem for its callers) rather than as auth's `-32001` (an app backend's wrong secret).
     ///   - now: the clock expiry is judged by.
     public init(
         auth: RPCClient, clientID: String, clientSecret: String, refreshMargin: TimeInterval = 60,
-        now: @escaping @Sendable () -> Date = Date.init
+        refusalIsUnavailable: Bool = true, now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.auth = auth
         self.clientID = clientID
         self.clientSecret = clientSecret
         self.refreshMargin = refreshMargin
+        self.refusalIsUnavailable = refusalIsUnavailable
         self.now = now
     }
 
@@ -33,10 +38,10 @@ public actor ClientCredentialsTokenProvider {
     public func token() async throws -> String {
         if let cached, cached.expiresAt.timeIntervalSince(now()) > refreshMargin { return cached.token }
         if let inFlight { return try await inFlight.value }
-        let task = Task { [auth, clientID, clientSecret] in
+        let task = Task { [auth, clientID, clientSecret, refusalIsUnavailable] in
             do {
                 return try await auth.call(Auth.ClientToken.self, .init(clientId: clientID, clientSecret: clientSecret))
-            } catch let error as RPCError where error.code == RPCErrorCode.unauthenticated {
+            } catch let error as RPCError where error.code == RPCErrorCode.unauthenticated && refusalIsUnavailable {
                 // Our own credentials were refused: a dependency problem for our callers, not theirs.
                 throw RPCError.unavailable("auth", "service client '\(clientID)' was refused")
             }
