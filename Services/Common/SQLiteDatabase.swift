@@ -12,6 +12,8 @@ public enum SQLiteDatabase {
         let writer: any DatabaseWriter
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
+        // `SQLiteSQLDatabase.transaction` keeps a transaction open across its body's awaits (under its own lock).
+        configuration.allowsUnsafeTransactions = true
         if let path {
             try prepareFile(at: path)
             writer = try DatabasePool(path: path, configuration: configuration)

@@ -16,11 +16,11 @@ struct NotificationRepositoryTests {
         switch backend {
         case .sqlite:
             let database = try SQLiteDatabase.open(path: nil, migrator: StoreMigrations.migrator)
-            try await body(SQLiteNotificationRepository(database: database))
+            try await body(SQLNotificationRepository(database: SQLiteSQLDatabase(database)))
         case .postgres:
             try await TestPostgres.withDatabase(serviceName: "notification-store", migrations: StoreMigrations.postgres)
             {
-                try await body(PostgresNotificationRepository(database: $0))
+                try await body(SQLNotificationRepository(database: PostgresSQLDatabase($0)))
             }
         }
     }
@@ -125,7 +125,8 @@ struct NotificationRepositoryTests {
         try await TestPostgres.withTwoReplicas(serviceName: "notification-store", migrations: StoreMigrations.postgres)
         { first, second in
             let repositories = [
-                PostgresNotificationRepository(database: first), PostgresNotificationRepository(database: second),
+                SQLNotificationRepository(database: PostgresSQLDatabase(first)),
+                SQLNotificationRepository(database: PostgresSQLDatabase(second)),
             ]
             for index in 0..<200 { try await repositories[index % 2].insert(record("n\(index)", ttl: 60)) }
             let later = Self.start.addingTimeInterval(120)

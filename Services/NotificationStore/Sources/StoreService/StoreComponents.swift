@@ -44,14 +44,14 @@ public struct StoreComponents: Sendable {
                 url: url, serviceName: "notification-store", schema: "store", migrations: StoreMigrations.postgres,
                 logger: logger)
             postgres = database
-            repository = PostgresNotificationRepository(database: database, sealer: sealer)
+            repository = SQLNotificationRepository(database: PostgresSQLDatabase(database), sealer: sealer)
         } else {
             let database = try SQLiteDatabase.open(
                 path: configuration.databasePath, migrator: StoreMigrations.migrator,
                 synchronous: configuration.sqliteSynchronous)
             sqlite = database
             postgres = nil
-            repository = SQLiteNotificationRepository(database: database, sealer: sealer)
+            repository = SQLNotificationRepository(database: SQLiteSQLDatabase(database), sealer: sealer)
         }
         let verifier = AccessTokenVerifier(logger: logger) {
             try await auth.call(Auth.Keys.self, Empty()).keys

@@ -28,7 +28,7 @@ public enum StoreMigrations {
         return migrator
     }
 
-    /// The same schema on PostgreSQL (schema `store`), for ``PostgresNotificationRepository``.
+    /// The same schema on PostgreSQL (schema `store`), for ``SQLNotificationRepository`` on ``PostgresSQLDatabase``.
     public static let postgres: [PostgresMigration] = [
         PostgresMigration(
             "v1",

@@ -1,0 +1,118 @@
+import Foundation
+import GRDB
+
+/// ``SQLDatabase`` on SQLite through GRDB. Every statement is a GRDB cached prepared statement, so the hot paths
+/// parse their SQL once per connection; reads go to the pool's readers, changes to its single writer.
+public struct SQLiteSQLDatabase: SQLDatabase {
+    /// The GRDB database (a `DatabasePool` in production, a `DatabaseQueue` in memory for tests).
+    public let writer: any DatabaseWriter
+    private let lock = WriteLock()
+
+    /// - Parameter writer: a database opened with ``SQLiteDatabase/open(path:migrator:synchronous:)``, which allows the
+    ///   transactions ``transaction(_:)`` keeps open across its body's awaits.
+    public init(_ writer: any DatabaseWriter) {
+        self.writer = writer
+    }
+
+    public var dialect: SQLDialect { .sqlite }
+
+    public func read(_ sql: String, _ binds: [any SQLBindable]) async throws -> [SQLRow] {
+        let arguments = Self.arguments(binds)
+        return try await writer.read { db in try Self.rows(db, sql, arguments) }
+    }
+
+    public func write(_ sql: String, _ binds: [any SQLBindable]) async throws -> [SQLRow] {
+        let arguments = Self.arguments(binds)
+        return try await lock.withLock {
+            try await writer.write { db in try Self.rows(db, sql, arguments) }
+        }
+    }
+
+    public func execute(_ sql: String, _ binds: [any SQLBindable]) async throws -> Int {
+        let arguments = Self.arguments(binds)
+        return try await lock.withLock {
+            try await writer.write { db in try Self.changes(db, sql, arguments) }
+        }
+    }
+
+    public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) async throws -> T)
+        async throws -> T
+    {
+        try await lock.withLock {
+            try await writer.writeWithoutTransaction { db in try db.beginTransaction(.immediate) }
+            let result: T
+            do {
+                result = try await body(Transaction(writer: writer))
+                try await writer.writeWithoutTransaction { db in try db.commit() }
+            } catch {
+                Self.rollback(writer)
+                throw error
+            }
+            return result
+        }
+    }
+
+    public func exclusively<T: Sendable>(
+        _ name: String, _ body: @escaping @Sendable (any SQLTransaction) async throws -> T
+    ) async throws -> T? {
+        try await transaction(body)
+    }
+
+    /// Synchronous, so that a cancelled task still rolls back before the lock is released.
+    private static func rollback(_ writer: any DatabaseWriter) {
+        try? writer.writeWithoutTransaction { db in
+            if db.isInsideTransaction { try db.rollback() }
+        }
+    }
+
+    /// The statements of a transaction ``transaction(_:)`` holds open on the writer.
+    struct Transaction: SQLTransaction {
+        let writer: any DatabaseWriter
+        var dialect: SQLDialect { .sqlite }
+
+        func query(_ sql: String, _ binds: [any SQLBindable]) async throws -> [SQLRow] {
+            let arguments = SQLiteSQLDatabase.arguments(binds)
+            return try await writer.writeWithoutTransaction { db in try SQLiteSQLDatabase.rows(db, sql, arguments) }
+        }
+
+        func execute(_ sql: String, _ binds: [any SQLBindable]) async throws -> Int {
+            let arguments = SQLiteSQLDatabase.arguments(binds)
+            return try await writer.writeWithoutTransaction { db in try SQLiteSQLDatabase.changes(db, sql, arguments) }
+        }
+    }
+
+    static func rows(_ db: Database, _ sql: String, _ arguments: StatementArguments) throws -> [SQLRow] {
+        let statement = try db.cachedStatement(sql: sql)
+        return try Row.fetchAll(statement, arguments: arguments).map { row in
+            SQLRow(row.databaseValues.map(Self.value(_:)))
+        }
+    }
+
+    static func changes(_ db: Database, _ sql: String, _ arguments: StatementArguments) throws -> Int {
+        try db.cachedStatement(sql: sql).execute(arguments: arguments)
+        return db.changesCount
+    }
+
+    static func arguments(_ binds: [any SQLBindable]) -> StatementArguments {
+        StatementArguments(
+            binds.map { bind -> (any DatabaseValueConvertible)? in
+                switch bind.sqlValue {
+                case .null: nil
+                case .integer(let value): value
+                case .text(let value): value
+                case .blob(let value): value
+                }
+            })
+    }
+
+    static func value(_ value: DatabaseValue) -> SQLValue {
+        switch value.storage {
+        case .null: .null
+        case .int64(let integer): .integer(integer)
+        // No column of ours is REAL; a stray one keeps its integral part rather than failing the read.
+        case .double(let double): .integer(Int64(double))
+        case .string(let text): .text(text)
+        case .blob(let data): .blob(data)
+        }
+    }
+}

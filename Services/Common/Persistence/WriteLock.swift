@@ -1,0 +1,30 @@
+/// A first-come, first-served lock for async code: holds SQLite's writer for one transaction whose body awaits
+/// between its statements, so no other write can land inside it.
+actor WriteLock {
+    private var held = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    /// Runs `body` while holding the lock.
+    func withLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        await acquire()
+        defer { release() }
+        return try await body()
+    }
+
+    private func acquire() async {
+        if !held {
+            held = true
+            return
+        }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    private func release() {
+        if waiters.isEmpty {
+            held = false
+        } else {
+            // Handed straight to the next waiter: `held` stays true.
+            waiters.removeFirst().resume()
+        }
+    }
+}
