@@ -93,11 +93,15 @@ final class CurlStream: @unchecked Sendable {
     }
 }
 
-/// A single `curl --http2-prior-knowledge` GET that must answer (not stream): status and body.
-func curlGet(_ url: String, token: String?) async throws -> (status: Int, body: String) {
+/// A single `curl --http2-prior-knowledge` GET (HTTP/1.1 when `http2` is false; a POST when `extra` has `-d`) that
+/// must answer (not stream): status and body.
+func curlGet(_ url: String, token: String?, http2: Bool = true, extra: [String] = []) async throws -> (
+    status: Int, body: String
+) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-    var arguments = ["--http2-prior-knowledge", "-s", "--max-time", "5", "-w", "\n%{http_code}"]
+    var arguments = [http2 ? "--http2-prior-knowledge" : "--http1.1", "-s", "--max-time", "5", "-w", "\n%{http_code}"]
+    arguments += extra
     if let token { arguments += ["-H", "Authorization: Bearer \(token)"] }
     process.arguments = arguments + [url]
     let pipe = Pipe()
