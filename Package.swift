@@ -27,6 +27,10 @@ let asn1: Target.Dependency = .product(name: "SwiftASN1", package: "swift-asn1")
 let asyncHTTPClient: Target.Dependency = .product(name: "AsyncHTTPClient", package: "async-http-client")
 let postgresNIO: Target.Dependency = .product(name: "PostgresNIO", package: "postgres-nio")
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
+let metrics: Target.Dependency = .product(name: "Metrics", package: "swift-metrics")
+let coreMetrics: Target.Dependency = .product(name: "CoreMetrics", package: "swift-metrics")
+let metricsTestKit: Target.Dependency = .product(name: "MetricsTestKit", package: "swift-metrics")
+let prometheus: Target.Dependency = .product(name: "Prometheus", package: "swift-prometheus")
 
 /// Every service has the same shape: a library with all its logic under `Services/<Directory>/Sources/<Library>`,
 /// a thin executable beside it, and unit tests in `Tests/<Library>Tests`.
@@ -40,7 +44,9 @@ func service(
     [
         .target(
             name: library,
-            dependencies: ["ServiceCore", "SharedModels", "RPCServer", grdb, postgresNIO, hummingbird, logging]
+            dependencies: [
+                "ServiceCore", "SharedModels", "RPCServer", grdb, postgresNIO, hummingbird, logging, metrics,
+            ]
                 + dependencies,
             path: "Services/\(directory)/Sources/\(library)",
             swiftSettings: swiftSettings
@@ -53,7 +59,9 @@ func service(
         ),
         .testTarget(
             name: "\(library)Tests",
-            dependencies: [.target(name: library), "ServiceCore", "SharedModels", "TestSupport", logging]
+            dependencies: [
+                .target(name: library), "ServiceCore", "SharedModels", "TestSupport", logging, metrics, metricsTestKit,
+            ]
                 + testDependencies,
             swiftSettings: swiftSettings
         ),
@@ -68,6 +76,7 @@ func providerTests(_ name: String, extra: [Target.Dependency] = []) -> Target {
             "DispatchService", "ServiceCore", "SharedModels", "TestSupport", "HTTP2Client", hummingbird,
             hummingbirdCore,
             hummingbirdHTTP2, nioCore, nioSSL, jwtKit, crypto, cryptoExtras, httpTypes, serviceLifecycle, logging,
+            metrics, metricsTestKit,
         ],
         swiftSettings: swiftSettings
     )
@@ -102,6 +111,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // MARK: Shared — what both sides of a wire need. No database code here.
@@ -111,7 +122,7 @@ let package = Package(
             name: "RPCServer",
             dependencies: [
                 "JSONRPC", "SharedModels", hummingbird, hummingbirdCore, hummingbirdHTTP2, nioCore, nioSSL, httpTypes,
-                nioHTTPTypes, serviceLifecycle, logging,
+                nioHTTPTypes, serviceLifecycle, logging, metrics, prometheus,
             ],
             path: "Shared/RPCServer",
             swiftSettings: swiftSettings
@@ -128,7 +139,7 @@ let package = Package(
             name: "ServiceCore",
             dependencies: [
                 "JSONRPC", "SharedModels", "RPCServer", "HTTP2Client", grdb, postgresNIO, jwtKit, hummingbird,
-                serviceLifecycle, logging,
+                serviceLifecycle, logging, metrics, prometheus,
             ],
             path: "Services/Common",
             swiftSettings: swiftSettings
@@ -153,7 +164,7 @@ let package = Package(
                 name: "SecurePushStack",
                 dependencies: [
                     "ServiceCore", "AuthService", "StoreService", "DispatchService", hummingbird, serviceLifecycle,
-                    logging,
+                    logging, metrics, prometheus,
                 ],
                 path: "Services/Stack",
                 swiftSettings: swiftSettings
@@ -195,7 +206,7 @@ let package = Package(
                     hummingbird,
                     hummingbirdCore,
                     hummingbirdHTTP2,
-                    httpTypes, serviceLifecycle, logging,
+                    httpTypes, serviceLifecycle, logging, metrics, metricsTestKit, prometheus,
                 ],
                 path: "Tests/TestSupport",
                 swiftSettings: swiftSettings
@@ -258,7 +269,8 @@ let package = Package(
                 name: "EndToEndTests",
                 dependencies: [
                     "SecurePushClient", "SecurePushStack", "TestSupport", "ServiceCore", "SharedModels", "HTTP2Client",
-                    "AuthService", "StoreService", "DispatchService", jwtKit, crypto, postgresNIO, logging,
+                    "AuthService", "StoreService", "DispatchService", jwtKit, crypto, postgresNIO, logging, metrics,
+                    metricsTestKit, prometheus,
                 ],
                 swiftSettings: swiftSettings
             ),

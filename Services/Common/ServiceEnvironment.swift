@@ -43,7 +43,7 @@ public struct ServiceEnvironment: Sendable {
     /// The listening configuration: `SECUREPUSH_HOST` (default 127.0.0.1), `portVariable` (default `defaultPort`),
     /// `SECUREPUSH_TLS_CERT_FILE` + `SECUREPUSH_TLS_KEY_FILE`, `SECUREPUSH_MAX_BODY_BYTES`, `SECUREPUSH_MAX_BATCH`,
     /// `SECUREPUSH_IDLE_TIMEOUT`, `SECUREPUSH_HANDSHAKE_TIMEOUT`, `SECUREPUSH_SHUTDOWN_TIMEOUT`,
-    /// `SECUREPUSH_TRUSTED_PROXIES`.
+    /// `SECUREPUSH_TRUSTED_PROXIES`, `SECUREPUSH_METRICS_PORT`.
     public func server(portVariable: String, defaultPort: Int) throws -> RPCServerConfiguration {
         let certificate = string("SECUREPUSH_TLS_CERT_FILE")
         let key = string("SECUREPUSH_TLS_KEY_FILE")
@@ -61,8 +61,20 @@ public struct ServiceEnvironment: Sendable {
             shutdownTimeout: try seconds("SECUREPUSH_SHUTDOWN_TIMEOUT", default: 10, in: 1...600)
         )
         configuration.trustedProxies = try trustedProxies()
+        configuration.metricsPort = try metricsPort(servicePort: configuration.port)
         if isProduction { try ProductionPolicy.checkListener(configuration) }
         return configuration
+    }
+
+    /// `SECUREPUSH_METRICS_PORT`: a second, plain HTTP port serving only `GET /metrics`; unset serves it on the service
+    /// port. Throws when it is not a port or is the service port itself.
+    public func metricsPort(servicePort: Int) throws -> Int? {
+        guard string("SECUREPUSH_METRICS_PORT") != nil else { return nil }
+        let port = try int("SECUREPUSH_METRICS_PORT", default: 0, in: 1...65535)
+        guard port != servicePort else {
+            throw ConfigurationError("SECUREPUSH_METRICS_PORT must differ from the service port (\(servicePort))")
+        }
+        return port
     }
 
     /// `SECUREPUSH_TRUSTED_PROXIES`: comma-separated CIDRs (IPv4 or IPv6) whose forwarding headers are believed;

@@ -55,6 +55,8 @@ public final class LocalStack: Sendable {
         var environment = environment
         // One process on embedded SQLite: a PostgreSQL URL is for the separate services (auth-service, …).
         environment["SECUREPUSH_DATABASE_URL"] = nil
+        // One metrics port cannot serve three services: each serves `GET /metrics` on its own port.
+        environment["SECUREPUSH_METRICS_PORT"] = nil
         let bindHost = environment["SECUREPUSH_HOST"].flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1"
         // Peers call each other on loopback when bound to every interface.
         let peerHost = (bindHost == "0.0.0.0" || bindHost == "::") ? "127.0.0.1" : bindHost

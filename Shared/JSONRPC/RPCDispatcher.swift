@@ -9,6 +9,8 @@ public struct RPCDispatcher: Sendable {
 
     /// Most elements a batch may hold before the whole batch is refused with `-32600`.
     public var maxBatchLength: Int
+    /// Told how every call ended (method, error code, duration); `nil` measures nothing.
+    public var observer: (any RPCCallObserver)?
     private var handlers: [String: Handler] = [:]
 
     public init(maxBatchLength: Int = 100) {
@@ -36,16 +38,19 @@ public struct RPCDispatcher: Sendable {
         do {
             parsed = try JSONValueParser.parse(body)
         } catch {
+            observe(invalid: .parseError, since: nil)
             return Self.encode(RPCResponse(id: .null, outcome: .error(.parseError)))
         }
         switch parsed {
         case .array(let elements):
             guard !elements.isEmpty else {
+                observe(invalid: .invalidRequest("empty batch"), since: nil)
                 return Self.encode(RPCResponse(id: .null, outcome: .error(.invalidRequest("empty batch"))))
             }
             guard elements.count <= maxBatchLength else {
                 let error = RPCError.invalidRequest(
                     "batch of \(elements.count) calls exceeds the limit of \(maxBatchLength)")
+                observe(invalid: error, since: nil)
                 return Self.encode(RPCResponse(id: .null, outcome: .error(error)))
             }
             var responses: [RPCResponse] = []
@@ -63,15 +68,18 @@ public struct RPCDispatcher: Sendable {
 
     /// Handles one request object; `nil` for a valid notification.
     public func handleCall(_ call: JSONValue, context: RPCRequestContext) async -> RPCResponse? {
+        let start = observer == nil ? nil : ContinuousClock.now
         let request: ValidRequest
         switch Self.validate(call) {
         case .failure(let failure):
+            observe(invalid: failure.error, since: start)
             return RPCResponse(id: failure.id, outcome: .error(failure.error))
         case .success(let valid):
             request = valid
         }
         let outcome: RPCResponse.Outcome
-        if let handler = handlers[request.method] {
+        let handler = handlers[request.method]
+        if let handler {
             do {
                 outcome = .result(try await handler(request.params, context))
             } catch let error as any RPCErrorConvertible {
@@ -86,8 +94,21 @@ public struct RPCDispatcher: Sendable {
         } else {
             outcome = .error(.methodNotFound(request.method))
         }
+        if let observer, let start {
+            let code: Int? = if case .error(let error) = outcome { error.code } else { nil }
+            observer.callEnded(
+                method: handler == nil ? observer.unknownMethodName : request.method, errorCode: code,
+                duration: ContinuousClock.now - start)
+        }
         guard let id = request.id else { return nil }
         return RPCResponse(id: id, outcome: outcome)
+    }
+
+    /// Tells the observer about a call that was not valid JSON-RPC.
+    private func observe(invalid error: RPCError, since start: ContinuousClock.Instant?) {
+        guard let observer else { return }
+        let duration = start.map { ContinuousClock.now - $0 } ?? .zero
+        observer.callEnded(method: observer.invalidRequestName, errorCode: error.code, duration: duration)
     }
 
     // MARK: - Validation

@@ -5,6 +5,7 @@ import HummingbirdCore
 import HummingbirdHTTP2
 import JSONRPC
 import Logging
+import Metrics
 import NIOCore
 import NIOSSL
 import ServiceLifecycle
@@ -23,6 +24,8 @@ public enum RPCServerBuilder {
     ///   - health: readiness checks, run on every `GET /health`; the service is ready when all say `"ok"`.
     ///   - services: background services (workers, purgers) the application runs and stops with itself.
     ///   - logger: the service's logger.
+    ///   - metrics: where RPC metrics are recorded, and the registry `GET /metrics` serves (on the service port, or on
+    ///     `configuration.metricsPort` when set).
     ///   - addRoutes: adds service-specific routes (e.g. push-dispatch's event stream).
     ///   - onServerRunning: called with the bound port once listening.
     public static func buildApplication(
@@ -32,16 +35,41 @@ public enum RPCServerBuilder {
         health: @escaping @Sendable () async -> [String: String],
         services: [any Service] = [],
         logger: Logger,
+        metrics: ServiceMetrics = .disabled,
         addRoutes: (ServiceRouter) -> Void = { _ in },
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
         let router = ServiceRouter(context: RPCServerRequestContext.self)
         let maxBodyBytes = configuration.maxBodyBytes
         let addresses = ClientAddressResolver(trustedProxies: configuration.trustedProxies)
-        router.post("/rpc") { request, context in
-            try await handleRPC(
+        var dispatcher = dispatcher
+        var services = services
+        var rpcMetrics: RPCMetrics? = nil
+        if metrics.registry != nil || !(metrics.factory is NOOPMetricsHandler) {
+            let recorder = RPCMetrics(service: serviceName, methods: dispatcher.methodNames, factory: metrics.factory)
+            dispatcher.observer = recorder
+            rpcMetrics = recorder
+        }
+        if let registry = metrics.registry {
+            let endpoint = MetricsEndpoint(metrics: metrics, registry: registry)
+            if let port = configuration.metricsPort {
+                services.append(endpoint.listener(host: configuration.host, port: port, logger: logger))
+            } else {
+                endpoint.addRoute(to: router)
+            }
+        }
+        router.post("/rpc") { [dispatcher, rpcMetrics] request, context in
+            guard let rpcMetrics else {
+                return try await handleRPC(
+                    request: request, context: context, dispatcher: dispatcher, maxBodyBytes: maxBodyBytes,
+                    addresses: addresses)
+            }
+            rpcMetrics.inFlight.increment()
+            defer { rpcMetrics.inFlight.decrement() }
+            let response = try await handleRPC(
                 request: request, context: context, dispatcher: dispatcher, maxBodyBytes: maxBodyBytes,
-                addresses: addresses)
+                addresses: addresses, metrics: rpcMetrics)
+            return response
         }
         router.get("/health") { _, _ in
             let checks = await health()
@@ -69,7 +97,8 @@ public enum RPCServerBuilder {
         context: RPCServerRequestContext,
         dispatcher: RPCDispatcher,
         maxBodyBytes: Int,
-        addresses: ClientAddressResolver
+        addresses: ClientAddressResolver,
+        metrics: RPCMetrics? = nil
     ) async throws -> Response {
         if let contentType = request.headers[.contentType],
             !contentType.lowercased().hasPrefix("application/json")
@@ -89,6 +118,7 @@ public enum RPCServerBuilder {
         } catch is NIOTooManyBytesError {
             return tooLarge()
         }
+        metrics?.requestBytes.increment(by: buffer.readableBytes)
         let rpcContext = RPCRequestContext(
             bearerToken: RPCRequestContext.bearerToken(fromAuthorization: request.headers[.authorization]),
             logger: context.logger,
@@ -97,6 +127,7 @@ public enum RPCServerBuilder {
         guard let data = await dispatcher.handle(body: Data(buffer: buffer), context: rpcContext) else {
             return Response(status: .noContent)
         }
+        metrics?.responseBytes.increment(by: data.count)
         return jsonResponse(status: .ok, data)
     }
 

@@ -19,6 +19,9 @@ public struct RPCServerConfiguration: Sendable {
     public var shutdownTimeout: Duration
     /// Proxies whose `Forwarded` / `X-Forwarded-For` headers name the client (`SECUREPUSH_TRUSTED_PROXIES`).
     public var trustedProxies: [IPNetwork] = []
+    /// A second, plain HTTP/1.1 port serving only `GET /metrics` (`SECUREPUSH_METRICS_PORT`); `nil` serves
+    /// `GET /metrics` on the service port.
+    public var metricsPort: Int? = nil
 
     public init(
         host: String = "127.0.0.1", port: Int, tls: TLSFiles? = nil, maxBodyBytes: Int = 1 << 20,

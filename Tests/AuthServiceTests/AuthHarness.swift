@@ -1,6 +1,7 @@
 import AuthService
 import Foundation
 import Logging
+import Metrics
 import NIOPosix
 import ServiceCore
 import SharedModels
@@ -44,11 +45,11 @@ struct AuthHarness {
     static func make(
         _ configuration: AuthConfiguration = configuration(), clock: TestClock = TestClock(),
         postgres: PostgresServiceDatabase? = nil, passwordThreadPool: NIOThreadPool = .singleton,
-        logger: Logger = AuthHarness.logger
+        logger: Logger = AuthHarness.logger, metrics: any MetricsFactory = NOOPMetricsHandler.instance
     ) async throws -> AuthHarness {
         let components = try await AuthComponents.make(
             configuration: configuration, logger: logger, postgres: postgres, passwordThreadPool: passwordThreadPool,
-            now: { clock.now })
+            now: { clock.now }, metrics: metrics)
         let dispatcher = components.dispatcher
         let rpc = RPCClient(
             transport: InProcessTransport(

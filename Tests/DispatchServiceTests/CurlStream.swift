@@ -94,9 +94,12 @@ final class CurlStream: @unchecked Sendable {
     }
 }
 
-/// A single `curl --http2-prior-knowledge` GET that must answer (not stream): status and body.
-func curlGet(_ url: String, token: String?) async throws -> (status: Int, body: String) {
-    var arguments = ["--http2-prior-knowledge"]
+/// A single `curl --http2-prior-knowledge` GET (HTTP/1.1 when `http2` is false; a POST when `extra` has `-d`) that
+/// must answer (not stream): status and body.
+func curlGet(_ url: String, token: String?, http2: Bool = true, extra: [String] = []) async throws -> (
+    status: Int, body: String
+) {
+    var arguments = [http2 ? "--http2-prior-knowledge" : "--http1.1"] + extra
     if let token { arguments += ["-H", "Authorization: Bearer \(token)"] }
     let result = try await Curl.run(arguments + [url])
     return (result.status, result.body)

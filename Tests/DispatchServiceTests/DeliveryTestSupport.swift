@@ -1,6 +1,7 @@
 import DispatchService
 import Foundation
 import GRDB
+import Metrics
 import SharedModels
 
 extension DeliveryConfiguration {
@@ -32,11 +33,11 @@ extension DispatchHarness {
     /// A harness with a `LiveClock`, fast delivery settings and `providers` (their workers are not started).
     static func remote(
         _ providers: [any PushProvider], delivery: DeliveryConfiguration = .fast(), databasePath: String? = nil,
-        clock: LiveClock = LiveClock()
+        clock: LiveClock = LiveClock(), metrics: any MetricsFactory = NOOPMetricsHandler.instance
     ) async throws -> DispatchHarness {
         try await DispatchHarness(
             configuration: configuration(databasePath: databasePath, delivery: delivery), providers: providers,
-            clock: clock)
+            clock: clock, metrics: metrics)
     }
 
     /// The stored row of the notification's delivery to `deviceID` (the only one when `nil`).

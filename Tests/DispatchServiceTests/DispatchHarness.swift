@@ -2,6 +2,7 @@ import DispatchService
 import Foundation
 import GRDB
 import Logging
+import Metrics
 import ServiceCore
 import SharedModels
 import TestSupport
@@ -36,14 +37,15 @@ struct DispatchHarness {
         providers: [any PushProvider] = [],
         clock: any AdjustableClock = TestClock(),
         storeClient: RPCClient? = nil,
-        logger: Logger = .quiet
+        logger: Logger = .quiet,
+        metrics: any MetricsFactory = NOOPMetricsHandler.instance
     ) async throws {
         let signer = try await TestSigner()
         let auth = FakeAuth(signer: signer)
         let store = FakeStore(clock: clock)
         let components = try DispatchComponents.make(
             configuration: configuration, auth: auth.client, store: storeClient ?? store.client, providers: providers,
-            logger: logger, now: { clock.now })
+            logger: logger, now: { clock.now }, metrics: metrics)
         let loaded = await components.verifier.refresh()
         try #require(loaded)
         let dispatcher = components.dispatcher

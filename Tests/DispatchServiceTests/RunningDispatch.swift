@@ -1,6 +1,7 @@
 import DispatchService
 import Foundation
 import Logging
+import RPCServer
 import ServiceLifecycle
 import Synchronization
 import Testing
@@ -18,11 +19,12 @@ enum RunningDispatch {
     static func with(
         _ harness: DispatchHarness,
         shutdownTimeout: Duration = .seconds(10),
+        metrics: ServiceMetrics = .disabled,
         _ body: (Int) async throws -> Void
     ) async throws -> Bool {
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
         let app = try buildDispatchApplication(
-            components: harness.components, configuration: harness.configuration, logger: .quiet
+            components: harness.components, configuration: harness.configuration, logger: .quiet, metrics: metrics
         ) { port in
             portContinuation.yield(port)
         }

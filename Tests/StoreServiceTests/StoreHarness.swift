@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Metrics
 import ServiceCore
 import SharedModels
 import StoreService
@@ -25,7 +26,8 @@ struct StoreHarness {
         loadKeys: Bool = true,
         authIsUp: Bool = true,
         signer: TestSigner? = nil,
-        clock: TestClock = TestClock()
+        clock: TestClock = TestClock(),
+        metrics: any MetricsFactory = NOOPMetricsHandler.instance
     ) async throws {
         let signer: TestSigner = if let signer { signer } else { try await TestSigner() }
         let auth = FakeAuth(signer: signer, for: .store, isUp: authIsUp) { Issue.record(Comment(rawValue: $0)) }
@@ -33,7 +35,8 @@ struct StoreHarness {
             configuration: configuration,
             auth: auth.client,
             logger: .quiet,
-            now: { clock.now }
+            now: { clock.now },
+            metrics: metrics
         )
         if loadKeys {
             let loaded = await components.verifier.refresh()

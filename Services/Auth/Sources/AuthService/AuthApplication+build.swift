@@ -7,14 +7,17 @@ import ServiceCore
 /// Builds the auth service: every dependency is created here and passed down.
 ///
 /// Serves `POST /rpc` (the `auth.*` methods) and `GET /health` (check `database`), and purges expired refresh
-/// tokens in the background. Throws `ConfigurationError` when the configuration must not start.
+/// tokens in the background; `GET /metrics` serves `metrics` (a registry of its own by default).
+/// Throws `ConfigurationError` when the configuration must not start.
 public func buildAuthApplication(
     configuration: AuthConfiguration,
     logger: Logger,
     postgres: PostgresServiceDatabase? = nil,
+    metrics: ServiceMetrics = .prometheus(),
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
-    let components = try await AuthComponents.make(configuration: configuration, logger: logger, postgres: postgres)
+    let components = try await AuthComponents.make(
+        configuration: configuration, logger: logger, postgres: postgres, metrics: metrics.factory)
     return try RPCServerBuilder.buildApplication(
         serviceName: "auth",
         dispatcher: components.dispatcher,
@@ -22,6 +25,7 @@ public func buildAuthApplication(
         health: { await components.health() },
         services: [components.purger(logger: logger)],
         logger: logger,
+        metrics: metrics,
         onServerRunning: onServerRunning
     )
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Logging
+import Metrics
 import NIOPosix
 import ServiceCore
 import SharedModels
@@ -24,14 +25,17 @@ public struct AuthComponents: Sendable {
     /// Throws `ConfigurationError` for configurations that must not start (e.g. production without a signing key file).
     /// - Parameter now: the clock (tests move it).
     /// - Parameter postgres: a running PostgreSQL database to use instead of SQLite (``AuthServer`` runs it).
+    /// - Parameter metrics: where auth's metrics are recorded.
     public static func make(
         configuration: AuthConfiguration,
         logger: Logger,
         postgres: PostgresServiceDatabase? = nil,
         passwordThreadPool: NIOThreadPool = .singleton,
-        now: @escaping @Sendable () -> Date = Date.init
+        now: @escaping @Sendable () -> Date = Date.init,
+        metrics: any MetricsFactory = NOOPMetricsHandler.instance
     ) async throws -> AuthComponents {
         try configuration.validate()
+        let authMetrics = AuthMetrics(factory: metrics)
         let sqlite: (any DatabaseWriter)?
         let repository: any AuthRepository
         if let postgres {
@@ -78,7 +82,8 @@ public struct AuthComponents: Sendable {
                 maxFailures: configuration.maxFailedLogins,
                 window: TimeInterval(configuration.failedLoginWindow),
                 requestsPerMinute: configuration.authRateLimit,
-                logger: logger
+                logger: logger,
+                metrics: authMetrics
             ),
             hashing: PasswordHashingGate(
                 maxConcurrent: configuration.passwordConcurrency,
@@ -89,6 +94,7 @@ public struct AuthComponents: Sendable {
             selfRegistration: configuration.selfRegistration,
             refreshTokenTTL: configuration.refreshTokenTTL,
             logger: logger,
+            metrics: authMetrics,
             now: now
         )
         return AuthComponents(

@@ -15,8 +15,11 @@ extension AuthenticationService {
             return Auth.Register.Result(userId: userID)
         }
         dispatcher.register(Auth.Login.self) { params, context in
-            try await limiter.admitRequest(method: Auth.Login.name, from: context.clientAddress, at: now())
-            return try await login(username: params.username, password: params.password, from: context.clientAddress)
+            try await metrics.logins.counting {
+                try await limiter.admitRequest(method: Auth.Login.name, from: context.clientAddress, at: now())
+                return try await login(
+                    username: params.username, password: params.password, from: context.clientAddress)
+            }
         }
         dispatcher.register(Auth.Refresh.self) { params, context in
             try await limiter.admitRequest(method: Auth.Refresh.name, from: context.clientAddress, at: now())
@@ -27,9 +30,11 @@ extension AuthenticationService {
             return Empty()
         }
         dispatcher.register(Auth.ClientToken.self) { params, context in
-            try await limiter.admitRequest(method: Auth.ClientToken.name, from: context.clientAddress, at: now())
-            return try await clientToken(
-                clientId: params.clientId, clientSecret: params.clientSecret, from: context.clientAddress)
+            try await metrics.clientTokens.counting {
+                try await limiter.admitRequest(method: Auth.ClientToken.name, from: context.clientAddress, at: now())
+                return try await clientToken(
+                    clientId: params.clientId, clientSecret: params.clientSecret, from: context.clientAddress)
+            }
         }
         dispatcher.register(Auth.Keys.self) { _, _ in
             Auth.Keys.Result(keys: await publicKeys())

@@ -25,6 +25,7 @@ extension AuthenticationService {
         case .rotated(let userID, let familyID):
             return try await grant(userID: userID, refreshToken: successor, sessionID: familyID, at: issuedAt)
         case .reused(let familyID):
+            metrics.refreshReuse.increment()
             logger.security(.init("auth.refresh.reuse_detected"), metadata: ["auth.family_id": "\(familyID)"])
             throw AuthError.invalidRefreshToken
         case .unknown, .expired, .revoked:

@@ -20,11 +20,14 @@ public struct AuthenticationService: Sendable {
     let selfRegistration: Bool
     let refreshTokenTTL: Int
     let logger: Logger
+    /// Sign-ins, client tokens and refresh-token reuse.
+    let metrics: AuthMetrics
     let now: @Sendable () -> Date
 
     /// - Parameters:
     ///   - selfRegistration: whether `auth.register` is open to anyone.
     ///   - refreshTokenTTL: seconds each refresh token lives.
+    ///   - metrics: counts sign-ins, client tokens and refresh-token reuse.
     ///   - now: the clock (tests move it).
     public init(
         repository: any AuthRepository,
@@ -36,6 +39,7 @@ public struct AuthenticationService: Sendable {
         selfRegistration: Bool = true,
         refreshTokenTTL: Int,
         logger: Logger,
+        metrics: AuthMetrics = .disabled,
         now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.repository = repository
@@ -47,6 +51,7 @@ public struct AuthenticationService: Sendable {
         self.selfRegistration = selfRegistration
         self.refreshTokenTTL = refreshTokenTTL
         self.logger = logger
+        self.metrics = metrics
         self.now = now
     }
 

@@ -40,8 +40,10 @@ public struct SignInLimiter: Sendable {
 
     let counters: any AttemptCounters
     let logger: Logger
+    let metrics: AuthMetrics
     let sleep: @Sendable (Duration) async throws -> Void
 
+    /// - Parameter metrics: counts refusals (`securepush_auth_rate_limited_total`).
     /// - Parameter sleep: waits out a progressive delay (tests record instead).
     public init(
         counters: any AttemptCounters,
@@ -49,6 +51,7 @@ public struct SignInLimiter: Sendable {
         window: TimeInterval,
         requestsPerMinute: Int,
         logger: Logger,
+        metrics: AuthMetrics = .disabled,
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     ) {
         self.counters = counters
@@ -56,6 +59,7 @@ public struct SignInLimiter: Sendable {
         self.window = window
         self.requestsPerMinute = requestsPerMinute
         self.logger = logger
+        self.metrics = metrics
         self.sleep = sleep
     }
 
@@ -72,6 +76,7 @@ public struct SignInLimiter: Sendable {
                     metadata: ["client.address": "\(Self.label(address))", "rpc.method": "\(method)"])
             }
         case .refused(let seconds):
+            metrics.rateLimited.increment("requests")
             throw AuthError.rateLimited(retryAfterSeconds: seconds)
         }
     }
@@ -96,6 +101,7 @@ public struct SignInLimiter: Sendable {
                     reserved.append(key)
                     if count == limit { throttled(kind, scope: scope, address: origin) }
                 case .refused(let seconds):
+                    metrics.rateLimited.increment("attempts")
                     throw AuthError.rateLimited(retryAfterSeconds: seconds)
                 }
             }

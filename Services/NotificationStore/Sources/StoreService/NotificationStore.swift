@@ -29,22 +29,26 @@ public struct NotificationStore: Sendable {
     private let limits: Limits
     private let now: @Sendable () -> Date
     private let logger: Logger
+    private let metrics: StoreMetrics
 
     /// - Parameters:
     ///   - repository: where notifications live.
     ///   - limits: payload and lifetime bounds.
     ///   - now: the clock (injected so expiry can be tested without waiting).
     ///   - logger: for purge results (debug level).
+    ///   - metrics: counts notifications stored and purged.
     public init(
         repository: any NotificationRepository,
         limits: Limits = Limits(),
         now: @escaping @Sendable () -> Date = { Date() },
-        logger: Logger
+        logger: Logger,
+        metrics: StoreMetrics = .disabled
     ) {
         self.repository = repository
         self.limits = limits
         self.now = now
         self.logger = logger
+        self.metrics = metrics
     }
 
     /// Stores `payload` for `recipientID` and returns the new notification (its id is a fresh UUIDv4).
@@ -74,6 +78,7 @@ public struct NotificationStore: Sendable {
             expiresAt: createdAt.addingTimeInterval(TimeInterval(ttl))
         )
         try await repository.insert(NotificationRecord(metadata: metadata, payload: payload))
+        metrics.stored.increment()
         return metadata
     }
 
@@ -132,6 +137,7 @@ public struct NotificationStore: Sendable {
     @discardableResult
     public func purgeExpired() async throws -> Int {
         let removed = try await repository.deleteExpired(now: now())
+        metrics.purged.increment(by: removed)
         if removed > 0 {
             logger.debug("store.purge.removed", metadata: ["store.purge.count": "\(removed)"])
         }

@@ -10,14 +10,17 @@ import SharedModels
 ///   - configuration: where to listen, where the database lives, limits.
 ///   - auth: a client to the auth service (for `auth.keys`); the application starts even while auth is down.
 ///   - logger: the service's logger.
+///   - metrics: where metrics are recorded and what `GET /metrics` serves (a registry of its own by default).
 ///   - onServerRunning: called with the bound port once listening.
 public func buildStoreApplication(
     configuration: StoreConfiguration,
     auth: RPCClient,
     logger: Logger,
+    metrics: ServiceMetrics = .prometheus(),
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
-    let components = try StoreComponents.make(configuration: configuration, auth: auth, logger: logger)
+    let components = try StoreComponents.make(
+        configuration: configuration, auth: auth, logger: logger, metrics: metrics.factory)
     return try RPCServerBuilder.buildApplication(
         serviceName: "notification-store",
         dispatcher: components.dispatcher,
@@ -25,6 +28,7 @@ public func buildStoreApplication(
         health: { await components.health() },
         services: components.services,
         logger: logger,
+        metrics: metrics,
         onServerRunning: onServerRunning
     )
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Logging
+import Metrics
 import ServiceCore
 import ServiceLifecycle
 import SharedModels
@@ -28,13 +29,16 @@ public struct StoreComponents: Sendable {
     ///   - logger: the service's logger.
     ///   - sealer: seals payloads at rest.
     ///   - now: the clock for lifetimes (tests move it forward instead of sleeping).
+    ///   - metrics: where the store's metrics are recorded.
     public static func make(
         configuration: StoreConfiguration,
         auth: RPCClient,
         logger: Logger,
         sealer: any PayloadSealer = IdentityPayloadSealer(),
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() },
+        metrics: any MetricsFactory = NOOPMetricsHandler.instance
     ) throws -> StoreComponents {
+        let storeMetrics = StoreMetrics(factory: metrics)
         let sqlite: (any DatabaseWriter)?
         let postgres: PostgresServiceDatabase?
         let repository: any NotificationRepository
@@ -64,7 +68,8 @@ public struct StoreComponents: Sendable {
                 maxTTLSeconds: configuration.maxTTLSeconds
             ),
             now: now,
-            logger: logger
+            logger: logger,
+            metrics: storeMetrics
         )
         // The database comes first so that graceful shutdown stops it last.
         let services: [any Service] =
@@ -80,7 +85,8 @@ public struct StoreComponents: Sendable {
             store: store,
             verifier: verifier,
             dispatcher: makeStoreDispatcher(
-                store: store, verifier: verifier, maxBatchLength: configuration.server.maxBatchLength),
+                store: store, verifier: verifier, maxBatchLength: configuration.server.maxBatchLength,
+                metrics: storeMetrics),
             services: services
         )
     }

@@ -9,10 +9,12 @@ import SharedModels
 ///   - store: the domain logic.
 ///   - verifier: verifies bearer tokens locally with auth's keys.
 ///   - maxBatchLength: most calls a batch may hold.
+///   - metrics: counts every `store.get` by outcome, refused ones included.
 public func makeStoreDispatcher(
     store: NotificationStore,
     verifier: AccessTokenVerifier,
-    maxBatchLength: Int = 100
+    maxBatchLength: Int = 100,
+    metrics: StoreMetrics = .disabled
 ) -> RPCDispatcher {
     var dispatcher = RPCDispatcher(maxBatchLength: maxBatchLength)
 
@@ -29,8 +31,15 @@ public func makeStoreDispatcher(
     }
 
     dispatcher.register(Store.Get.self) { params, context in
-        let userID = try await context.authenticate(with: verifier).requireUser()
-        let record = try await store.get(id: params.notificationId, recipientID: userID)
+        let record: NotificationRecord
+        do {
+            let userID = try await context.authenticate(with: verifier).requireUser()
+            record = try await store.get(id: params.notificationId, recipientID: userID)
+            metrics.fetchEnded(nil)
+        } catch {
+            metrics.fetchEnded(error)
+            throw error
+        }
         let metadata = record.metadata
         return Store.StoredNotification(
             notificationId: metadata.id,

@@ -85,6 +85,7 @@ extension DeliveryWorker {
             }
             return .attempted(retryAt: nil)
         }
+        attemptCounts.increment(outcome.metricResult)
         let attempts = job.attempts + 1
         let resolved = configuration.retry.resolve(outcome, attempts: attempts)
         let recordedAt = now()
@@ -98,6 +99,7 @@ extension DeliveryWorker {
                     "push.notification.id": "\(job.notificationID)", "device.id": "\(job.deviceID)",
                     "delivery.attempts": "\(attempts)", "delivery.status": "\(status.map(\.rawValue) ?? "superseded")",
                 ])
+            if let status, status != .retrying { deliveryCounts.increment(status.rawValue) }
             if status == .retrying, case .retry(let after, _) = resolved {
                 return .attempted(retryAt: recordedAt.adding(after))
             }

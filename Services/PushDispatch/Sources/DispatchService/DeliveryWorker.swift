@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ServiceCore
 import ServiceLifecycle
 import SharedModels
 
@@ -19,6 +20,10 @@ public struct DeliveryWorker: Service {
     let configuration: DeliveryConfiguration
     let now: @Sendable () -> Date
     let logger: Logger
+    /// `securepush_deliveries_total` of this worker's platform.
+    let deliveryCounts: CounterFamily
+    /// `securepush_provider_attempts_total` of this worker's platform.
+    let attemptCounts: CounterFamily
 
     /// What ends one wait of the worker's loop.
     enum Event: Sendable {
@@ -35,13 +40,15 @@ public struct DeliveryWorker: Service {
     ///   - configuration: concurrency, leases, idle interval and retry policy.
     ///   - now: the clock recorded in the database.
     ///   - logger: the service's logger.
+    ///   - metrics: counts attempts and deliveries.
     public init(
         provider: any PushProvider,
         deliveries: any DeliveryRepository,
         doorbell: DeliveryDoorbell,
         configuration: DeliveryConfiguration,
         now: @escaping @Sendable () -> Date,
-        logger: Logger
+        logger: Logger,
+        metrics: DispatchMetrics = .disabled
     ) {
         self.provider = provider
         self.deliveries = deliveries
@@ -51,6 +58,8 @@ public struct DeliveryWorker: Service {
         var logger = logger
         logger[metadataKey: "push.platform"] = "\(provider.platform)"
         self.logger = logger
+        deliveryCounts = metrics.deliveries(provider.platform)
+        attemptCounts = metrics.attempts(provider.platform)
     }
 
     /// The most attempts in flight at once.

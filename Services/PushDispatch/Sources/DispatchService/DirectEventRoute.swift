@@ -23,6 +23,9 @@ struct DirectEventRoute: Sendable {
     let revocations: RevokedSessionsFeed?
     let keepaliveInterval: Duration
     let now: @Sendable () -> Date
+    let metrics: DispatchMetrics
+    /// `securepush_deliveries_total{platform="direct"}`, created once for every stream.
+    let deliveryCounts: CounterFamily
 
     func register(on router: RPCServerBuilder.ServiceRouter) {
         router.get(RouterPath(stringLiteral: Self.path)) { request, context in
@@ -62,7 +65,8 @@ struct DirectEventRoute: Sendable {
             sessionID: principal.sessionID,
             devices: devices,
             deliveries: deliveries, hub: hub,
-            keepaliveInterval: keepaliveInterval, now: now, logger: logger
+            keepaliveInterval: keepaliveInterval, now: now, logger: logger,
+            metrics: metrics, deliveryCounts: deliveryCounts
         )
         return Response(
             status: .ok,

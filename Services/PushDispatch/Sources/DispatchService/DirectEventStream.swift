@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceCore
 import ServiceLifecycle
 import SharedModels
 
@@ -27,6 +28,9 @@ struct DirectEventStream: Sendable {
     let keepaliveInterval: Duration
     let now: @Sendable () -> Date
     let logger: Logger
+    var metrics: DispatchMetrics = .disabled
+    /// `securepush_deliveries_total{platform="direct"}`.
+    var deliveryCounts: CounterFamily = DispatchMetrics.disabled.deliveries(.direct)
 
     /// Jobs read from the database per query.
     static let batchSize = 100
@@ -40,6 +44,8 @@ struct DirectEventStream: Sendable {
             return
         }
         logger.debug("direct.stream.opened", metadata: ["device.id": "\(deviceID)"])
+        metrics.openStreams.increment()
+        defer { metrics.openStreams.decrement() }
         do {
             try await withGracefulShutdownHandler {
                 try await withThrowingTaskGroup(of: Void.self) { group in
@@ -112,6 +118,8 @@ struct DirectEventStream: Sendable {
             }
             try await writer.write(events)
             try await deliveries.record(.sent, for: jobs, now: now())
+            metrics.eventsWritten.increment(by: jobs.count)
+            deliveryCounts.increment("sent", by: jobs.count)
             if jobs.count < Self.batchSize { return last }
         }
     }

@@ -14,6 +14,7 @@ import SharedModels
 ///   - providers: the remote push providers (see `PushProviders.remoteProviders(environment:logger:)`), each run by
 ///     its own `DeliveryWorker`; the direct channel is always there.
 ///   - logger: the service's logger.
+///   - metrics: where metrics are recorded and what `GET /metrics` serves (a registry of its own by default).
 ///   - onServerRunning: called with the bound port once listening.
 public func buildDispatchApplication(
     configuration: DispatchConfiguration,
@@ -21,12 +22,15 @@ public func buildDispatchApplication(
     store: RPCClient,
     providers: [any PushProvider] = [],
     logger: Logger,
+    metrics: ServiceMetrics = .prometheus(),
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
     let components = try DispatchComponents.make(
-        configuration: configuration, auth: auth, store: store, providers: providers, logger: logger)
+        configuration: configuration, auth: auth, store: store, providers: providers, logger: logger,
+        metrics: metrics.factory)
     return try buildDispatchApplication(
-        components: components, configuration: configuration, logger: logger, onServerRunning: onServerRunning)
+        components: components, configuration: configuration, logger: logger, metrics: metrics,
+        onServerRunning: onServerRunning)
 }
 
 /// The application around components built beforehand (tests and embedders that also drive the components directly).
@@ -34,6 +38,7 @@ public func buildDispatchApplication(
     components: DispatchComponents,
     configuration: DispatchConfiguration,
     logger: Logger,
+    metrics: ServiceMetrics = .disabled,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) throws -> some ApplicationProtocol {
     try RPCServerBuilder.buildApplication(
@@ -43,6 +48,7 @@ public func buildDispatchApplication(
         health: { await components.health() },
         services: components.services,
         logger: logger,
+        metrics: metrics,
         addRoutes: { router in components.addRoutes(to: router) },
         onServerRunning: onServerRunning
     )

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Logging
+import Metrics
 import RPCServer
 import ServiceCore
 import ServiceLifecycle
@@ -45,14 +46,17 @@ public struct DispatchComponents: Sendable {
     ///     `devices.register` accepts exactly `direct` and these platforms.
     ///   - logger: the service's logger.
     ///   - now: the clock for expiry and delivery times (tests move it forward instead of sleeping).
+    ///   - metrics: where push-dispatch's metrics are recorded.
     public static func make(
         configuration: DispatchConfiguration,
         auth: RPCClient,
         store: RPCClient,
         providers remoteProviders: [any PushProvider] = [],
         logger: Logger,
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() },
+        metrics: any MetricsFactory = NOOPMetricsHandler.instance
     ) throws -> DispatchComponents {
+        let dispatchMetrics = DispatchMetrics(factory: metrics)
         try Self.checkRemote(remoteProviders)
         let sqlite: (any DatabaseWriter)?
         let postgres: PostgresServiceDatabase?
@@ -83,7 +87,7 @@ public struct DispatchComponents: Sendable {
         let workers = remoteProviders.map { provider in
             DeliveryWorker(
                 provider: provider, deliveries: deliveryRepository, doorbell: DeliveryDoorbell(),
-                configuration: configuration.delivery, now: now, logger: logger)
+                configuration: configuration.delivery, now: now, logger: logger, metrics: dispatchMetrics)
         }
         let providers = PushProviderRegistry(
             [DirectProvider(hub: hub)] + workers.map(\.provider),
@@ -135,7 +139,8 @@ public struct DispatchComponents: Sendable {
             sweep: sweep,
             eventRoute: DirectEventRoute(
                 verifier: verifier, devices: deviceRepository, deliveries: deliveryRepository, hub: hub,
-                revocations: revocations, keepaliveInterval: configuration.keepaliveInterval, now: now)
+                revocations: revocations, keepaliveInterval: configuration.keepaliveInterval, now: now,
+                metrics: dispatchMetrics, deliveryCounts: dispatchMetrics.deliveries(.direct))
         )
     }
 

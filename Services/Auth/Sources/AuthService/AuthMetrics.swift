@@ -1,0 +1,30 @@
+import CoreMetrics
+import ServiceCore
+
+/// What auth counts: sign-ins and client tokens by outcome, rate-limit refusals, refresh-token reuse.
+public struct AuthMetrics: Sendable {
+    /// `securepush_auth_logins_total{outcome}`: every `auth.login`.
+    let logins: CounterFamily
+    /// `securepush_auth_client_tokens_total{outcome}`: every `auth.clientToken`.
+    let clientTokens: CounterFamily
+    /// `securepush_auth_rate_limited_total{limit}`: `-32029` refusals, `limit` = `requests` (calls per minute from
+    /// one address) or `attempts` (failed sign-ins).
+    let rateLimited: CounterFamily
+    /// `securepush_auth_refresh_reuse_total`: spent refresh tokens presented again (their family is revoked).
+    let refreshReuse: Counter
+
+    public init(factory: any MetricsFactory) {
+        logins = CounterFamily(
+            label: "securepush_auth_logins_total", dimension: "outcome", values: MetricOutcome.all, factory: factory)
+        clientTokens = CounterFamily(
+            label: "securepush_auth_client_tokens_total", dimension: "outcome", values: MetricOutcome.all,
+            factory: factory)
+        rateLimited = CounterFamily(
+            label: "securepush_auth_rate_limited_total", dimension: "limit", values: ["requests", "attempts"],
+            factory: factory)
+        refreshReuse = Counter(label: "securepush_auth_refresh_reuse_total", factory: factory)
+    }
+
+    /// Records nothing.
+    public static var disabled: AuthMetrics { AuthMetrics(factory: NOOPMetricsHandler.instance) }
+}

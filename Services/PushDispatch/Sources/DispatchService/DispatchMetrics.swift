@@ -1,0 +1,54 @@
+import CoreMetrics
+import ServiceCore
+import SharedModels
+
+/// What push-dispatch counts: deliveries by platform and final status, provider attempts by result, and the direct
+/// channel's open streams and events written.
+public struct DispatchMetrics: Sendable {
+    private let factory: any MetricsFactory
+    /// `securepush_direct_streams_open`: event streams open now.
+    let openStreams: Meter
+    /// `securepush_direct_events_written_total`: `push.notify` events written to event streams (re-sends included).
+    let eventsWritten: Counter
+
+    /// The final statuses a delivery can reach.
+    static let finalStatuses = ["sent", "failed", "deactivated"]
+    /// What one provider attempt can come to.
+    static let attemptResults = ["sent", "retry", "failed", "deactivated"]
+
+    public init(factory: any MetricsFactory) {
+        self.factory = factory
+        openStreams = Meter(label: "securepush_direct_streams_open", factory: factory)
+        eventsWritten = Counter(label: "securepush_direct_events_written_total", factory: factory)
+    }
+
+    /// Records nothing.
+    public static var disabled: DispatchMetrics { DispatchMetrics(factory: NOOPMetricsHandler.instance) }
+
+    /// `securepush_deliveries_total{platform,status}`: deliveries that reached a final status (for `direct`: written
+    /// to the device's stream).
+    func deliveries(_ platform: Platform) -> CounterFamily {
+        CounterFamily(
+            label: "securepush_deliveries_total", dimension: "status", values: Self.finalStatuses,
+            fixed: [("platform", platform.rawValue)], factory: factory)
+    }
+
+    /// `securepush_provider_attempts_total{platform,result}`: every attempt through a remote provider.
+    func attempts(_ platform: Platform) -> CounterFamily {
+        CounterFamily(
+            label: "securepush_provider_attempts_total", dimension: "result", values: Self.attemptResults,
+            fixed: [("platform", platform.rawValue)], factory: factory)
+    }
+}
+
+extension DeliveryOutcome {
+    /// The `result` label of the attempt that produced this outcome.
+    var metricResult: String {
+        switch self {
+        case .sent: "sent"
+        case .retry: "retry"
+        case .failed: "failed"
+        case .deactivate, .deactivateIfRegisteredBefore: "deactivated"
+        }
+    }
+}

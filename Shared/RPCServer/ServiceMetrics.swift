@@ -1,0 +1,26 @@
+import CoreMetrics
+import Prometheus
+
+/// Where one service's metrics go: the factory its components record with, and the Prometheus registry that
+/// `GET /metrics` serves. Built at the composition root and passed down; nothing is bootstrapped globally.
+public struct ServiceMetrics: Sendable {
+    /// What components create their counters, gauges and timers with.
+    public let factory: any MetricsFactory
+    /// The registry `GET /metrics` emits; `nil` serves no `/metrics` (tests recording with another factory).
+    public let registry: PrometheusCollectorRegistry?
+
+    /// Metrics recorded with `factory`; `registry` is what `GET /metrics` serves, if anything.
+    public init(factory: any MetricsFactory, registry: PrometheusCollectorRegistry? = nil) {
+        self.factory = factory
+        self.registry = registry
+    }
+
+    /// A fresh Prometheus registry of the service's own (services sharing a process keep apart).
+    public static func prometheus() -> ServiceMetrics {
+        let registry = PrometheusCollectorRegistry()
+        return ServiceMetrics(factory: PrometheusMetricsFactory(registry: registry), registry: registry)
+    }
+
+    /// Records nothing and serves no `/metrics`.
+    public static var disabled: ServiceMetrics { ServiceMetrics(factory: NOOPMetricsHandler.instance) }
+}

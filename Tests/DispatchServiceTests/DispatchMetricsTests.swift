@@ -1,0 +1,146 @@
+import DispatchService
+import Foundation
+import MetricsTestKit
+import NIOCore
+import NIOPosix
+import RPCServer
+import SharedModels
+import TestSupport
+import Testing
+
+@Suite("push-dispatch metrics, and the RPC metrics and /metrics endpoint every service shares")
+struct DispatchMetricsTests {
+    @Test("each provider attempt counts by result, and each delivery once by its platform and final status")
+    func attemptsAndDeliveries() async throws {
+        let metrics = TestMetrics()
+        let provider = ScriptedProvider(script: [.failed(reason: "BadDeviceToken"), .sent])
+        let harness = try await DispatchHarness.remote([provider], metrics: metrics)
+        for token in ["a1a1", "b2b2"] {
+            _ = try await harness.registerDevice(user: "alice", platform: .apns, token: token)
+        }
+        let sent = try await harness.send(to: "alice").notificationId
+        try await RunningWorkers.with(harness.components.workers) { () async throws in
+            #expect(
+                try await eventually {
+                    try await harness.status(sent).deliveries.allSatisfy { $0.status == .sent || $0.status == .failed }
+                })
+        }
+        func count(_ label: String, _ dimensions: [(String, String)]) throws -> Int64 {
+            try metrics.expectCounter(label, dimensions).totalValue
+        }
+        for status in ["sent", "failed"] {
+            #expect(try count("securepush_provider_attempts_total", [("platform", "apns"), ("result", status)]) == 1)
+            #expect(try count("securepush_deliveries_total", [("platform", "apns"), ("status", status)]) == 1)
+        }
+        #expect(try count("securepush_deliveries_total", [("platform", "apns"), ("status", "deactivated")]) == 0)
+    }
+
+    @Test("an open event stream is counted while open, and each id written counts as an event and a direct delivery")
+    func directStreams() async throws {
+        let metrics = TestMetrics()
+        let harness = try await DispatchHarness(
+            configuration: DispatchHarness.configuration(keepalive: .seconds(60)), metrics: metrics)
+        let device = try await harness.registerDevice(user: "alice")
+        _ = try await harness.send(to: "alice")
+        let alice = try await harness.signer.userToken("alice")
+        try await RunningDispatch.with(harness) { port in
+            let curl = try CurlStream(url: EventStreamTests.url(port, device), token: alice)
+            #expect(await curl.waitUntil { $0.ids.count >= 1 })
+            #expect(try metrics.expectMeter("securepush_direct_streams_open").lastValue == 1)
+            curl.stop()
+        }
+        // The stream ended with the service (a gone client is noticed at the next write): no longer counted.
+        #expect(try metrics.expectMeter("securepush_direct_streams_open").lastValue == 0)
+        #expect(try metrics.expectCounter("securepush_direct_events_written_total").totalValue == 1)
+        #expect(
+            try metrics.expectCounter("securepush_deliveries_total", [("platform", "direct"), ("status", "sent")])
+                .totalValue == 1)
+    }
+
+    @Test("RPC calls count by service, method and code; any unknown method name is counted as `unknown`")
+    func rpcCallsByMethodAndCode() async throws {
+        let metrics = TestMetrics()
+        let harness = try await DispatchHarness()
+        try await RunningDispatch.with(harness, metrics: ServiceMetrics(factory: metrics)) { port in
+            for name in ["made-up.\(UUID())", "another.\(UUID())"] {
+                let call = #"{"jsonrpc":"2.0","id":1,"method":"\#(name)"}"#
+                let answer = try await curlGet(
+                    "http://127.0.0.1:\(port)/rpc", token: nil,
+                    extra: ["-H", "content-type: application/json", "-d", call])
+                #expect(answer.body.contains("-32601"))
+            }
+            let batch = #"[{"jsonrpc":"2.0","id":1,"method":"push.status","params":{"notificationId":"x"}}, 7]"#
+            _ = try await curlGet(
+                "http://127.0.0.1:\(port)/rpc", token: nil,
+                extra: ["-H", "content-type: application/json", "-d", batch])
+            _ = try await curlGet(
+                "http://127.0.0.1:\(port)/rpc", token: nil, extra: ["-H", "content-type: application/json", "-d", "{"])
+        }
+        func calls(_ method: String, _ code: String) throws -> Int64 {
+            try metrics.expectCounter(
+                "securepush_rpc_requests_total", [("service", "push-dispatch"), ("method", method), ("code", code)]
+            ).totalValue
+        }
+        #expect(try calls("unknown", "-32601") == 2)
+        #expect(try calls("push.status", "-32001") == 1)
+        #expect(try calls("invalid", "-32600") == 1)
+        #expect(try calls("invalid", "-32700") == 1)
+        #expect(metrics.counters.allSatisfy { !$0.dimensions.contains { $0.1.contains("made-up") } })
+        let timer = try metrics.expectTimer(
+            "securepush_rpc_request_duration_seconds", [("service", "push-dispatch"), ("method", "push.status")])
+        #expect(timer.values.count == 1)
+        #expect(
+            try metrics.expectCounter("securepush_rpc_request_bytes_total", [("service", "push-dispatch")]).totalValue
+                > 100)
+        #expect(
+            try metrics.expectCounter("securepush_rpc_response_bytes_total", [("service", "push-dispatch")]).totalValue
+                > 100)
+        let inFlight = try metrics.expectMeter("securepush_rpc_requests_in_flight", [("service", "push-dispatch")])
+        #expect(inFlight.values.contains(1))
+        #expect(inFlight.lastValue == 0)
+    }
+
+    @Test("GET /metrics serves the Prometheus text format on the service port")
+    func metricsOnServicePort() async throws {
+        let harness = try await DispatchHarness()
+        try await RunningDispatch.with(harness, metrics: .prometheus()) { port in
+            let call = #"{"jsonrpc":"2.0","id":1,"method":"nope"}"#
+            _ = try await curlGet(
+                "http://127.0.0.1:\(port)/rpc", token: nil, extra: ["-H", "content-type: application/json", "-d", call])
+            let scraped = try await curlGet("http://127.0.0.1:\(port)/metrics", token: nil)
+            #expect(scraped.status == 200)
+            #expect(scraped.body.contains("# TYPE securepush_rpc_requests_total counter"))
+            #expect(
+                scraped.body.contains(
+                    #"securepush_rpc_requests_total{service="push-dispatch",method="unknown",code="-32601"} 1"#))
+            #expect(scraped.body.contains("# TYPE securepush_process_open_fds gauge"))
+        }
+    }
+
+    @Test("with SECUREPUSH_METRICS_PORT, /metrics is served there over plain HTTP/1.1 and not on the service port")
+    func metricsOnItsOwnPort() async throws {
+        var configuration = DispatchHarness.configuration()
+        let metricsPort = try await freePort()
+        configuration.server.metricsPort = metricsPort
+        let harness = try await DispatchHarness(configuration: configuration)
+        try await RunningDispatch.with(harness, metrics: .prometheus()) { port in
+            #expect(
+                await eventually {
+                    (try? await curlGet("http://127.0.0.1:\(metricsPort)/metrics", token: nil, http2: false))?.status
+                        == 200
+                })
+            let scraped = try await curlGet("http://127.0.0.1:\(metricsPort)/metrics", token: nil, http2: false)
+            #expect(scraped.body.contains("# TYPE securepush_rpc_requests_in_flight gauge"))
+            #expect(try await curlGet("http://127.0.0.1:\(port)/metrics", token: nil).status == 404)
+        }
+    }
+
+    /// A port free at this moment: bound to port 0 on loopback, read, and released.
+    private func freePort() async throws -> Int {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(host: "127.0.0.1", port: 0).get()
+        let port = channel.localAddress?.port
+        try await channel.close()
+        return try #require(port)
+    }
+}
