@@ -132,3 +132,27 @@ struct TokenHeader: Decodable {
         self = try JSONDecoder().decode(TokenHeader.self, from: data)
     }
 }
+
+extension AuthHarness {
+    /// Runs `count` attempts at once and returns the JSON-RPC error code each ended with (0 when one succeeded, -1
+    /// for an error that is not an `RPCError`), in completion order.
+    static func concurrentOutcomes(_ count: Int, _ attempt: @escaping @Sendable (Int) async throws -> Void) async
+        -> [Int]
+    {
+        await withTaskGroup(of: Int.self) { group in
+            for index in 0..<count {
+                group.addTask {
+                    do {
+                        try await attempt(index)
+                        return 0
+                    } catch let error as RPCError {
+                        return error.code
+                    } catch {
+                        return -1
+                    }
+                }
+            }
+            return await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+    }
+}

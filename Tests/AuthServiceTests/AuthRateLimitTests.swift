@@ -105,20 +105,8 @@ struct SharedSignInLimitTests {
             let two = try await AuthHarness.make(configuration, postgres: second)
             try await one.register("alice")
             let replicas = [one, two]
-            let codes = await withTaskGroup(of: Int.self) { group in
-                for index in 0..<20 {
-                    group.addTask {
-                        do {
-                            _ = try await replicas[index % 2].login("alice", "wrong password", from: outsider)
-                            return 0
-                        } catch let error as RPCError {
-                            return error.code
-                        } catch {
-                            return -1
-                        }
-                    }
-                }
-                return await group.reduce(into: [Int]()) { $0.append($1) }
+            let codes = await AuthHarness.concurrentOutcomes(20) { index in
+                _ = try await replicas[index % 2].login("alice", "wrong password", from: outsider)
             }
             #expect(codes.filter { $0 == RPCErrorCode.unauthenticated }.count == 6)
             #expect(codes.filter { $0 == RPCErrorCode.rateLimited }.count == 14)

@@ -140,20 +140,8 @@ struct SignInLimitTests {
         let auth = try await AuthHarness.make(configuration)
         try await auth.register("alice")
         let before = await auth.components.service.hashing.admitted
-        let codes = await withTaskGroup(of: Int.self) { group in
-            for _ in 0..<40 {
-                group.addTask {
-                    do {
-                        _ = try await auth.login("alice", "wrong password", from: outsider)
-                        return 0
-                    } catch let error as RPCError {
-                        return error.code
-                    } catch {
-                        return -1
-                    }
-                }
-            }
-            return await group.reduce(into: [Int]()) { $0.append($1) }
+        let codes = await AuthHarness.concurrentOutcomes(40) { _ in
+            _ = try await auth.login("alice", "wrong password", from: outsider)
         }
         #expect(codes.filter { $0 == RPCErrorCode.unauthenticated }.count == 10)
         #expect(codes.filter { $0 == RPCErrorCode.rateLimited }.count == 30)
