@@ -15,11 +15,12 @@ struct NotificationRepositoryTests {
     ) async throws {
         switch backend {
         case .sqlite:
-            let database = try SQLiteDatabase.open(path: nil, migrator: StoreMigrations.migrator)
+            let database = try SQLiteDatabase.open(path: nil, migrator: StoreMigrations.all.sqliteMigrator)
             try await body(SQLNotificationRepository(database: SQLiteSQLDatabase(database)))
         case .postgres:
-            try await TestPostgres.withDatabase(serviceName: "notification-store", migrations: StoreMigrations.postgres)
-            {
+            try await TestPostgres.withDatabase(
+                serviceName: "notification-store", migrations: StoreMigrations.all.postgres
+            ) {
                 try await body(SQLNotificationRepository(database: PostgresSQLDatabase($0)))
             }
         }
@@ -122,8 +123,9 @@ struct NotificationRepositoryTests {
         "on PostgreSQL, several replicas purging at once delete each row once, one replica at a time",
         .enabled(if: TestPostgres.isConfigured, Comment(rawValue: TestPostgres.skipNotice)))
     func concurrentPurge() async throws {
-        try await TestPostgres.withTwoReplicas(serviceName: "notification-store", migrations: StoreMigrations.postgres)
-        { first, second in
+        try await TestPostgres.withTwoReplicas(
+            serviceName: "notification-store", migrations: StoreMigrations.all.postgres
+        ) { first, second in
             let repositories = [
                 SQLNotificationRepository(database: PostgresSQLDatabase(first)),
                 SQLNotificationRepository(database: PostgresSQLDatabase(second)),
@@ -146,7 +148,7 @@ struct PostgresMigrationTests {
     func concurrentStart() async throws {
         let url = try TestPostgres.isolatedURL()
         let migrations =
-            StoreMigrations.postgres + [
+            StoreMigrations.all.postgres + [
                 PostgresMigration("v2 test", ["CREATE TABLE migration_probe (replica TEXT)"]),
                 // Not idempotent by itself: run twice, it would leave two rows.
                 PostgresMigration("v3 test", ["INSERT INTO migration_probe (replica) VALUES ('migration')"]),

@@ -45,13 +45,13 @@ public struct StoreComponents: Sendable {
         if let url = configuration.postgresURL {
             sqlite = nil
             let database = PostgresServiceDatabase(
-                url: url, serviceName: "notification-store", schema: "store", migrations: StoreMigrations.postgres,
+                url: url, serviceName: "notification-store", schema: "store", migrations: StoreMigrations.all.postgres,
                 logger: logger)
             postgres = database
             repository = SQLNotificationRepository(database: PostgresSQLDatabase(database), sealer: sealer)
         } else {
             let database = try SQLiteDatabase.open(
-                path: configuration.databasePath, migrator: StoreMigrations.migrator,
+                path: configuration.databasePath, migrator: StoreMigrations.all.sqliteMigrator,
                 synchronous: configuration.sqliteSynchronous)
             sqlite = database
             postgres = nil
