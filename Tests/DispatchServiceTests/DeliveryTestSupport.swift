@@ -32,7 +32,7 @@ struct DeliveryRow: Sendable {
 extension DispatchHarness {
     /// A harness with a `LiveClock`, fast delivery settings and `providers` (their workers are not started).
     static func remote(
-        _ providers: [any PushProvider], delivery: DeliveryConfiguration = .fast(), databasePath: String? = nil,
+        _ providers: [any RemotePushProvider], delivery: DeliveryConfiguration = .fast(), databasePath: String? = nil,
         clock: LiveClock = LiveClock(), metrics: any MetricsFactory = NOOPMetricsHandler.instance
     ) async throws -> DispatchHarness {
         try await DispatchHarness(

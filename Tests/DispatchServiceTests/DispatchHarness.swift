@@ -34,7 +34,7 @@ struct DispatchHarness {
 
     init(
         configuration: DispatchConfiguration = DispatchHarness.configuration(),
-        providers: [any PushProvider] = [],
+        providers: [any RemotePushProvider] = [],
         clock: any AdjustableClock = TestClock(),
         storeClient: RPCClient? = nil,
         logger: Logger = .quiet,

@@ -7,7 +7,7 @@ import Testing
 /// A remote push provider whose outcomes are scripted call by call. It records every job it is handed, counts
 /// attempts in flight (and the most at once), can hold attempts at a gate, and fails the test loudly when called
 /// more often than scripted.
-final class ScriptedProvider: PushProvider {
+final class ScriptedProvider: RemotePushProvider {
     let platform: Platform
 
     private struct State {
@@ -65,9 +65,6 @@ final class ScriptedProvider: PushProvider {
         guard let token, !token.isEmpty else { throw .invalidField("token", "is required for \(platform)") }
         return token
     }
-
-    /// Remote providers leave delivery to their worker.
-    func jobsQueued(_ jobs: [DeliveryJob]) async {}
 
     func deliver(_ job: DeliveryJob) async -> DeliveryOutcome {
         let (outcome, mustWait): (DeliveryOutcome?, Bool) = state.withLock { state in

@@ -102,7 +102,7 @@ public struct AuthComponents: Sendable {
             sqlite: sqlite,
             postgres: postgres,
             service: service,
-            dispatcher: service.makeDispatcher(maxBatchLength: configuration.server.maxBatchLength)
+            dispatcher: AuthMethods.dispatcher(service: service, maxBatchLength: configuration.server.maxBatchLength)
         )
     }
 

@@ -7,13 +7,9 @@ extension AuthenticationService {
 
     /// The user with this id or username, for backends and push-dispatch (`auth.lookupUser`).
     ///
-    /// The caller must carry `users:read` (push-dispatch) or `push:send` (an app backend: it may send to the user,
-    /// and `push.send` already tells it whether a recipient exists). Throws `-32602` unless exactly one of `userId` and
-    /// `username` is given, `-32004` when auth knows no such user.
-    public func lookupUser(_ params: Auth.LookupUser.Params, caller: Principal) async throws -> Auth.LookupUser.Result {
-        guard caller.scopes.contains(Scope.usersRead) || caller.scopes.contains(Scope.pushSend) else {
-            throw RPCError.forbidden(scope: Scope.usersRead)
-        }
+    /// ``AuthMethods`` admits callers carrying `users:read` (push-dispatch) or `push:send` (an app backend). Throws
+    /// `-32602` unless exactly one of `userId` and `username` is given, `-32004` when auth knows no such user.
+    public func lookupUser(_ params: Auth.LookupUser.Params) async throws -> Auth.LookupUser.Result {
         let user: UserRecord?
         switch (params.userId, params.username) {
         case (let id?, nil):

@@ -44,9 +44,8 @@ extension AuthenticationService {
     }
 
     /// The sessions revoked at or after `since` (clamped to one access-token lifetime ago: older revocations can
-    /// only concern expired access tokens), for a backend service holding `sessions:read`.
-    public func revokedSessions(since: Date?, caller: Principal) async throws -> Auth.RevokedSessions.Result {
-        try caller.require(scope: Scope.sessionsRead)
+    /// only concern expired access tokens), for a backend service holding `sessions:read` (``AuthMethods`` checks).
+    public func revokedSessions(since: Date?) async throws -> Auth.RevokedSessions.Result {
         let current = now()
         let asOf = Date(timeIntervalSince1970: current.timeIntervalSince1970.rounded(.down))
         let horizon = asOf.addingTimeInterval(-TimeInterval(signer.tokenTTL))

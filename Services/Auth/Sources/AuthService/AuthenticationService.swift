@@ -4,7 +4,7 @@ import SharedModels
 
 /// The auth domain: accounts, sign-in, refresh-token rotation, service clients and access tokens.
 ///
-/// Knows nothing of HTTP or JSON-RPC; `makeDispatcher()` maps methods onto it.
+/// Knows nothing of HTTP or JSON-RPC; ``AuthMethods`` maps methods onto it.
 public struct AuthenticationService: Sendable {
     /// The state of the service.
     public let repository: any AuthRepository

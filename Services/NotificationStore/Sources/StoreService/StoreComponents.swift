@@ -84,7 +84,7 @@ public struct StoreComponents: Sendable {
             postgres: postgres,
             store: store,
             verifier: verifier,
-            dispatcher: makeStoreDispatcher(
+            dispatcher: StoreMethods.dispatcher(
                 store: store, verifier: verifier, maxBatchLength: configuration.server.maxBatchLength,
                 metrics: storeMetrics),
             services: services

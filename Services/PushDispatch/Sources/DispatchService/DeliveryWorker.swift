@@ -14,7 +14,7 @@ import SharedModels
 /// after the idle interval). On graceful shutdown it stops claiming, lets attempts in flight finish, then shuts the
 /// provider down.
 public struct DeliveryWorker: Service {
-    let provider: any PushProvider
+    let provider: any RemotePushProvider
     let deliveries: any DeliveryRepository
     let doorbell: DeliveryDoorbell
     let configuration: DeliveryConfiguration
@@ -42,7 +42,7 @@ public struct DeliveryWorker: Service {
     ///   - logger: the service's logger.
     ///   - metrics: counts attempts and deliveries.
     public init(
-        provider: any PushProvider,
+        provider: any RemotePushProvider,
         deliveries: any DeliveryRepository,
         doorbell: DeliveryDoorbell,
         configuration: DeliveryConfiguration,

@@ -19,14 +19,9 @@ public struct DirectProvider: PushProvider {
         token
     }
 
+    /// Wakes the open event streams of the jobs' devices, which write and record the jobs; a device that is offline
+    /// gets them when it connects.
     public func jobsQueued(_ jobs: [DeliveryJob]) async {
         await hub.wake(deviceIDs: jobs.map(\.deviceID))
-    }
-
-    /// Wakes the device's open streams, which write and record the job. `.sent` when one was open; otherwise the
-    /// job stays queued until the device connects (reported as a retry with no delay).
-    public func deliver(_ job: DeliveryJob) async -> DeliveryOutcome {
-        let woken = await hub.wake(deviceIDs: [job.deviceID])
-        return woken > 0 ? .sent : .retry(after: .zero, reason: "device not connected")
     }
 }

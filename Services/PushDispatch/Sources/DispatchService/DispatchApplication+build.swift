@@ -20,7 +20,7 @@ public func buildDispatchApplication(
     configuration: DispatchConfiguration,
     auth: RPCClient,
     store: RPCClient,
-    providers: [any PushProvider] = [],
+    providers: [any RemotePushProvider] = [],
     logger: Logger,
     metrics: ServiceMetrics = .prometheus(),
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }

@@ -51,7 +51,7 @@ public struct DispatchComponents: Sendable {
         configuration: DispatchConfiguration,
         auth: RPCClient,
         store: RPCClient,
-        providers remoteProviders: [any PushProvider] = [],
+        providers remoteProviders: [any RemotePushProvider] = [],
         logger: Logger,
         now: @escaping @Sendable () -> Date = { Date() },
         metrics: any MetricsFactory = NOOPMetricsHandler.instance
@@ -89,9 +89,7 @@ public struct DispatchComponents: Sendable {
                 provider: provider, deliveries: deliveryRepository, doorbell: DeliveryDoorbell(),
                 configuration: configuration.delivery, now: now, logger: logger, metrics: dispatchMetrics)
         }
-        let providers = PushProviderRegistry(
-            [DirectProvider(hub: hub)] + workers.map(\.provider),
-            doorbells: Dictionary(uniqueKeysWithValues: workers.map { ($0.provider.platform, $0.doorbell) }))
+        let providers = PushProviderRegistry(direct: DirectProvider(hub: hub), workers: workers)
         let devices = DeviceRegistry(
             devices: deviceRepository, deliveries: deliveryRepository, providers: providers, hub: hub,
             maxDevicesPerUser: configuration.maxDevicesPerUser, now: now, logger: logger)
@@ -131,7 +129,7 @@ public struct DispatchComponents: Sendable {
             pushes: pushes,
             hub: hub,
             providers: providers,
-            dispatcher: makeDispatchDispatcher(
+            dispatcher: DispatchMethods.dispatcher(
                 devices: devices, pushes: pushes, verifier: verifier,
                 maxBatchLength: configuration.server.maxBatchLength),
             services: services,
@@ -145,7 +143,7 @@ public struct DispatchComponents: Sendable {
     }
 
     /// Refuses a provider for `direct` (built in) and two providers for one platform (one worker per platform).
-    static func checkRemote(_ providers: [any PushProvider]) throws {
+    static func checkRemote(_ providers: [any RemotePushProvider]) throws {
         var seen: Set<Platform> = []
         for provider in providers {
             guard provider.platform != .direct else {

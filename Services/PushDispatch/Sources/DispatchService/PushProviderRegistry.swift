@@ -1,16 +1,24 @@
 import SharedModels
 
-/// The push providers push-dispatch runs, keyed by platform, with the doorbells of their delivery workers.
+/// The push providers push-dispatch runs, keyed by platform: the direct channel, and the remote providers with the
+/// doorbells of their delivery workers.
 public struct PushProviderRegistry: Sendable {
+    private let direct: DirectProvider
     private let providers: [Platform: any PushProvider]
     private let doorbells: [Platform: DeliveryDoorbell]
 
     /// - Parameters:
-    ///   - providers: one provider per platform; a later one for the same platform replaces an earlier one.
-    ///   - doorbells: the delivery worker of each platform that has one, rung when jobs for it are queued.
-    public init(_ providers: [any PushProvider], doorbells: [Platform: DeliveryDoorbell] = [:]) {
-        var byPlatform: [Platform: any PushProvider] = [:]
-        for provider in providers { byPlatform[provider.platform] = provider }
+    ///   - direct: the built-in direct channel.
+    ///   - workers: the delivery worker of each configured remote platform (one per platform), rung when jobs for it
+    ///     are queued.
+    public init(direct: DirectProvider, workers: [DeliveryWorker]) {
+        var byPlatform: [Platform: any PushProvider] = [direct.platform: direct]
+        var doorbells: [Platform: DeliveryDoorbell] = [:]
+        for worker in workers {
+            byPlatform[worker.provider.platform] = worker.provider
+            doorbells[worker.provider.platform] = worker.doorbell
+        }
+        self.direct = direct
         self.providers = byPlatform
         self.doorbells = doorbells
     }
@@ -28,12 +36,16 @@ public struct PushProviderRegistry: Sendable {
         throw .invalidField("platform", "must be one of: \(supported)")
     }
 
-    /// Hands freshly committed jobs to their providers, grouped by platform, and wakes the delivery workers.
+    /// Wakes whoever delivers freshly committed jobs: the direct channel's event streams of their devices, and the
+    /// delivery worker of each remote platform.
     public func jobsQueued(_ jobs: [DeliveryJob]) async {
         let byPlatform = Dictionary(grouping: jobs, by: \.platform)
         for (platform, jobs) in byPlatform {
-            await providers[platform]?.jobsQueued(jobs)
-            doorbells[platform]?.ring()
+            if platform == direct.platform {
+                await direct.jobsQueued(jobs)
+            } else {
+                doorbells[platform]?.ring()
+            }
         }
     }
 }

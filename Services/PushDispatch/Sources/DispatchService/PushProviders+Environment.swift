@@ -10,9 +10,9 @@ extension PushProviders {
     /// already created (their HTTP clients must be closed). Each returned provider is shut down by its delivery worker
     /// when the service stops.
     public static func remoteProviders(environment: ServiceEnvironment, logger: Logger) async throws
-        -> [any PushProvider]
+        -> [any RemotePushProvider]
     {
-        var providers: [any PushProvider] = []
+        var providers: [any RemotePushProvider] = []
         do {
             if let configuration = try APNsConfiguration.fromEnvironment(environment) {
                 providers.append(try APNsProvider(configuration: configuration, logger: logger))

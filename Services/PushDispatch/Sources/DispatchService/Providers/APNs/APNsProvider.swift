@@ -17,7 +17,7 @@ import Synchronization
 /// - The body carries the notification id and, in alert mode, the operator's fallback text: never the payload.
 ///
 /// Call ``shutdown()`` when done: it closes the connection.
-public final class APNsProvider: PushProvider {
+public final class APNsProvider: RemotePushProvider {
     public let platform = Platform.apns
     let configuration: APNsConfiguration
     let client: HTTP2Client
@@ -73,9 +73,6 @@ public final class APNsProvider: PushProvider {
     public func validateToken(_ token: String?) throws(DispatchError) -> String? {
         try APNsDeviceToken.validate(token)
     }
-
-    /// The delivery worker sends APNs jobs; nothing to start here.
-    public func jobsQueued(_ jobs: [DeliveryJob]) async {}
 
     /// Sends the job's notification id to its device once (twice when the provider token had expired).
     public func deliver(_ job: DeliveryJob) async -> DeliveryOutcome {

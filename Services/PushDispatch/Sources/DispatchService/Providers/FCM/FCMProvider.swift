@@ -10,7 +10,7 @@ import SharedModels
 /// `{"secureId": "<id>"}` (see `FCMSendRequest`), authorised by an OAuth access token obtained with the service
 /// account's key and cached until shortly before it expires. Call `shutdown()` before dropping the provider: it
 /// owns an HTTP client.
-public final class FCMProvider: PushProvider {
+public final class FCMProvider: RemotePushProvider {
     public let platform = Platform.fcm
     let configuration: FCMConfiguration
     let client: HTTPClient
@@ -61,9 +61,6 @@ public final class FCMProvider: PushProvider {
     public func validateToken(_ token: String?) throws(DispatchError) -> String? {
         try FCMRegistrationToken.validate(token)
     }
-
-    /// Nothing to do: the delivery worker calls `deliver(_:)` for queued jobs.
-    public func jobsQueued(_ jobs: [DeliveryJob]) async {}
 
     /// Sends the job's id to its device; a 401 refreshes the access token once and tries again.
     public func deliver(_ job: DeliveryJob) async -> DeliveryOutcome {

@@ -9,7 +9,7 @@ import SharedModels
 /// Each attempt is one `POST <channel URI>` with `X-WNS-Type: wns/raw` whose body is the id's UTF-8 bytes and
 /// nothing else, authorised by an access token from the client-credentials grant, cached until shortly before it
 /// expires. Call `shutdown()` before dropping the provider: it owns an HTTP client.
-public final class WNSProvider: PushProvider {
+public final class WNSProvider: RemotePushProvider {
     public let platform = Platform.wns
     let configuration: WNSConfiguration
     let client: HTTPClient
@@ -51,9 +51,6 @@ public final class WNSProvider: PushProvider {
     public func validateToken(_ token: String?) throws(DispatchError) -> String? {
         try WNSChannelURI.validate(token, allowAnyHost: configuration.allowAnyHost)
     }
-
-    /// Nothing to do: the delivery worker calls `deliver(_:)` for queued jobs.
-    public func jobsQueued(_ jobs: [DeliveryJob]) async {}
 
     /// Posts the job's id to the device's channel; a 401 refreshes the access token once and tries again.
     public func deliver(_ job: DeliveryJob) async -> DeliveryOutcome {

@@ -12,7 +12,7 @@ import SharedModels
 ///
 /// The device token is the browser's `PushSubscription` JSON; the endpoint in it names the push service (FCM,
 /// Mozilla autopush, Apple, WNS…), so one provider serves every browser.
-public final class WebPushProvider: PushProvider {
+public final class WebPushProvider: RemotePushProvider {
     public let platform = Platform.webpush
     /// The VAPID public key, base64url: what the web app passes to `pushManager.subscribe` as `applicationServerKey`.
     public let applicationServerKey: String
@@ -73,9 +73,6 @@ public final class WebPushProvider: PushProvider {
         }
         return subscription.canonicalToken
     }
-
-    /// The delivery worker sends queued jobs; nothing to start here.
-    public func jobsQueued(_ jobs: [DeliveryJob]) async {}
 
     /// Encrypts `{"secureId":"<id>"}` for the subscription and POSTs it to its endpoint, once.
     public func deliver(_ job: DeliveryJob) async -> DeliveryOutcome {

@@ -3,7 +3,7 @@ import StoreService
 import Testing
 
 @Suite("dispatcher")
-struct StoreDispatcherTests {
+struct StoreMethodsTests {
     @Test("the dispatcher serves exactly the methods in MethodCatalog.store")
     func methodsMatchCatalog() async throws {
         let harness = try await StoreHarness()

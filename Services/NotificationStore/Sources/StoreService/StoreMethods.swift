@@ -1,0 +1,78 @@
+import ServiceCore
+import SharedModels
+
+/// notification-store's JSON-RPC methods (exactly `MethodCatalog.store`), each registered with the access it
+/// requires and mapped onto ``NotificationStore``, so callers without the right token learn nothing about the data.
+public enum StoreMethods {
+    /// The dispatcher serving every `store.*` method.
+    /// - Parameters:
+    ///   - store: the domain logic.
+    ///   - verifier: verifies bearer tokens locally with auth's keys.
+    ///   - maxBatchLength: most calls a batch may hold.
+    ///   - metrics: counts every `store.get` by outcome, refused ones included.
+    public static func dispatcher(
+        store: NotificationStore,
+        verifier: AccessTokenVerifier,
+        maxBatchLength: Int = 100,
+        metrics: StoreMetrics = .disabled
+    ) -> RPCDispatcher {
+        var methods = MethodRegistry(verifier: verifier, maxBatchLength: maxBatchLength)
+
+        methods.register(Store.Put.self, requires: .scope(Scope.storeWrite)) { params, principal, context in
+            let stored = try await store.put(
+                recipientID: params.recipientId, payload: params.payload, ttlSeconds: params.ttlSeconds)
+            context.logger.debug(
+                "store.put.stored",
+                metadata: ["store.notification.id": "\(stored.id)", "store.client.id": "\(principal.subject)"]
+            )
+            return Store.Put.Result(notificationId: stored.id, expiresAt: stored.expiresAt)
+        }
+
+        // Authenticates the caller itself so that refused fetches are counted by outcome too.
+        methods.registerAdmittingItself(Store.Get.self) { params, context in
+            let record: NotificationRecord
+            do {
+                let principal = try await context.authenticate(with: verifier)
+                try MethodAccess.user.check(principal)
+                record = try await store.get(id: params.notificationId, recipientID: principal.subject)
+                metrics.fetchEnded(nil)
+            } catch {
+                metrics.fetchEnded(error)
+                throw error
+            }
+            let metadata = record.metadata
+            return Store.StoredNotification(
+                notificationId: metadata.id,
+                payload: record.payload,
+                createdAt: metadata.createdAt,
+                expiresAt: metadata.expiresAt,
+                readAt: metadata.readAt
+            )
+        }
+
+        methods.register(Store.List.self, requires: .user) { params, user, _ in
+            let page = try await store.list(
+                recipientID: user.subject, unreadOnly: params.unreadOnly ?? false, limit: params.limit,
+                cursor: params.cursor)
+            return Store.List.Result(
+                items: page.items.map {
+                    Store.NotificationSummary(
+                        notificationId: $0.id, createdAt: $0.createdAt, expiresAt: $0.expiresAt, readAt: $0.readAt)
+                },
+                nextCursor: page.next?.encoded
+            )
+        }
+
+        methods.register(Store.MarkRead.self, requires: .user) { params, user, _ in
+            Store.MarkRead.Result(
+                readAt: try await store.markRead(id: params.notificationId, recipientID: user.subject))
+        }
+
+        methods.register(Store.Delete.self, requires: .user) { params, user, _ in
+            try await store.delete(id: params.notificationId, recipientID: user.subject)
+            return Empty()
+        }
+
+        return methods.dispatcher
+    }
+}

@@ -1,0 +1,54 @@
+import ServiceCore
+import SharedModels
+
+/// push-dispatch's JSON-RPC methods (exactly `MethodCatalog.dispatch`), each registered with the access it requires
+/// (`user` for `devices.*`, `push:send` for `push.*`) and mapped onto the domain, so callers without the right token
+/// learn nothing.
+public enum DispatchMethods {
+    /// The dispatcher serving every push-dispatch method.
+    /// - Parameters:
+    ///   - devices: the `devices.*` logic.
+    ///   - pushes: the `push.*` logic.
+    ///   - verifier: verifies bearer tokens locally with auth's keys.
+    ///   - maxBatchLength: most calls a batch may hold.
+    public static func dispatcher(
+        devices: DeviceRegistry,
+        pushes: PushSender,
+        verifier: AccessTokenVerifier,
+        maxBatchLength: Int = 100
+    ) -> RPCDispatcher {
+        var methods = MethodRegistry(verifier: verifier, maxBatchLength: maxBatchLength)
+
+        methods.register(Devices.Register.self, requires: .user) { params, user, _ in
+            let device = try await devices.register(
+                ownerID: user.subject, platform: params.platform, token: params.token, name: params.name,
+                apnsMode: params.apnsMode)
+            return Devices.Register.Result(deviceId: device.id)
+        }
+
+        methods.register(Devices.List.self, requires: .user) { _, user, _ in
+            Devices.List.Result(devices: try await devices.list(ownerID: user.subject).map(\.info))
+        }
+
+        methods.register(Devices.Unregister.self, requires: .user) { params, user, _ in
+            try await devices.unregister(deviceID: params.deviceId, ownerID: user.subject)
+            return Empty()
+        }
+
+        methods.register(Devices.Ack.self, requires: .user) { params, user, _ in
+            try await devices.acknowledge(
+                deviceID: params.deviceId, notificationID: params.notificationId, ownerID: user.subject)
+            return Empty()
+        }
+
+        methods.register(Push.Send.self, requires: .scope(Scope.pushSend)) { params, client, _ in
+            try await pushes.send(clientID: client.subject, params: params)
+        }
+
+        methods.register(Push.Status.self, requires: .scope(Scope.pushSend)) { params, client, _ in
+            try await pushes.status(clientID: client.subject, notificationID: params.notificationId)
+        }
+
+        return methods.dispatcher
+    }
+}
