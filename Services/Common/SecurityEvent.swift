@@ -19,7 +19,7 @@ extension Logger {
     /// Logs `event` at `notice` with `security.event` set to its name, plus `metadata`.
     public func security(_ event: SecurityEvent, metadata: Logger.Metadata = [:]) {
         var metadata = metadata
-        metadata["security.event"] = "\(event.name)"
+        metadata[LogMetadataKey.securityEvent] = "\(event.name)"
         notice("\(event.name)", metadata: metadata)
     }
 }

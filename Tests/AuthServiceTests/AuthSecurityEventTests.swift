@@ -26,7 +26,7 @@ struct AuthSecurityEventTests {
         _ = try await auth.clientToken("backend", "backend-secret", from: rightfulUser)
         let issued = log.securityEvents("auth.client_token.issued")
         #expect(issued.count == 1)
-        #expect(issued.first?.metadata["auth.client_id"]?.description == "backend")
+        #expect(issued.first?.metadata["client.id"]?.description == "backend")
         #expect(issued.first?.metadata["auth.scopes"]?.description == Scope.pushSend)
 
         for _ in 0..<4 { _ = try? await auth.rpc(from: outsider).call(Auth.Refresh.self, .init(refreshToken: "x")) }

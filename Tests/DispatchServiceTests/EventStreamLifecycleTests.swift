@@ -164,7 +164,7 @@ struct EventStreamLifecycleTests {
             #expect(kept.isRunning)
             #expect(await harness.components.hub.streamCount(deviceID: device) == 1)
             let revokedEvent = try #require(log.securityEvents("direct.streams.session_revoked").only)
-            #expect(revokedEvent.metadata["auth.session_id"] == "\(session)")
+            #expect(revokedEvent.metadata["session.id"] == "\(session)")
             #expect(revokedEvent.metadata["direct.streams"] == "1")
             // The next call asks only for what is new.
             #expect(harness.auth.revocationCalls.first?.since == nil)

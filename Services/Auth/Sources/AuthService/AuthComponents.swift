@@ -140,7 +140,8 @@ public struct AuthComponents: Sendable {
             logger.debug(
                 "auth.client.provisioned",
                 metadata: [
-                    "auth.client_id": "\(credentials.clientId)", "auth.scope": "\(scopes.joined(separator: " "))",
+                    LogMetadataKey.clientID: "\(credentials.clientId)",
+                    "auth.scopes": "\(scopes.joined(separator: " "))",
                 ])
         }
     }

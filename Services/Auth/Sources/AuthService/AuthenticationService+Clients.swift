@@ -1,4 +1,5 @@
 import Foundation
+import ServiceCore
 import SharedModels
 
 extension AuthenticationService {
@@ -29,8 +30,8 @@ extension AuthenticationService {
         logger.security(
             .init("auth.client_token.issued"),
             metadata: [
-                "auth.client_id": "\(clientId)", "auth.scopes": "\(scopes.joined(separator: " "))",
-                "client.address": "\(address ?? "in-process")",
+                LogMetadataKey.clientID: "\(clientId)", "auth.scopes": "\(scopes.joined(separator: " "))",
+                LogMetadataKey.clientAddress: "\(address ?? "in-process")",
             ])
         return Auth.ClientToken.Result(
             accessToken: token, tokenType: "Bearer", expiresIn: signer.tokenTTL, scopes: scopes)

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ServiceCore
 import SharedModels
 
 /// The auth domain: accounts, sign-in, refresh-token rotation, service clients and access tokens.
@@ -61,13 +62,14 @@ public struct AuthenticationService: Sendable {
     /// the rules, `-32009` when the name is taken.
     public func register(username: String, password: String, from address: String? = nil) async throws -> String {
         guard selfRegistration else {
-            logger.security(.init("auth.register.refused"), metadata: ["client.address": "\(address ?? "in-process")"])
+            logger.security(
+                .init("auth.register.refused"), metadata: [LogMetadataKey.clientAddress: "\(address ?? "in-process")"])
             throw AuthError.registrationClosed
         }
         let hashing = hashing
         let userID = try await AccountRegistry(repository: repository, hasher: hasher, now: now).createUser(
             username: username, password: password, hashing: { try await hashing.run(for: address, $0) })
-        logger.debug("auth.register.succeeded", metadata: ["auth.user_id": "\(userID)"])
+        logger.debug("auth.register.succeeded", metadata: [LogMetadataKey.userID: "\(userID)"])
         return userID
     }
 
@@ -113,7 +115,7 @@ public struct AuthenticationService: Sendable {
             expiresAt: issuedAt.addingTimeInterval(TimeInterval(refreshTokenTTL)),
             at: issuedAt
         )
-        logger.debug("auth.login.succeeded", metadata: ["auth.user_id": "\(user.id)"])
+        logger.debug("auth.login.succeeded", metadata: [LogMetadataKey.userID: "\(user.id)"])
         return try await grant(userID: user.id, refreshToken: refreshToken, sessionID: familyID, at: issuedAt)
     }
 

@@ -73,7 +73,9 @@ public struct SignInLimiter: Sendable {
             if count == requestsPerMinute {
                 logger.security(
                     .init("auth.rate_limited"),
-                    metadata: ["client.address": "\(Self.label(address))", "rpc.method": "\(method)"])
+                    metadata: [
+                        LogMetadataKey.clientAddress: "\(Self.label(address))", LogMetadataKey.rpcMethod: "\(method)",
+                    ])
             }
         case .refused(let seconds):
             metrics.rateLimited.increment("requests")
@@ -112,7 +114,8 @@ public struct SignInLimiter: Sendable {
             reserved.append(byAccount)
             if let delay = delay(afterAccountFailures: accountFailures) {
                 if accountFailures == maxFailures * Self.accountFactor + 1 {
-                    logger.security(.init("auth.\(kind.eventPrefix).slowed"), metadata: ["client.address": "\(origin)"])
+                    logger.security(
+                        .init("auth.\(kind.eventPrefix).slowed"), metadata: [LogMetadataKey.clientAddress: "\(origin)"])
                 }
                 try await sleep(delay)
             }
@@ -151,7 +154,7 @@ public struct SignInLimiter: Sendable {
     private func throttled(_ kind: AccountKind, scope: String, address: String) {
         logger.security(
             .init("auth.\(kind.eventPrefix).throttled"),
-            metadata: ["auth.limit": "\(scope)", "client.address": "\(address)"])
+            metadata: ["auth.limit": "\(scope)", LogMetadataKey.clientAddress: "\(address)"])
     }
 
     /// The counter key: a hash, so memory and rows stay small however long the names sent are.

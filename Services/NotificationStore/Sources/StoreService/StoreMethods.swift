@@ -23,7 +23,9 @@ public enum StoreMethods {
                 recipientID: params.recipientId, payload: params.payload, ttlSeconds: params.ttlSeconds)
             context.logger.debug(
                 "store.put.stored",
-                metadata: ["store.notification.id": "\(stored.id)", "store.client.id": "\(principal.subject)"]
+                metadata: [
+                    LogMetadataKey.notificationID: "\(stored.id)", LogMetadataKey.clientID: "\(principal.subject)",
+                ]
             )
             return Store.Put.Result(notificationId: stored.id, expiresAt: stored.expiresAt)
         }

@@ -96,7 +96,7 @@ extension DeliveryWorker {
             logger.debug(
                 "delivery.attempted",
                 metadata: [
-                    "push.notification.id": "\(job.notificationID)", "device.id": "\(job.deviceID)",
+                    LogMetadataKey.notificationID: "\(job.notificationID)", LogMetadataKey.deviceID: "\(job.deviceID)",
                     "delivery.attempts": "\(attempts)", "delivery.status": "\(status.map(\.rawValue) ?? "superseded")",
                 ])
             if let status, status != .retrying { deliveryCounts.increment(status.rawValue) }
@@ -107,7 +107,7 @@ extension DeliveryWorker {
             // The lease lapses and the job is attempted again: at least once, never lost.
             logger.error(
                 "delivery.record_failed",
-                metadata: ["push.notification.id": "\(job.notificationID)", "error": "\(error)"])
+                metadata: [LogMetadataKey.notificationID: "\(job.notificationID)", "error": "\(error)"])
         }
         return .attempted(retryAt: nil)
     }

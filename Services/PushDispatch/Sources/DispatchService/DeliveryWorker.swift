@@ -56,7 +56,7 @@ public struct DeliveryWorker: Service {
         self.configuration = configuration
         self.now = now
         var logger = logger
-        logger[metadataKey: "push.platform"] = "\(provider.platform)"
+        logger[metadataKey: LogMetadataKey.platform] = "\(provider.platform)"
         self.logger = logger
         deliveryCounts = metrics.deliveries(provider.platform)
         attemptCounts = metrics.attempts(provider.platform)

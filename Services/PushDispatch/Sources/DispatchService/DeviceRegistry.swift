@@ -66,7 +66,7 @@ public struct DeviceRegistry: Sendable {
         } catch let error as DispatchError where error.rpcError.code == RPCErrorCode.rateLimited {
             logger.security(
                 SecurityEvent("devices.quota_exceeded"),
-                metadata: ["user.id": "\(ownerID)", "quota.limit": "\(maxDevicesPerUser ?? 0)"])
+                metadata: [LogMetadataKey.userID: "\(ownerID)", "quota.limit": "\(maxDevicesPerUser ?? 0)"])
             throw error
         }
         let device = registration.device
@@ -76,11 +76,13 @@ public struct DeviceRegistry: Sendable {
             logger.security(
                 SecurityEvent("devices.owner_changed"),
                 metadata: [
-                    "device.id": "\(device.id)", "device.platform": "\(platform)",
-                    "user.previous_id": "\(previousOwnerID)", "user.id": "\(ownerID)",
+                    LogMetadataKey.deviceID: "\(device.id)", LogMetadataKey.platform: "\(platform)",
+                    LogMetadataKey.previousUserID: "\(previousOwnerID)", LogMetadataKey.userID: "\(ownerID)",
                 ])
         }
-        logger.debug("devices.registered", metadata: ["device.id": "\(device.id)", "device.platform": "\(platform)"])
+        logger.debug(
+            "devices.registered",
+            metadata: [LogMetadataKey.deviceID: "\(device.id)", LogMetadataKey.platform: "\(platform)"])
         return device
     }
 
@@ -95,7 +97,7 @@ public struct DeviceRegistry: Sendable {
             throw DispatchError.deviceNotFound
         }
         await hub.close(deviceID: deviceID)
-        logger.debug("devices.unregistered", metadata: ["device.id": "\(deviceID)"])
+        logger.debug("devices.unregistered", metadata: [LogMetadataKey.deviceID: "\(deviceID)"])
     }
 
     /// The owner's device with this id; `-32004` when it is missing or someone else's.

@@ -43,7 +43,7 @@ struct DirectEventStream: Sendable {
             try await writer.finish(nil)
             return
         }
-        logger.debug("direct.stream.opened", metadata: ["device.id": "\(deviceID)"])
+        logger.debug("direct.stream.opened", metadata: [LogMetadataKey.deviceID: "\(deviceID)"])
         metrics.openStreams.increment()
         defer { metrics.openStreams.decrement() }
         do {
@@ -63,11 +63,12 @@ struct DirectEventStream: Sendable {
             }
         } catch {
             await hub.unsubscribe(subscription)
-            logger.debug("direct.stream.dropped", metadata: ["device.id": "\(deviceID)", "error": "\(error)"])
+            logger.debug(
+                "direct.stream.dropped", metadata: [LogMetadataKey.deviceID: "\(deviceID)", "error": "\(error)"])
             throw error
         }
         await hub.unsubscribe(subscription)
-        logger.debug("direct.stream.ended", metadata: ["device.id": "\(deviceID)"])
+        logger.debug("direct.stream.ended", metadata: [LogMetadataKey.deviceID: "\(deviceID)"])
         try await writer.finish(nil)
     }
 
@@ -96,7 +97,7 @@ struct DirectEventStream: Sendable {
     /// Whether the access token the stream was opened with has expired (the SDK reconnects with a fresh one).
     private func tokenExpired() -> Bool {
         guard let expiresAt, now() >= expiresAt else { return false }
-        logger.debug("direct.stream.token_expired", metadata: ["device.id": "\(deviceID)"])
+        logger.debug("direct.stream.token_expired", metadata: [LogMetadataKey.deviceID: "\(deviceID)"])
         return true
     }
 

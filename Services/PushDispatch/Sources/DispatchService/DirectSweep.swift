@@ -45,7 +45,7 @@ struct DirectSweep: Sendable {
         for (sessionID, count) in await hub.close(sessionIDs: revoked) {
             logger.security(
                 SecurityEvent("direct.streams.session_revoked"),
-                metadata: ["auth.session_id": "\(sessionID)", "direct.streams": "\(count)"])
+                metadata: [LogMetadataKey.sessionID: "\(sessionID)", "direct.streams": "\(count)"])
         }
     }
 }

@@ -82,7 +82,8 @@ public struct PushSender: Sendable {
             stored = try await store.put(
                 .init(recipientId: params.recipientId, payload: params.payload, ttlSeconds: params.ttlSeconds))
         } catch {
-            logger.warning("push.send.store_failed", metadata: ["push.client.id": "\(clientID)", "error": "\(error)"])
+            logger.warning(
+                "push.send.store_failed", metadata: [LogMetadataKey.clientID: "\(clientID)", "error": "\(error)"])
             await release(claim)
             throw error
         }
@@ -103,7 +104,9 @@ public struct PushSender: Sendable {
         await providers.jobsQueued(recorded.jobs)
         logger.debug(
             "push.send.recorded",
-            metadata: ["push.notification.id": "\(stored.notificationId)", "push.deliveries": "\(recorded.jobs.count)"]
+            metadata: [
+                LogMetadataKey.notificationID: "\(stored.notificationId)", "push.deliveries": "\(recorded.jobs.count)",
+            ]
         )
         return recorded.result
     }

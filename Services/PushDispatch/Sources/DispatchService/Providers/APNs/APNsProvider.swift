@@ -77,8 +77,8 @@ public final class APNsProvider: RemotePushProvider {
     /// Sends the job's notification id to its device once (twice when the provider token had expired).
     public func deliver(_ job: DeliveryJob) async -> DeliveryOutcome {
         var logger = logger
-        logger[metadataKey: "delivery.notification_id"] = "\(job.notificationID)"
-        logger[metadataKey: "delivery.device_id"] = "\(job.deviceID)"
+        logger[metadataKey: LogMetadataKey.notificationID] = "\(job.notificationID)"
+        logger[metadataKey: LogMetadataKey.deviceID] = "\(job.deviceID)"
         // Checked at registration; checked again because it becomes part of the request path.
         guard let deviceToken = try? APNsDeviceToken.validate(job.deviceToken) else {
             return .failed(reason: "the device has no valid APNs token")

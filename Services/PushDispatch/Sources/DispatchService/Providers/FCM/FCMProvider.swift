@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import NIOCore
+import ServiceCore
 import SharedModels
 
 /// Delivers notification ids to Android (and other FCM) apps through the FCM HTTP v1 API.
@@ -102,7 +103,7 @@ public final class FCMProvider: RemotePushProvider {
         }
         logger.debug(
             "fcm.send answered",
-            metadata: ["fcm.status": "\(response.status)", "delivery.notification": "\(notificationID)"])
+            metadata: ["fcm.status": "\(response.status)", LogMetadataKey.notificationID: "\(notificationID)"])
         return outcome(for: response, accessToken: accessToken)
     }
 

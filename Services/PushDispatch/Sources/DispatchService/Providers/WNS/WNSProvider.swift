@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import NIOCore
+import ServiceCore
 import SharedModels
 
 /// Delivers notification ids to Windows apps as WNS raw notifications.
@@ -92,7 +93,7 @@ public final class WNSProvider: RemotePushProvider {
             "wns.send answered",
             metadata: [
                 "wns.status": "\(response.status)", "wns.msg_id": "\(response.header("X-WNS-Msg-ID") ?? "")",
-                "delivery.notification": "\(notificationID)",
+                LogMetadataKey.notificationID: "\(notificationID)",
             ])
         return outcome(for: response, accessToken: accessToken)
     }

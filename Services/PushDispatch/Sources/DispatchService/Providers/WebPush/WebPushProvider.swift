@@ -96,7 +96,7 @@ public final class WebPushProvider: RemotePushProvider {
         }
 
         let metadata: Logger.Metadata = [
-            "notification.id": "\(job.notificationID)", "device.id": "\(job.deviceID)",
+            LogMetadataKey.notificationID: "\(job.notificationID)", LogMetadataKey.deviceID: "\(job.deviceID)",
             "webpush.origin": "\(subscription.origin)",
         ]
         let status: Int
