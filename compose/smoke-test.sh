@@ -13,7 +13,9 @@
 #      BINARIES=prebuilt — the same runtime stage users get — unless SMOKE_BINARIES=source;
 #   6. `docker compose up --wait` with SECUREPUSH_ENV=production: each service must become healthy on compose's
 #      defaults (TLS, generated secrets and signing key), which the production checks must accept;
-#   7. runs the one-shot demo service (the secure push story over the compose network) and checks its exit code;
+#   7. runs the one-shot demo service (the secure push story over the compose network) and checks its exit code,
+#      with the `monitoring` profile's Prometheus running: through Prometheus's HTTP API, every service was scraped
+#      and securepush_deliveries_total went up;
 #   8. from the host, through the published ports and TLS from the stack's CA: registers a user, sends a secure
 #      notification, restarts notification-store and fetches the payload again (data survives a restart);
 #   9. `docker compose down` must take under 3 s (graceful SIGTERM handling), and `up` again keeps the data;
@@ -55,10 +57,12 @@ cleanup() {
       echo "== smoke: service logs (last 40 lines each)" >&2
       compose logs --no-color --tail 40 >&2 2>&1
     fi
-    compose --profile demo down --volumes --remove-orphans --timeout 5 >/dev/null 2>&1
+    compose --profile demo --profile monitoring down --volumes --remove-orphans --timeout 5 >/dev/null 2>&1
     compose_postgres --profile demo down --volumes --remove-orphans --timeout 5 >/dev/null 2>&1
     [ -n "${postgres_standin:-}" ] && docker image rm -f "$SECUREPUSH_POSTGRES_IMAGE" >/dev/null 2>&1
     [ "$binaries" = prebuilt ] && docker image rm -f "$SECUREPUSH_IMAGE" >/dev/null 2>&1
+    [ -n "${SECUREPUSH_PROMETHEUS_IMAGE:-}" ] && docker image rm -f "$SECUREPUSH_PROMETHEUS_IMAGE" >/dev/null 2>&1
+    case "${SECUREPUSH_PROMETHEUS_BASE_IMAGE:-}" in *:smoke-*) docker image rm -f "$SECUREPUSH_PROMETHEUS_BASE_IMAGE" >/dev/null 2>&1 ;; esac
   fi
   if [ -n "$private_daemon_pid" ]; then
     kill "$private_daemon_pid" 2>/dev/null
@@ -101,6 +105,7 @@ log "$("$COMPOSE" version)"
 # --- 2. the compose file is valid Compose v2 -----------------------------------------------------------------------
 "$COMPOSE" -f "$compose_file" config -q
 "$COMPOSE" -f "$compose_file" --profile demo config -q
+"$COMPOSE" -f "$compose_file" --profile monitoring config -q
 "$COMPOSE" -f "$compose_file" -f "$here/docker-compose.postgres.yml" config -q
 log "compose file valid"
 
@@ -139,6 +144,24 @@ if ! docker image inspect "$SECUREPUSH_RUNTIME_IMAGE" >/dev/null 2>&1 && ! docke
   log "imported $SECUREPUSH_RUNTIME_IMAGE from a debootstrap rootfs"
 fi
 
+# The monitoring profile's Prometheus comes from Debian's package; without a registry (so without network in image
+# builds) its base image is a debootstrap rootfs that already has it.
+if [ -n "${rootfs_tar:-}" ] && [ -z "${SECUREPUSH_PROMETHEUS_BASE_IMAGE:-}" ]; then
+  prometheus_tar="${XDG_CACHE_HOME:-$HOME/.cache}/securepush-smoke/debian-bookworm-prometheus.tar"
+  if [ ! -s "$prometheus_tar" ]; then
+    log "no registry: making a Prometheus base image with debootstrap (Debian's prometheus)"
+    debootstrap --variant=minbase --include=prometheus bookworm "$work/promroot" http://deb.debian.org/debian \
+      >"$work/debootstrap-prometheus.log" 2>&1 ||
+      { tail -20 "$work/debootstrap-prometheus.log" >&2; fail "debootstrap prometheus"; }
+    rm -rf "$work/promroot/var/cache/apt/archives/"*.deb "$work/promroot/var/lib/apt/lists/"*
+    tar -C "$work/promroot" -cf "$prometheus_tar.tmp" . && mv "$prometheus_tar.tmp" "$prometheus_tar"
+    rm -rf "$work/promroot"
+  fi
+  export SECUREPUSH_PROMETHEUS_BASE_IMAGE="securepush-prometheus-base:smoke-$$"
+  docker import "$prometheus_tar" "$SECUREPUSH_PROMETHEUS_BASE_IMAGE" >/dev/null
+  log "imported $SECUREPUSH_PROMETHEUS_BASE_IMAGE from a debootstrap rootfs"
+fi
+
 # --- 5. binaries and image ------------------------------------------------------------------------------------------
 export SECUREPUSH_IMAGE="securepush:smoke-$$"
 export SECUREPUSH_BINARIES="$binaries"
@@ -162,16 +185,21 @@ else
 fi
 log "building the image"
 compose build >"$work/compose-build.log" 2>&1 || { tail -40 "$work/compose-build.log" >&2; fail "docker compose build"; }
+export SECUREPUSH_PROMETHEUS_IMAGE="securepush-prometheus:smoke-$$"
+log "building the monitoring profile's Prometheus image"
+compose --profile monitoring build prometheus >"$work/prometheus-build.log" 2>&1 ||
+  { tail -40 "$work/prometheus-build.log" >&2; fail "docker compose build prometheus"; }
 
 # --- 6. up: every service healthy -----------------------------------------------------------------------------------
-read -r auth_port store_port dispatch_port < <(python3 -c '
+read -r auth_port store_port dispatch_port prometheus_port < <(python3 -c '
 import socket
-socks = [socket.socket() for _ in range(3)]
+socks = [socket.socket() for _ in range(4)]
 for s in socks: s.bind(("127.0.0.1", 0))
 print(*[s.getsockname()[1] for s in socks])
 for s in socks: s.close()')
 export SECUREPUSH_PUBLISH_ADDRESS=127.0.0.1 SECUREPUSH_AUTH_PUBLISHED_PORT=$auth_port \
-  SECUREPUSH_STORE_PUBLISHED_PORT=$store_port SECUREPUSH_DISPATCH_PUBLISHED_PORT=$dispatch_port
+  SECUREPUSH_STORE_PUBLISHED_PORT=$store_port SECUREPUSH_DISPATCH_PUBLISHED_PORT=$dispatch_port \
+  SECUREPUSH_PROMETHEUS_PUBLISHED_PORT=$prometheus_port
 
 wait_healthy() {
   compose up --detach --wait --wait-timeout 120 >"$work/compose-up.log" 2>&1 || { cat "$work/compose-up.log" >&2; fail "services did not become healthy"; }
@@ -192,7 +220,42 @@ for secret in backend-client-secret dispatch-client-secret auth-signing-key.pem;
   compose exec -T auth test -s "/etc/securepush/secrets/$secret" || fail "the generated $secret is missing"
 done
 
-# --- 7. the demo service --------------------------------------------------------------------------------------------
+# --- 7. the demo service, watched by the monitoring profile's Prometheus ---------------------------------------------
+compose --profile monitoring up --detach prometheus >"$work/prometheus-up.log" 2>&1 ||
+  { cat "$work/prometheus-up.log" >&2; fail "the monitoring profile's Prometheus did not start"; }
+prometheus_url="http://127.0.0.1:$prometheus_port"
+# Prometheus's HTTP API through its published port: every service scraped (health "up"), then after the demo
+# securepush_deliveries_total above zero. Polls with a deadline; prints what it saw when the deadline passes.
+prometheus_check() {
+  python3 - "$prometheus_url" "$1" <<'PY'
+import json, sys, time, urllib.parse, urllib.request
+base, check = sys.argv[1], sys.argv[2]
+def get(path):
+    with urllib.request.urlopen(base + path, timeout=5) as response:
+        return json.load(response)
+deadline, seen = time.monotonic() + 90, "nothing yet"
+while time.monotonic() < deadline:
+    try:
+        if check == "targets":
+            targets = get("/api/v1/targets?state=active")["data"]["activeTargets"]
+            seen = {t["labels"].get("service"): t["health"] + (" " + t["lastError"] if t["lastError"] else "") for t in targets}
+            if sorted(k for k, v in seen.items() if v == "up") == ["auth", "notification-store", "push-dispatch"]:
+                print("scraped: " + ", ".join(sorted(seen))); sys.exit(0)
+        else:
+            query = urllib.parse.quote("sum(securepush_deliveries_total)")
+            result = get("/api/v1/query?query=" + query)["data"]["result"]
+            seen = result
+            if result and float(result[0]["value"][1]) > 0:
+                print("securepush_deliveries_total = " + result[0]["value"][1]); sys.exit(0)
+    except Exception as error:  # not up yet
+        seen = repr(error)
+    time.sleep(1)
+print(f"Prometheus check '{check}' failed; last seen: {seen}", file=sys.stderr)
+sys.exit(1)
+PY
+}
+prometheus_check targets || fail "Prometheus did not scrape every service"
+log "Prometheus scrapes auth, notification-store and push-dispatch"
 if compose run --rm demo >"$work/demo.log" 2>&1; then
   grep -q "demo complete" "$work/demo.log" || { cat "$work/demo.log" >&2; fail "demo exited 0 without completing"; }
   log "demo service: exit 0"
@@ -201,6 +264,9 @@ else
   cat "$work/demo.log" >&2
   fail "demo service exited non-zero"
 fi
+prometheus_check deliveries || fail "securepush_deliveries_total did not go up in Prometheus after the demo"
+log "Prometheus saw the demo's deliveries"
+compose --profile monitoring rm --stop --force prometheus >/dev/null 2>&1
 
 # --- 8. data survives a restart of notification-store ---------------------------------------------------------------
 if [ -z "$cli" ]; then
