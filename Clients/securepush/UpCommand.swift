@@ -64,11 +64,11 @@ struct UpCommand: AsyncParsableCommand {
             environment["SECUREPUSH_DISPATCH_CLIENT_SECRET"] = OpaqueToken.generate()
         }
 
-        var logger = Logger(label: "securepush")
-        logger.logLevel =
-            environment["SECUREPUSH_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0.lowercased()) } ?? .notice
+        let logger: Logger
         let stack: LocalStack
         do {
+            logger = try ServiceRunner.makeLogger(
+                label: "securepush", environment: ServiceEnvironment(environment), defaultLevel: .notice)
             stack = try await LocalStack.start(environment: environment, logger: logger)
         } catch {
             throw Self.explainStartFailure(error)

@@ -19,11 +19,12 @@ public enum ServiceRunner {
         }
     }
 
-    /// The process's logger: `SECUREPUSH_LOG_LEVEL` (`trace` … `critical`), `defaultLevel` when unset.
+    /// The process's logger: `SECUREPUSH_LOG_LEVEL` (`trace` … `critical`), `defaultLevel` when unset, writing in
+    /// `SECUREPUSH_LOG_FORMAT` (`text` or `json`, see ``LogFormat``).
     public static func makeLogger(label: String, environment: ServiceEnvironment, defaultLevel: Logger.Level = .info)
         throws -> Logger
     {
-        var logger = Logger(label: label)
+        var logger = try LogFormat(environment: environment).logger(label: label)
         guard let name = environment.string("SECUREPUSH_LOG_LEVEL") else {
             logger.logLevel = defaultLevel
             return logger

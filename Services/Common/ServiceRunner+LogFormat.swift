@@ -1,0 +1,30 @@
+import Logging
+
+extension ServiceRunner {
+    /// How log lines are written: `SECUREPUSH_LOG_FORMAT`, `text` (swift-log's default lines, the default) or `json`
+    /// (one JSON object per line, ``JSONLogHandler``).
+    public enum LogFormat: String, Sendable, CaseIterable {
+        case text
+        case json
+
+        /// Reads `SECUREPUSH_LOG_FORMAT` (case-insensitive); anything else is a `ConfigurationError` naming it.
+        public init(environment: ServiceEnvironment) throws {
+            guard let name = environment.string("SECUREPUSH_LOG_FORMAT") else {
+                self = .text
+                return
+            }
+            guard let format = LogFormat(rawValue: name.lowercased()) else {
+                throw ConfigurationError("SECUREPUSH_LOG_FORMAT must be 'text' or 'json', got '\(name)'")
+            }
+            self = format
+        }
+
+        /// A logger labelled `label` writing in this format.
+        public func logger(label: String) -> Logger {
+            switch self {
+            case .text: Logger(label: label)
+            case .json: Logger(label: label) { label in JSONLogHandler(label: label) }
+            }
+        }
+    }
+}
