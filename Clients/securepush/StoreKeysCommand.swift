@@ -53,7 +53,8 @@ struct StoreKeysCommand: AsyncParsableCommand {
                     hint: "fix the SECUREPUSH_* variable it names, or pass --key-file")
             }
             let file = StoreKeyFile(path: configuration.storeKeys.path ?? "")
-            let sealer = try AESGCMPayloadSealer(ring: prepareKeys(in: file))
+            let (ring, appended) = try prepareKeys(in: file)
+            let sealer = AESGCMPayloadSealer(ring: ring)
             let newest = sealer.ring.current.id
             let report: PayloadReencryption.Report
             do {
@@ -74,13 +75,15 @@ struct StoreKeysCommand: AsyncParsableCommand {
                     hint: "put the store keys they name back into \(file.path), then run "
                         + "`securepush store-keys rotate --reencrypt-only`")
             }
+            guard appended else { return }
             emit(
                 "next: restart every notification-store replica (new payloads then use '\(newest)'), run "
                     + "`securepush store-keys rotate --reencrypt-only`, then remove older keys from \(file.path)")
         }
 
-        /// Adds the new key to `file` (creating it when missing) unless `--reencrypt-only`; returns the file's keys.
-        private func prepareKeys(in file: StoreKeyFile) throws -> StoreKeyRing {
+        /// Adds the new key to `file` (creating it when missing) unless `--reencrypt-only`; returns the file's keys and
+        /// whether a key was added beside older ones.
+        private func prepareKeys(in file: StoreKeyFile) throws -> (ring: StoreKeyRing, appended: Bool) {
             let hint = "fix the line it names (key bytes are never printed), or restore the file from its backup"
             do {
                 if !FileManager.default.fileExists(atPath: file.path) {
@@ -92,13 +95,14 @@ struct StoreKeysCommand: AsyncParsableCommand {
                     let key = StoreKey.generate(now: Date())
                     _ = try file.create(with: key)
                     emit("created \(file.path) with key '\(key.id)'")
-                } else if !reencryptOnly {
-                    _ = try file.load()
-                    let key = StoreKey.generate(now: Date())
-                    try file.append(key)
-                    emit("added key '\(key.id)' to \(file.path): it encrypts from now on, older keys still decrypt")
+                    return (try file.load(), false)
                 }
-                return try file.load()
+                guard !reencryptOnly else { return (try file.load(), false) }
+                _ = try file.load()
+                let key = StoreKey.generate(now: Date())
+                try file.append(key)
+                emit("added key '\(key.id)' to \(file.path): it encrypts from now on, older keys still decrypt")
+                return (try file.load(), true)
             } catch let error as ConfigurationError {
                 throw CLIError(error.description, hint: hint)
             }
