@@ -2,6 +2,7 @@ import DevelopmentPKI
 import Foundation
 import ServiceCore
 import StoreService
+import TestSupport
 import Testing
 
 @Suite("store key file (SECUREPUSH_STORE_KEY_FILE)")
@@ -89,5 +90,49 @@ struct StoreKeyFileTests {
 
     static func mode(_ path: String) throws -> Int? {
         (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue
+    }
+}
+
+@Suite("store key file, at the edges")
+struct StoreKeyFileEdgeTests {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keys-edge-\(UUID().uuidString)")
+
+    @Test("replicas generating the file at the same moment end up with one key file and the same key")
+    func concurrentFirstStarts() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = StoreKeyFile(path: directory.appendingPathComponent("store-keys").path)
+        let ids = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<8 { group.addTask { try file.loadOrCreate(now: Date()).ring.current.id } }
+            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+        }
+        #expect(ids.count == 1)
+        #expect(try file.load().keys.count == 1)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(leftovers == ["store-keys"], "no temporary file is left behind")
+    }
+
+    @Test("a file over 1 MiB is refused without being parsed")
+    func oversized() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent("store-keys").path
+        try Data(repeating: UInt8(ascii: "#"), count: (1 << 20) + 1).write(to: URL(fileURLWithPath: path))
+        let error = #expect(throws: ConfigurationError.self) { try StoreKeyFile(path: path).load() }
+        #expect(error?.description.contains("larger than 1 MiB") == true)
+    }
+
+    @Test("a key file others can read starts the store with a warning naming the file and its mode")
+    func readableByOthers() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = StoreKeyFile(path: directory.appendingPathComponent("store-keys").path)
+        _ = try file.loadOrCreate(now: Date())
+        let log = RecordedLog()
+        _ = try StoreKeySource.file(file.path).makeSealer(logger: log.logger())
+        #expect(log.count("store.keys.readable_by_others") == 0)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
+        _ = try StoreKeySource.file(file.path).makeSealer(logger: log.logger())
+        let warning = try #require(log.all.first { $0.message == "store.keys.readable_by_others" })
+        #expect(warning.level == .warning)
+        #expect(warning.metadata["file.mode"] == "644")
     }
 }

@@ -125,6 +125,11 @@ public struct StoreKeyFile: Sendable {
         return (try load(), created)
     }
 
+    /// The file's permission bits, when it exists.
+    public var permissions: Int? {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue
+    }
+
     /// The first lines of a file this type writes.
     static let header = """
         # SecurePush store keys (SECUREPUSH_STORE_KEY_FILE): `<key id> <base64 of 32 bytes>` per line.

@@ -31,7 +31,14 @@ public enum StoreKeySource: Sendable {
             return AESGCMPayloadSealer(ring: ring, now: now)
         case .file(let path):
             let file = StoreKeyFile(path: path)
-            return AESGCMPayloadSealer(ring: try file.load(), reload: { try file.load() }, now: now)
+            let ring = try file.load()
+            if let mode = file.permissions, mode & 0o077 != 0 {
+                // Not refused: mounted secrets (Kubernetes' default 0644) may be readable by others inside a container.
+                logger.warning(
+                    "store.keys.readable_by_others",
+                    metadata: ["store.key_file": "\(path)", "file.mode": "\(String(mode, radix: 8))"])
+            }
+            return AESGCMPayloadSealer(ring: ring, reload: { try file.load() }, now: now)
         case .generatedFile(let path):
             let file = StoreKeyFile(path: path)
             let (ring, created) = try file.loadOrCreate(now: now())
