@@ -67,4 +67,20 @@ struct StoreKeyConfigurationTests {
         #expect(message.contains("'\(path)'") && message.contains("line 2") && message.contains("31 bytes"))
         #expect(!message.contains(secret))
     }
+
+    @Test("a running store reads payloads re-encrypted under a key added to its file after it started")
+    func runningStoreFollowsRotation() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = StoreKeyFile(path: directory.appendingPathComponent("store-keys").path)
+        _ = try file.loadOrCreate(now: Date())
+        let harness = try await StoreHarness(configuration: StoreConfiguration(storeKeys: .file(file.path)))
+        let put = try await harness.put(to: "ada", payload: "still readable")
+
+        try file.append(StoreKey.generate(now: Date()))
+        let rotated = AESGCMPayloadSealer(ring: try file.load())
+        let database = SQLiteSQLDatabase(try #require(harness.components.sqlite))
+        #expect(try await PayloadReencryption(database: database, sealer: rotated).run().reencrypted == 1)
+
+        #expect(try await harness.get(put.notificationId, as: "ada").payload == "still readable")
+    }
 }
