@@ -151,8 +151,8 @@ let package = Package(
             testDependencies: [grdb, jwtKit, crypto, nioPosix])
         + service(
             "StoreService", executable: "store-service", directory: "NotificationStore",
-            dependencies: [serviceLifecycle],
-            testDependencies: [grdb, jwtKit, serviceLifecycle])
+            dependencies: [serviceLifecycle, crypto],
+            testDependencies: [grdb, jwtKit, serviceLifecycle, crypto, "DevelopmentPKI"])
         + service(
             "DispatchService", executable: "dispatch-service", directory: "PushDispatch",
             dependencies: [

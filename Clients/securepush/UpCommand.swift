@@ -16,7 +16,9 @@ struct UpCommand: AsyncParsableCommand {
             SECUREPUSH_AUTH_PORT, SECUREPUSH_STORE_PORT, SECUREPUSH_DISPATCH_PORT). Honours every SECUREPUSH_* variable \
             documented in README.md. When SECUREPUSH_BOOTSTRAP_CLIENT_ID/SECRET are not set, a development backend client \
             'demo-backend' is created and its secret kept in <data-dir>/backend-client.json for `securepush send`. \
-            Nothing is written before every port is known to be free.
+            Payloads are encrypted at rest under SECUREPUSH_STORE_KEY_FILE, by default <data-dir>/store-keys \
+            (generated on first start; required in production). Nothing is written before every port is known to \
+            be free.
             """
     )
 

@@ -13,6 +13,9 @@ public struct DevelopmentSecrets: Sendable {
         case dispatchClientSecret = "dispatch-client-secret"
         /// `SECUREPUSH_AUTH_SIGNING_KEY_FILE`: auth's ES256 (P-256) signing key, PEM.
         case authSigningKey = "auth-signing-key.pem"
+        /// `SECUREPUSH_STORE_KEY_FILE`: notification-store's AES-256 keys for payloads at rest, one
+        /// `<key id> <base64 of 32 bytes>` line (the format `securepush store-keys rotate` appends to).
+        case storeKeys = "store-keys"
     }
 
     /// Where the secrets live.
@@ -43,11 +46,17 @@ public struct DevelopmentSecrets: Sendable {
         return (generated, kept)
     }
 
-    /// A new value for `file`: 32 random bytes (base64url, 43 characters) for secrets, a new P-256 key for auth.
+    /// A new value for `file`: 32 random bytes (base64url, 43 characters) for secrets, a new P-256 key for auth, a
+    /// key file with one random AES-256 key for the store.
     static func generate(_ file: File) -> String {
         switch file {
         case .authSigningKey:
             return P256.Signing.PrivateKey().pemRepresentation + "\n"
+        case .storeKeys:
+            let id = "initial-" + (0..<4).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+            let key = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }.base64EncodedString()
+            return "# SecurePush store keys (SECUREPUSH_STORE_KEY_FILE): `<key id> <base64 of 32 bytes>` per line.\n"
+                + "# The last key encrypts new payloads; every key listed still decrypts.\n\(id) \(key)\n"
         case .backendClientSecret, .dispatchClientSecret:
             let bytes = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
             let text = bytes.base64EncodedString()

@@ -24,6 +24,7 @@ struct ProductionModeTests {
         "SECUREPUSH_DISPATCH_CLIENT_ID": "push-dispatch",
         "SECUREPUSH_DISPATCH_CLIENT_SECRET": "9d2e7a1c4b8f4e0a9c3d6b2e5f8a1c7d-dispatch",
         "SECUREPUSH_DATABASE_URL": "postgres://securepush@db.internal/securepush?sslmode=require",
+        "SECUREPUSH_STORE_KEY_FILE": "/etc/securepush/store-keys",
     ]
 
     /// Reads every service's configuration from `environment` the way the executables do.
@@ -57,6 +58,7 @@ struct ProductionModeTests {
                 "http:// auth on another host", ["SECUREPUSH_AUTH_URL": "http://auth.internal:8081"],
                 "SECUREPUSH_AUTH_URL"
             ),
+            ("no store key file", ["SECUREPUSH_STORE_KEY_FILE": ""], "SECUREPUSH_STORE_KEY_FILE"),
             ("http:// store on another host", ["SECUREPUSH_STORE_URL": "http://10.0.0.7:8082"], "SECUREPUSH_STORE_URL"),
             (
                 "a 31-byte backend secret", ["SECUREPUSH_BOOTSTRAP_CLIENT_SECRET": String(repeating: "x", count: 31)],

@@ -1,5 +1,6 @@
 import Foundation
 import SecurePushStack
+import StoreService
 import Testing
 
 #if canImport(Glibc)
@@ -32,7 +33,7 @@ struct StackStartTests {
         #expect(!FileManager.default.fileExists(atPath: directory), "nothing may be written before the ports are free")
     }
 
-    @Test("the data directory is created for its owner only (0700)")
+    @Test("the data directory is created for its owner only (0700), with the store's generated key file (0600)")
     func dataDirectoryIsPrivate() async throws {
         let directory = Self.freshDirectory() + "/nested/.securepush"
         let environment = TestStack.environment(
@@ -42,6 +43,10 @@ struct StackStartTests {
         defer { try? FileManager.default.removeItem(atPath: (directory as NSString).deletingLastPathComponent) }
         let attributes = try FileManager.default.attributesOfItem(atPath: directory)
         #expect((attributes[.posixPermissions] as? Int) == 0o700)
+        let keyFile = directory + "/store-keys"
+        let keys = try FileManager.default.attributesOfItem(atPath: keyFile)
+        #expect((keys[.posixPermissions] as? Int) == 0o600)
+        #expect(try StoreKeyFile(path: keyFile).load().keys.count == 1)
     }
 }
 

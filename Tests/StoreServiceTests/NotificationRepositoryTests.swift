@@ -8,6 +8,8 @@ import Testing
 @Suite("Notification repository on SQLite and PostgreSQL")
 struct NotificationRepositoryTests {
     static let start = Date(timeIntervalSince1970: 1_800_000_000)
+    /// Every repository of a test seals under the same keys, as replicas reading one key file do.
+    let sealer = AESGCMPayloadSealer(ring: .generate())
 
     /// Runs `body` with a fresh repository on `backend`.
     func withRepository(
@@ -16,12 +18,12 @@ struct NotificationRepositoryTests {
         switch backend {
         case .sqlite:
             let database = try SQLiteDatabase.open(path: nil, migrator: StoreMigrations.all.sqliteMigrator)
-            try await body(SQLNotificationRepository(database: SQLiteSQLDatabase(database)))
+            try await body(SQLNotificationRepository(database: SQLiteSQLDatabase(database), sealer: sealer))
         case .postgres:
             try await TestPostgres.withDatabase(
                 serviceName: "notification-store", migrations: StoreMigrations.all.postgres
             ) {
-                try await body(SQLNotificationRepository(database: PostgresSQLDatabase($0)))
+                try await body(SQLNotificationRepository(database: PostgresSQLDatabase($0), sealer: sealer))
             }
         }
     }
@@ -127,8 +129,8 @@ struct NotificationRepositoryTests {
             serviceName: "notification-store", migrations: StoreMigrations.all.postgres
         ) { first, second in
             let repositories = [
-                SQLNotificationRepository(database: PostgresSQLDatabase(first)),
-                SQLNotificationRepository(database: PostgresSQLDatabase(second)),
+                SQLNotificationRepository(database: PostgresSQLDatabase(first), sealer: sealer),
+                SQLNotificationRepository(database: PostgresSQLDatabase(second), sealer: sealer),
             ]
             for index in 0..<200 { try await repositories[index % 2].insert(record("n\(index)", ttl: 60)) }
             let later = Self.start.addingTimeInterval(120)

@@ -85,9 +85,16 @@ public struct NotificationStore: Sendable {
     /// The recipient's notification with its payload; `StoreError.notFound` when missing, expired or someone else's.
     public func get(id: String, recipientID: String) async throws -> NotificationRecord {
         let id = try Self.validID(id)
-        guard let record = try await repository.find(id: id, recipientID: recipientID, now: now()) else {
-            throw StoreError.notFound
+        let found: NotificationRecord?
+        do {
+            found = try await repository.find(id: id, recipientID: recipientID, now: now())
+        } catch let error as PayloadSealerError {
+            // Altered bytes or a missing store key: the caller gets an internal error, operators an alert.
+            logger.security(
+                SecurityEvent("store.payload.unreadable"), metadata: ["notification.id": "\(id)", "reason": "\(error)"])
+            throw error
         }
+        guard let record = found else { throw StoreError.notFound }
         return record
     }
 

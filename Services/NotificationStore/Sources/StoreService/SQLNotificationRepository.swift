@@ -9,22 +9,23 @@ public struct SQLNotificationRepository: NotificationRepository {
 
     /// - Parameters:
     ///   - database: a database migrated with ``StoreMigrations``.
-    ///   - sealer: seals payloads at rest.
-    public init(database: any SQLDatabase, sealer: any PayloadSealer = IdentityPayloadSealer()) {
+    ///   - sealer: seals payloads at rest (``AESGCMPayloadSealer`` in every running store).
+    public init(database: any SQLDatabase, sealer: any PayloadSealer) {
         self.database = database
         self.sealer = sealer
     }
 
     public func insert(_ record: NotificationRecord) async throws {
         let metadata = record.metadata
-        let sealed = try sealer.seal(Data(record.payload.utf8))
+        let sealed = try sealer.seal(Data(record.payload.utf8), notificationID: metadata.id)
         _ = try await database.execute(
             """
             INSERT INTO notification (id, recipient_id, payload, payload_scheme, created_at, expires_at, read_at)
             VALUES (?, ?, ?, ?, ?, ?, ?)
             """,
             [
-                metadata.id, metadata.recipientID, sealed, sealer.scheme, metadata.createdAt.millisecondsSince1970,
+                metadata.id, metadata.recipientID, sealed.bytes, sealed.scheme,
+                metadata.createdAt.millisecondsSince1970,
                 metadata.expiresAt.millisecondsSince1970, metadata.readAt?.millisecondsSince1970,
             ])
     }
@@ -37,7 +38,7 @@ public struct SQLNotificationRepository: NotificationRepository {
                 FROM notification WHERE id = ? AND recipient_id = ? AND expires_at > ?
                 """, [id, recipientID, now.millisecondsSince1970])
         else { return nil }
-        let opened = try sealer.open(try row.decode(5, as: Data.self), scheme: try row.decode(6))
+        let opened = try sealer.open(try row.decode(5, as: Data.self), scheme: try row.decode(6), notificationID: id)
         guard let payload = String(data: opened, encoding: .utf8) else { throw StoreError.corruptPayload }
         return NotificationRecord(metadata: try Self.metadata(from: row), payload: payload)
     }

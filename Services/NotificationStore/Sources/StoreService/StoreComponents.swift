@@ -27,18 +27,19 @@ public struct StoreComponents: Sendable {
     ///   - configuration: database, limits and purge interval.
     ///   - auth: a client to the auth service; only `auth.keys` is called.
     ///   - logger: the service's logger.
-    ///   - sealer: seals payloads at rest.
+    ///   - sealer: seals payloads at rest; by default AES-256-GCM under `configuration.storeKeys`.
     ///   - now: the clock for lifetimes (tests move it forward instead of sleeping).
     ///   - metrics: where the store's metrics are recorded.
     public static func make(
         configuration: StoreConfiguration,
         auth: RPCClient,
         logger: Logger,
-        sealer: any PayloadSealer = IdentityPayloadSealer(),
+        sealer: (any PayloadSealer)? = nil,
         now: @escaping @Sendable () -> Date = { Date() },
         metrics: any MetricsFactory = NOOPMetricsHandler.instance
     ) throws -> StoreComponents {
         let storeMetrics = StoreMetrics(factory: metrics)
+        let sealer = try sealer ?? configuration.storeKeys.makeSealer(logger: logger, now: now)
         let sqlite: (any DatabaseWriter)?
         let postgres: PostgresServiceDatabase?
         let repository: any NotificationRepository

@@ -23,6 +23,8 @@ public struct StoreConfiguration: Sendable {
     public var maxTTLSeconds: Int
     /// How often expired notifications are deleted from the database.
     public var purgeInterval: Duration
+    /// The AES-256 keys payloads are encrypted under at rest (`SECUREPUSH_STORE_KEY_FILE`).
+    public var storeKeys: StoreKeySource
 
     /// A configuration for tests and embedding: in-memory database, port 0 and the documented defaults.
     public init(
@@ -32,8 +34,10 @@ public struct StoreConfiguration: Sendable {
         defaultTTLSeconds: Int = 604_800,
         maxTTLSeconds: Int = 2_592_000,
         purgeInterval: Duration = .seconds(60),
-        postgresURL: PostgresURL? = nil
+        postgresURL: PostgresURL? = nil,
+        storeKeys: StoreKeySource = .keys(.generate())
     ) {
+        self.storeKeys = storeKeys
         self.postgresURL = postgresURL
         self.server = server
         self.databasePath = databasePath
@@ -47,20 +51,39 @@ public struct StoreConfiguration: Sendable {
     ///
     /// `SECUREPUSH_STORE_PORT` (8082), the shared server variables, `SECUREPUSH_DATA_DIR` (the database is
     /// `store.sqlite` inside), `SECUREPUSH_MAX_PAYLOAD_BYTES` (65536), `SECUREPUSH_DEFAULT_TTL` (604800),
-    /// `SECUREPUSH_MAX_TTL` (2592000) and `SECUREPUSH_STORE_PURGE_INTERVAL` (seconds, 60).
+    /// `SECUREPUSH_MAX_TTL` (2592000), `SECUREPUSH_STORE_PURGE_INTERVAL` (seconds, 60) and
+    /// `SECUREPUSH_STORE_KEY_FILE` (see ``storeKeySource(environment:)``).
     public init(environment: ServiceEnvironment) throws {
         let maxTTL = try environment.int("SECUREPUSH_MAX_TTL", default: 2_592_000, in: 1...31_536_000)
+        let dataDirectory = URL(fileURLWithPath: environment.dataDirectory)
         self.init(
             server: try environment.server(portVariable: "SECUREPUSH_STORE_PORT", defaultPort: Self.defaultPort),
-            databasePath: URL(fileURLWithPath: environment.dataDirectory).appendingPathComponent("store.sqlite").path,
+            databasePath: dataDirectory.appendingPathComponent("store.sqlite").path,
             maxPayloadBytes: try environment.int("SECUREPUSH_MAX_PAYLOAD_BYTES", default: 65_536, in: 1...(16 << 20)),
             defaultTTLSeconds: try environment.int(
                 "SECUREPUSH_DEFAULT_TTL", default: min(604_800, maxTTL), in: 1...maxTTL),
             maxTTLSeconds: maxTTL,
             purgeInterval: .seconds(
                 try environment.int("SECUREPUSH_STORE_PURGE_INTERVAL", default: 60, in: 1...86_400)),
-            postgresURL: try environment.postgresURL()
+            postgresURL: try environment.postgresURL(),
+            storeKeys: try Self.storeKeySource(environment: environment)
         )
         sqliteSynchronous = try environment.sqliteSynchronous()
+    }
+
+    /// `SECUREPUSH_STORE_KEY_FILE` when set (read at start, not here); otherwise `<data dir>/store-keys`, generated on
+    /// first start — refused in production, where keys must be managed (and backed up) outside the data directory.
+    public static func storeKeySource(environment: ServiceEnvironment) throws(ConfigurationError) -> StoreKeySource {
+        if let path = environment.string("SECUREPUSH_STORE_KEY_FILE") { return .file(path) }
+        guard !environment.isProduction else {
+            throw ConfigurationError(
+                "SECUREPUSH_STORE_KEY_FILE must be set when SECUREPUSH_ENV=production: payloads are encrypted at rest "
+                    + "under its keys. Create one with `securepush store-keys rotate --key-file /etc/securepush/store-keys` "
+                    + "(or `securepush certs --secrets-dir DIR`), keep a backup, and give every store replica the same file"
+            )
+        }
+        return .generatedFile(
+            URL(fileURLWithPath: environment.dataDirectory).appendingPathComponent(StoreKeySource.generatedFileName)
+                .path)
     }
 }

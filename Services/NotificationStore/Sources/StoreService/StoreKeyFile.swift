@@ -1,0 +1,173 @@
+import Foundation
+import ServiceCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The store key file (`SECUREPUSH_STORE_KEY_FILE`): one key per line, `<key id> <base64 of 32 bytes>`, blank lines
+/// and lines starting with `#` ignored. The last key encrypts; the others still decrypt.
+///
+/// Errors name the file and the line and say what is wrong, never echoing key material.
+public struct StoreKeyFile: Sendable {
+    /// Largest file read: far more than any real key file, small enough never to hurt.
+    static let maxBytes = 1 << 20
+
+    /// Where the file is.
+    public let path: String
+
+    public init(path: String) {
+        self.path = path
+    }
+
+    /// The keys in the file; throws `ConfigurationError` when it cannot be read or is malformed.
+    public func load() throws(ConfigurationError) -> StoreKeyRing {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw ConfigurationError(
+                "\(name) cannot be read: \(Self.reason(error)) (create it with `securepush store-keys rotate`, "
+                    + "or `securepush certs --secrets-dir`)")
+        }
+        guard data.count <= Self.maxBytes else { throw ConfigurationError("\(name) is larger than 1 MiB") }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ConfigurationError("\(name) is not UTF-8 text")
+        }
+        return try parse(text)
+    }
+
+    /// The keys in `text`, the file's contents.
+    public func parse(_ text: String) throws(ConfigurationError) -> StoreKeyRing {
+        var keys: [StoreKey] = []
+        var lines: [String: Int] = [:]
+        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let number = index + 1
+            let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard fields.count == 2 else {
+                throw error(line: number, "expected `<key id> <base64 key>`, found \(fields.count) fields")
+            }
+            let id = String(fields[0])
+            guard StoreKey.isValidID(id) else {
+                throw error(
+                    line: number,
+                    "the key id must be \(StoreKey.idLengths.lowerBound) to \(StoreKey.idLengths.upperBound) "
+                        + "characters of A-Z, a-z, 0-9, '.', '_' or '-'")
+            }
+            if let first = lines[id] { throw error(line: number, "key id '\(id)' is already used on line \(first)") }
+            guard let bytes = Data(base64Encoded: Self.standardBase64(fields[1])) else {
+                throw error(line: number, "key '\(id)' is not base64")
+            }
+            guard let key = StoreKey(id: id, bytes: bytes) else {
+                throw error(
+                    line: number, "key '\(id)' is \(bytes.count) bytes; AES-256 needs exactly \(StoreKey.byteCount)")
+            }
+            lines[id] = number
+            keys.append(key)
+        }
+        guard let ring = StoreKeyRing(keys) else {
+            throw ConfigurationError(
+                "\(name) holds no key: add a line `<key id> <base64 of 32 random bytes>`, e.g. with "
+                    + "`securepush store-keys rotate`")
+        }
+        return ring
+    }
+
+    /// Writes a new file holding `key` (directory created 0700, file 0600); returns `false`, writing nothing, when
+    /// the file already exists (another process created it first).
+    public func create(with key: StoreKey) throws -> Bool {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            do {
+                try FileManager.default.createDirectory(
+                    atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw ConfigurationError("\(name) cannot be created: \(Self.reason(error))")
+            }
+        }
+        let temporary = try writeTemporary(Self.header + key.fileLine + "\n")
+        defer { unlink(temporary) }
+        // link(2) never replaces: of two processes creating the file at once, exactly one wins.
+        guard link(temporary, path) == 0 else {
+            if errno == EEXIST { return false }
+            throw ConfigurationError("\(name) cannot be written: \(String(cString: strerror(errno)))")
+        }
+        return true
+    }
+
+    /// Adds `key` as the last line, so it encrypts from now on; the file is replaced in one rename (readers see
+    /// the old file or the new one, never half of one) and keeps its comments and older keys.
+    public func append(_ key: StoreKey) throws {
+        let existing: String
+        do {
+            existing = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ConfigurationError("\(name) cannot be read: \(Self.reason(error))")
+        }
+        let separator = existing.isEmpty || existing.hasSuffix("\n") ? "" : "\n"
+        let temporary = try writeTemporary(existing + separator + key.fileLine + "\n")
+        guard rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw ConfigurationError("\(name) cannot be replaced: \(reason)")
+        }
+    }
+
+    /// The file's keys, generating a file with one new key first when there is none (development start).
+    /// - Returns: the keys, and whether this call created the file.
+    public func loadOrCreate(now: Date) throws -> (ring: StoreKeyRing, created: Bool) {
+        let created =
+            FileManager.default.fileExists(atPath: path) ? false : try create(with: StoreKey.generate(now: now))
+        return (try load(), created)
+    }
+
+    /// The file's permission bits, when it exists.
+    public var permissions: Int? {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue
+    }
+
+    /// The first lines of a file this type writes.
+    static let header = """
+        # SecurePush store keys (SECUREPUSH_STORE_KEY_FILE): `<key id> <base64 of 32 bytes>` per line.
+        # The last key encrypts new payloads; every key listed still decrypts. Keep this file secret (mode 0600).
+
+        """
+
+    private var name: String { "store key file '\(path)' (SECUREPUSH_STORE_KEY_FILE)" }
+
+    private func error(line: Int, _ what: String) -> ConfigurationError {
+        ConfigurationError("\(name) line \(line): \(what)")
+    }
+
+    /// Writes `text` to a new 0600 file beside the key file and returns its path.
+    private func writeTemporary(_ text: String) throws -> String {
+        let temporary = path + ".tmp-\(UUID().uuidString)"
+        guard
+            FileManager.default.createFile(
+                atPath: temporary, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+        else { throw ConfigurationError("\(name) cannot be written: cannot create \(temporary)") }
+        return temporary
+    }
+
+    /// Accepts base64url and missing padding as well as standard base64.
+    private static func standardBase64(_ text: Substring) -> String {
+        var text = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        if text.count % 4 != 0 { text += String(repeating: "=", count: 4 - text.count % 4) }
+        return text
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain,
+            let code = POSIXErrorCode(rawValue: Int32(underlying.code))
+        {
+            return String(cString: strerror(code.rawValue))
+        }
+        if nsError.domain == NSCocoaErrorDomain, nsError.code == NSFileReadNoSuchFileError { return "no such file" }
+        return nsError.localizedDescription
+    }
+}
