@@ -24,6 +24,8 @@ public struct DeliveryWorker: Service {
     let deliveryCounts: CounterFamily
     /// `securepush_provider_attempts_total` of this worker's platform.
     let attemptCounts: CounterFamily
+    /// `securepush_devices_deactivated_total` of this worker's platform.
+    let deactivationCounts: CounterFamily
 
     /// What ends one wait of the worker's loop.
     enum Event: Sendable {
@@ -60,6 +62,7 @@ public struct DeliveryWorker: Service {
         self.logger = logger
         deliveryCounts = metrics.deliveries(provider.platform)
         attemptCounts = metrics.attempts(provider.platform)
+        deactivationCounts = metrics.deactivations(provider.platform)
     }
 
     /// The most attempts in flight at once.
