@@ -22,7 +22,9 @@ public func makeStoreDispatcher(
         let principal = try await context.authenticate(with: verifier)
         try principal.require(scope: Scope.storeWrite)
         let stored = try await store.put(
-            recipientID: params.recipientId, payload: params.payload, ttlSeconds: params.ttlSeconds)
+            recipientID: params.recipientId, payload: params.payload, ttlSeconds: params.ttlSeconds,
+            recipientKeys: params.recipientKeys ?? [], sealedOnly: params.sealedOnly ?? false,
+            readOnce: params.readOnce ?? false)
         context.logger.debug(
             "store.put.stored",
             metadata: ["store.notification.id": "\(stored.id)", "store.client.id": "\(principal.subject)"]
@@ -31,23 +33,29 @@ public func makeStoreDispatcher(
     }
 
     dispatcher.register(Store.Get.self) { params, context in
-        let record: NotificationRecord
         do {
-            let userID = try await context.authenticate(with: verifier).requireUser()
-            record = try await store.get(id: params.notificationId, recipientID: userID)
+            let notification: Store.StoredNotification
+            if context.bearerToken == nil, let proof = context.deviceProof {
+                // A device with nothing but its key: the proof is the whole authentication.
+                notification = try await store.fetch(
+                    id: params.notificationId, deviceID: params.deviceId, proof: proof, logger: context.logger)
+            } else {
+                let userID = try await context.authenticate(with: verifier).requireUser()
+                notification = try await store.fetch(
+                    id: params.notificationId, recipientID: userID, deviceID: params.deviceId)
+            }
             metrics.fetchEnded(nil)
+            return notification
         } catch {
             metrics.fetchEnded(error)
             throw error
         }
-        let metadata = record.metadata
-        return Store.StoredNotification(
-            notificationId: metadata.id,
-            payload: record.payload,
-            createdAt: metadata.createdAt,
-            expiresAt: metadata.expiresAt,
-            readAt: metadata.readAt
-        )
+    }
+
+    dispatcher.register(Store.Receipts.self) { params, context in
+        let principal = try await context.authenticate(with: verifier)
+        try principal.require(scope: Scope.storeWrite)
+        return Store.Receipts.Result(receipts: try await store.receipts(id: params.notificationId))
     }
 
     dispatcher.register(Store.List.self) { params, context in
@@ -57,7 +65,8 @@ public func makeStoreDispatcher(
         return Store.List.Result(
             items: page.items.map {
                 Store.NotificationSummary(
-                    notificationId: $0.id, createdAt: $0.createdAt, expiresAt: $0.expiresAt, readAt: $0.readAt)
+                    notificationId: $0.id, createdAt: $0.createdAt, expiresAt: $0.expiresAt, readAt: $0.readAt,
+                    gone: $0.goneAt == nil ? nil : true)
             },
             nextCursor: page.next?.encoded
         )

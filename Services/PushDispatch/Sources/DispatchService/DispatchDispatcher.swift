@@ -22,7 +22,7 @@ public func makeDispatchDispatcher(
         let userID = try await context.authenticate(with: verifier).requireUser()
         let device = try await devices.register(
             ownerID: userID, platform: params.platform, token: params.token, name: params.name,
-            apnsMode: params.apnsMode)
+            apnsMode: params.apnsMode, publicKey: params.publicKey)
         return Devices.Register.Result(deviceId: device.id)
     }
 
