@@ -249,6 +249,9 @@ let package = Package(
                 swiftSettings: swiftSettings
             ),
             .testTarget(
+                name: "SecurePushClientTests", dependencies: ["SecurePushClient", "SealedPush", "SharedModels"],
+                swiftSettings: swiftSettings),
+            .testTarget(
                 name: "SealedPushTests", dependencies: ["SealedPush", "SharedModels", crypto],
                 swiftSettings: swiftSettings),
             .testTarget(

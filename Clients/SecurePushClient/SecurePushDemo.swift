@@ -84,7 +84,8 @@ public struct SecurePushDemo: Sendable {
         guard received == result.notificationId, fetched.payload == secret else {
             throw DemoError(description: "the device received \(received), expected \(result.notificationId)")
         }
-        return Outcome(userId: userId, deviceId: deviceId, notificationId: received, fetchedPayload: fetched.payload)
+        return Outcome(
+            userId: userId, deviceId: deviceId, notificationId: received, fetchedPayload: fetched.payload ?? "")
     }
 
     private func firstID(of ids: AsyncThrowingStream<String, any Error>) async throws -> String {
