@@ -133,21 +133,20 @@ public actor SecurePushDevice {
         }
         let params = Store.Get.Params(notificationId: notificationId, deviceId: sealedDevice.id)
         var notification: Store.StoredNotification
-        do {
-            guard let session, session.accessTokenExpiresAt.timeIntervalSince(now()) > 30 else {
-                throw RPCError.unauthenticated("no valid access token")
+        if let session, session.accessTokenExpiresAt.timeIntervalSince(now()) > 30 {
+            do {
+                notification = try await store.call(Store.Get.self, params, token: session.accessToken)
+            } catch let refused as RPCError where refused.code == RPCErrorCode.unauthenticated {
+                // The token was refused (revoked, or the server forgot it): the key may still fetch. If it cannot
+                // either, the session is what needs fixing, so that is the error the caller sees.
+                do {
+                    notification = try await fetchWithProof(params, device: sealedDevice)
+                } catch let error as RPCError where error.code != RPCErrorCode.gone {
+                    throw refused
+                }
             }
-            notification = try await store.call(Store.Get.self, params, token: session.accessToken)
-        } catch let error as RPCError where error.code == RPCErrorCode.unauthenticated {
-            // The token expired or was refused: the device's key proves who is fetching instead.
-            let proof = try sealedDevice.key.proof(
-                notificationId: notificationId, deviceId: sealedDevice.id, now: now())
-            let proving = RPCClient(
-                transport: HTTP2RPCTransport(
-                    client: storeHTTP, peerName: "notification-store",
-                    extraHeaders: [(DeviceProof.headerName.lowercased(), proof)]),
-                peerName: "notification-store")
-            notification = try await proving.call(Store.Get.self, params)
+        } else {
+            notification = try await fetchWithProof(params, device: sealedDevice)
         }
         if let sealed = notification.sealed {
             notification.payload = try sealedDevice.key.open(sealed, notificationId: notificationId)
@@ -155,6 +154,19 @@ public actor SecurePushDevice {
         }
         guard notification.payload != nil else { throw SecurePushClientError.noPayload }
         return notification
+    }
+
+    /// `store.get` with a `SecurePush-Device-Proof` made now with the device's key, and no token.
+    private func fetchWithProof(_ params: Store.Get.Params, device: (id: String, key: DeviceKey)) async throws
+        -> Store.StoredNotification
+    {
+        let proof = try device.key.proof(notificationId: params.notificationId, deviceId: device.id, now: now())
+        let proving = RPCClient(
+            transport: HTTP2RPCTransport(
+                client: storeHTTP, peerName: "notification-store",
+                extraHeaders: [(DeviceProof.headerName.lowercased(), proof)]),
+            peerName: "notification-store")
+        return try await proving.call(Store.Get.self, params)
     }
 
     /// Marks a notification read.
