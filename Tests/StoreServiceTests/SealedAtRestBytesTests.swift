@@ -49,9 +49,16 @@ struct SealedAtRestBytesTests {
         "PostgreSQL: a full pg_dump holds no 8 bytes of a payload sent to sealed devices only",
         .enabled(if: TestPostgres.isConfigured, Comment(rawValue: TestPostgres.skipNotice)))
     func postgresDump() async throws {
-        let url = try TestPostgres.isolatedURL()
+        // A database of its own: a full dump of the shared test database would race other tests' schema changes.
+        let base = try #require(TestPostgres.url?.split(separator: "?").first.map(String.init))
+        let name = "sealed_\(UUID().uuidString.prefix(8).lowercased())"
+        let slash = try #require(base.lastIndex(of: "/"))
+        let server = String(base[..<slash])
+        _ = try Self.run("psql", ["--dbname", base, "-c", "CREATE DATABASE \(name)"])
+        defer { _ = try? Self.run("psql", ["--dbname", base, "-c", "DROP DATABASE \(name) WITH (FORCE)"]) }
+        let url = try PostgresURL("\(server)/\(name)?sslmode=disable&schema=store")
         try await TestPostgres.withDatabase(
-            serviceName: "notification-store", migrations: StoreMigrations.postgres, url: url
+            serviceName: "notification-store", migrations: StoreMigrations.postgres, url: url, dropSchema: false
         ) { database in
             let store = NotificationStore(
                 repository: SQLNotificationRepository(
@@ -63,31 +70,32 @@ struct SealedAtRestBytesTests {
                 sealedOnly: true)
             let fetched = try await store.fetch(id: stored.id, recipientID: "alice", deviceID: phone.id)
             #expect(try phone.open(fetched) == Self.payload)
-            let dump = try Self.pgDump()
+            let dump = try Self.run("pg_dump", ["--dbname", "\(server)/\(name)"])
             #expect(String(decoding: dump, as: UTF8.self).contains(stored.id))
             #expect(Self.leaks(in: dump) == [])
             // The check itself sees a payload stored readable in BYTEA.
             _ = try await store.put(recipientID: "alice", payload: Self.payload, ttlSeconds: nil)
-            #expect(!Self.leaks(in: try Self.pgDump()).isEmpty)
+            #expect(!Self.leaks(in: try Self.run("pg_dump", ["--dbname", "\(server)/\(name)"])).isEmpty)
         }
     }
 
-    /// `pg_dump` of the whole test database (data and schema), with the binaries `.ci/postgres.sh` uses.
-    static func pgDump() throws -> Data {
+    /// Runs one of the PostgreSQL client programs `.ci/postgres.sh` uses; its standard output.
+    static func run(_ program: String, _ arguments: [String]) throws -> Data {
         let binaries = try FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql").sorted().reversed()
-            .map { "/usr/lib/postgresql/\($0)/bin/pg_dump" }
-        let pgDump = try #require(binaries.first { FileManager.default.isExecutableFile(atPath: $0) })
-        let base = try #require(TestPostgres.url?.split(separator: "?").first.map(String.init))
+            .map { "/usr/lib/postgresql/\($0)/bin/\(program)" }
+        let path = try #require(binaries.first { FileManager.default.isExecutableFile(atPath: $0) })
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: pgDump)
-        process.arguments = ["--dbname", base]
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
         let output = Pipe()
+        let errors = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        process.standardError = errors
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        try #require(process.terminationStatus == 0)
+        try #require(process.terminationStatus == 0, "\(program) failed: \(message)")
         return data
     }
 }

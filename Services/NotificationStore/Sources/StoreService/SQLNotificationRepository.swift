@@ -56,6 +56,19 @@ public struct SQLNotificationRepository: NotificationRepository {
 
     public func fetch(id: String, recipientID: String, deviceID: String?, now: Date) async throws -> FetchOutcome {
         let nowMS = now.millisecondsSince1970
+        if deviceID == nil {
+            // The common fetch (no device, not read-once) changes nothing: one read, no write transaction.
+            guard
+                let row = try await database.readOne(
+                    "SELECT \(Self.columns) FROM notification WHERE id = ? AND recipient_id = ? AND expires_at > ?",
+                    [id, recipientID, nowMS])
+            else { return .missing }
+            let metadata = try Self.metadata(from: row)
+            if !metadata.readOnce {
+                guard let payload = try open(row) else { return .deviceRequired }
+                return .payload(metadata, payload)
+            }
+        }
         return try await database.transaction { db in
             guard
                 let row = try await db.query(
