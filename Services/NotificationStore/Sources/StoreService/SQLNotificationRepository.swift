@@ -2,7 +2,9 @@ import Foundation
 import ServiceCore
 
 /// The notification repository on any ``SQLDatabase`` (SQLite or PostgreSQL): each operation written once, one
-/// statement each; payloads pass through a `PayloadSealer` on the way in and out.
+/// statement or one transaction each; server-readable payloads pass through a `PayloadSealer` on the way in and out
+/// (sealed copies are HPKE ciphertext already and are stored as given). A row whose `payload_scheme` is `none` keeps
+/// no server-readable copy.
 public struct SQLNotificationRepository: NotificationRepository {
     private let database: any SQLDatabase
     private let sealer: any PayloadSealer

@@ -4,7 +4,8 @@ import SharedModels
 /// Registers every `store.*` method (exactly `MethodCatalog.store`) on a dispatcher.
 ///
 /// Each handler authenticates first, then checks the scope, then hands validated params to the domain,
-/// so callers without the right token learn nothing about the data.
+/// so callers without the right token learn nothing about the data. `store.get` without a token authenticates by its
+/// `SecurePush-Device-Proof` instead (see ``NotificationStore/fetch(id:deviceID:proof:logger:)``).
 /// - Parameters:
 ///   - store: the domain logic.
 ///   - verifier: verifies bearer tokens locally with auth's keys.
