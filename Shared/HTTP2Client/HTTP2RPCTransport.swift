@@ -11,11 +11,14 @@ public struct HTTP2RPCTransport: RPCTransport {
     public let path: String
     /// The peer's name, used in `-32050` messages.
     public let peerName: String
+    /// Headers sent with every request besides the standard ones (e.g. `SecurePush-Device-Proof`).
+    public let extraHeaders: [(String, String)]
 
-    public init(client: HTTP2Client, path: String = "/rpc", peerName: String) {
+    public init(client: HTTP2Client, path: String = "/rpc", peerName: String, extraHeaders: [(String, String)] = []) {
         self.client = client
         self.path = path
         self.peerName = peerName
+        self.extraHeaders = extraHeaders
     }
 
     /// Posts `body`. 200 gives the body, 204 gives `nil`; another status gives the body when it is a JSON-RPC
@@ -26,6 +29,7 @@ public struct HTTP2RPCTransport: RPCTransport {
         if let bearerToken {
             headers.append(("authorization", "Bearer \(bearerToken)"))
         }
+        headers += extraHeaders
         let request = HTTP2Request(method: .POST, path: path, headers: headers, body: ByteBuffer(bytes: body))
         let response: HTTP2Response
         do {
