@@ -20,8 +20,9 @@ enum DeviceSeeder {
         let path = URL(fileURLWithPath: dataDirectory).appendingPathComponent("dispatch.sqlite").path
         let repository = SQLiteDeviceRepository(
             database: try SQLiteDatabase.open(path: path, migrator: DispatchMigrations.migrator))
-        let accounts = SQLiteAuthRepository(
-            writer: try AuthDatabase.open(path: AuthConfiguration.databasePath(inDataDirectory: authDataDirectory)))
+        let accounts = SQLAuthRepository(
+            database: try AuthDatabase.sqlite(path: AuthConfiguration.databasePath(inDataDirectory: authDataDirectory))
+                .sql)
         let passwordHash = try await PasswordHasher(cost: 10).hash("bench-user-password")
         var seeded: [SeededUser] = []
         seeded.reserveCapacity(users)

@@ -4,7 +4,13 @@ import ServiceCore
 // auth-service: the auth JSON-RPC service on its own, configured by SECUREPUSH_* variables (see README.md).
 await ServiceRunner.main(name: "auth-service", label: "securepush.auth") { logger in
     let configuration = try AuthConfiguration(environment: ServiceEnvironment())
+    let database = try AuthDatabase.open(configuration, logger: logger)
+    // The database first, so that it stops last; auth is built once it runs (it reads its signing keys from it).
     return ServiceRunner.Plan(
-        services: [AuthServer(configuration: configuration, logger: logger) { _ in }],
+        services: database.services + [
+            DeferredService {
+                try await buildAuthApplication(configuration: configuration, logger: logger, database: database)
+            }
+        ],
         shutdownTimeout: configuration.server.shutdownTimeout)
 }
