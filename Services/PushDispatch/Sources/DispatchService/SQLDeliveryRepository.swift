@@ -134,19 +134,15 @@ public struct SQLDeliveryRepository: DeliveryRepository {
     }
 
     public func acknowledge(deviceID: String, notificationID: String, now: Date) async throws -> Bool {
-        try await database.transaction { db in
-            guard
-                try await !db.query(
-                    "SELECT 1 FROM delivery WHERE device_id = ? AND notification_id = ?", [deviceID, notificationID]
-                ).isEmpty
-            else { return false }
-            _ = try await db.execute(
-                """
-                UPDATE delivery SET status = 'acknowledged', updated_at = ?, lease_until = NULL, lease_owner = NULL
-                WHERE device_id = ? AND notification_id = ? AND status IN \(Self.unfinished)
-                """, [now.millisecondsSince1970, deviceID, notificationID])
-            return true
-        }
+        // One statement in the usual case; a delivery that already ended still counts as there.
+        let changed = try await database.execute(
+            """
+            UPDATE delivery SET status = 'acknowledged', updated_at = ?, lease_until = NULL, lease_owner = NULL
+            WHERE device_id = ? AND notification_id = ? AND status IN \(Self.unfinished)
+            """, [now.millisecondsSince1970, deviceID, notificationID])
+        if changed > 0 { return true }
+        return try await database.readOne(
+            "SELECT 1 FROM delivery WHERE device_id = ? AND notification_id = ?", [deviceID, notificationID]) != nil
     }
 
     public func expireDue(now: Date) async throws -> Int {
