@@ -93,6 +93,11 @@ final class CountingDeliveries: DeliveryRepository {
         return try await base.devicesWithQueuedJobs(among: deviceIDs, now: now)
     }
 
+    func queueStatistics(now: Date) async throws -> [Platform: DeliveryQueueStatistics] {
+        counted()
+        return try await base.queueStatistics(now: now)
+    }
+
     func expireDue(now: Date) async throws -> Int {
         counted()
         return try await base.expireDue(now: now)

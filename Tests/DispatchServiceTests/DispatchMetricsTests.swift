@@ -61,6 +61,39 @@ struct DispatchMetricsTests {
         #expect(try deactivated("unregistered") == 0)
     }
 
+    @Test("the queue metrics show how many jobs wait per platform and how old the oldest send is")
+    func queueMetrics() async throws {
+        let metrics = TestMetrics()
+        let provider = ScriptedProvider(script: [.sent])
+        let harness = try await DispatchHarness.remote([provider], metrics: metrics)
+        for token in ["a1a1", "b2b2"] {
+            _ = try await harness.registerDevice(user: "alice", platform: .apns, token: token)
+        }
+        let sentAt = harness.clock.now
+        _ = try await harness.send(to: "alice")
+        harness.clock.advance(by: 90)
+        _ = try await harness.send(to: "alice")
+        // No worker runs: all four jobs wait.
+        let now = harness.clock.now
+        let statistics = try await SQLDeliveryRepository(database: harness.components.database).queueStatistics(
+            now: now)
+        #expect(statistics[.apns]?.depth == 4)
+        // The harness clock runs (plus the hand-made 90 s): the first send was accepted just after `sentAt`.
+        let oldest = try #require(statistics[.apns]?.oldestSentAt)
+        #expect(oldest.timeIntervalSince(sentAt) > -0.001 && oldest.timeIntervalSince(sentAt) < 5)
+        #expect(statistics[.direct] == nil)
+
+        DispatchMetrics(factory: metrics).recordQueue(statistics, platforms: [.apns, .direct], now: now)
+        func meter(_ label: String, _ platform: String) throws -> Double? {
+            try metrics.expectMeter(label, [("platform", platform)]).lastValue
+        }
+        #expect(try meter("securepush_delivery_queue_depth", "apns") == 4)
+        let age = try #require(try meter("securepush_delivery_queue_oldest_age_seconds", "apns"))
+        #expect(age >= 85 && age <= 91)
+        #expect(try meter("securepush_delivery_queue_depth", "direct") == 0)
+        #expect(try meter("securepush_delivery_queue_oldest_age_seconds", "direct") == 0)
+    }
+
     @Test("providers' reason texts map onto a bounded set of deactivation reasons")
     func deactivationReasons() {
         let cases: [(DeliveryOutcome, String?)] = [

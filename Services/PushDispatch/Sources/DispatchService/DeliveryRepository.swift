@@ -28,6 +28,10 @@ public protocol DeliveryRepository: Sendable {
     /// wakes their streams, in case the wake-up for that job was lost.
     func devicesWithQueuedJobs(among deviceIDs: [String], now: Date) async throws -> Set<String>
 
+    /// The jobs waiting for a delivery attempt (`queued` or `retrying`, not expired), by platform: how many, and when
+    /// the oldest one's send was accepted (read only; for the queue metrics).
+    func queueStatistics(now: Date) async throws -> [Platform: DeliveryQueueStatistics]
+
     /// Records what an attempt on each of `jobs` achieved, without a lease (the direct channel's streams), in one
     /// transaction; a job that ended meanwhile (acknowledged, expired) keeps its state.
     func record(_ outcome: DeliveryOutcome, for jobs: [DeliveryJob], now: Date) async throws
@@ -130,5 +134,18 @@ extension DeliveryRepository {
     /// Records what an attempt on `job` achieved, without a lease; see ``record(_:for:now:)-(_,[DeliveryJob],_)``.
     public func record(_ outcome: DeliveryOutcome, for job: DeliveryJob, now: Date) async throws {
         try await record(outcome, for: [job], now: now)
+    }
+}
+
+/// The waiting jobs of one platform (``DeliveryRepository/queueStatistics(now:)``).
+public struct DeliveryQueueStatistics: Sendable, Hashable {
+    /// Jobs `queued` or `retrying`, not expired.
+    public var depth: Int
+    /// When the send of the oldest of them was accepted.
+    public var oldestSentAt: Date
+
+    public init(depth: Int, oldestSentAt: Date) {
+        self.depth = depth
+        self.oldestSentAt = oldestSentAt
     }
 }

@@ -123,6 +123,14 @@ public struct DispatchComponents: Sendable {
                 PeriodicService(name: "dispatch.direct.sweep", interval: configuration.sweepInterval, logger: logger) {
                     try await sweep.run()
                 },
+                // The queue metrics (depth, age of the oldest waiting job), read on one schedule for every platform.
+                PeriodicService(name: "dispatch.queue.metrics", interval: configuration.sweepInterval, logger: logger) {
+                    [deliveryRepository, providers] in
+                    let current = now()
+                    dispatchMetrics.recordQueue(
+                        try await deliveryRepository.queueStatistics(now: current), platforms: providers.platforms,
+                        now: current)
+                },
             ] + workers
         return DispatchComponents(
             sqlite: sqlite,

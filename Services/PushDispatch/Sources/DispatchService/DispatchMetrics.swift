@@ -1,4 +1,5 @@
 import CoreMetrics
+import Foundation
 import ServiceCore
 import SharedModels
 
@@ -41,6 +42,19 @@ public struct DispatchMetrics: Sendable {
         CounterFamily(
             label: "securepush_devices_deactivated_total", dimension: "reason", values: Self.deactivationReasons,
             fixed: [("platform", platform.rawValue)], factory: factory)
+    }
+
+    /// Sets `securepush_delivery_queue_depth{platform}` and `securepush_delivery_queue_oldest_age_seconds{platform}`
+    /// for each of `platforms` (0 for a platform with nothing waiting).
+    public func recordQueue(_ statistics: [Platform: DeliveryQueueStatistics], platforms: [Platform], now: Date) {
+        for platform in platforms {
+            let dimensions = [("platform", platform.rawValue)]
+            let waiting = statistics[platform]
+            Meter(label: "securepush_delivery_queue_depth", dimensions: dimensions, factory: factory)
+                .set(waiting?.depth ?? 0)
+            Meter(label: "securepush_delivery_queue_oldest_age_seconds", dimensions: dimensions, factory: factory)
+                .set(max(0, waiting.map { now.timeIntervalSince($0.oldestSentAt) } ?? 0))
+        }
     }
 
     /// `securepush_provider_attempts_total{platform,result}`: every attempt through a remote provider.

@@ -1,5 +1,6 @@
 import Foundation
 import ServiceCore
+import SharedModels
 
 extension SQLDeliveryRepository {
     public func devicesWithQueuedJobs(among deviceIDs: [String], now: Date) async throws -> Set<String> {
@@ -14,5 +15,21 @@ extension SQLDeliveryRepository {
                     AND status = 'queued' AND expires_at > ?
                 """, [ids, now.millisecondsSince1970]
             ).map { try $0.decode(0, as: String.self) })
+    }
+
+    public func queueStatistics(now: Date) async throws -> [Platform: DeliveryQueueStatistics] {
+        var statistics: [Platform: DeliveryQueueStatistics] = [:]
+        for row in try await database.read(
+            """
+            SELECT delivery.platform, COUNT(*), MIN(push_send.created_at) FROM delivery
+            JOIN push_send ON push_send.notification_id = delivery.notification_id
+            WHERE delivery.status IN ('queued', 'retrying') AND delivery.expires_at > ?
+            GROUP BY delivery.platform
+            """, [now.millisecondsSince1970])
+        {
+            statistics[Platform(rawValue: try row.decode(0))] = DeliveryQueueStatistics(
+                depth: try row.decode(1), oldestSentAt: Date(millisecondsSince1970: try row.decode(2)))
+        }
+        return statistics
     }
 }
