@@ -28,6 +28,8 @@ public actor SecurePushDevice {
     private var refreshTask: Task<DeviceSession, any Error>?
     private var onSessionChange: (@Sendable (DeviceSession?) -> Void)?
     private let now: @Sendable () -> Date
+    /// The trace context each pushed id came with (echoed on `fetch`).
+    private let traceContexts = TraceContexts()
 
     /// The current session; `nil` until signed in.
     public private(set) var session: DeviceSession?
@@ -102,9 +104,15 @@ public actor SecurePushDevice {
     }
 
     /// Fetches a notification's payload from notification-store (only its recipient can).
-    public func fetch(_ notificationId: String) async throws -> Store.StoredNotification {
-        try await authorized { token in
-            try await self.store.call(Store.Get.self, .init(notificationId: notificationId), token: token)
+    ///
+    /// The request carries the W3C `traceparent` the notification came with, so the fetch joins the send's trace:
+    /// `traceparent` when given (the `traceparent` field of an APNs or FCM payload), else the one its direct-channel
+    /// event carried. A malformed value is not sent.
+    public func fetch(_ notificationId: String, traceparent: String? = nil) async throws -> Store.StoredNotification {
+        let trace = traceparent.flatMap(TraceParent.init) ?? traceContexts.traceParent(for: notificationId)
+        return try await authorized { token in
+            try await self.store.call(
+                Store.Get.self, .init(notificationId: notificationId), token: token, traceparent: trace?.description)
         }
     }
 
@@ -162,6 +170,7 @@ public actor SecurePushDevice {
         yield: @escaping @Sendable (String) -> Void
     ) async throws {
         var seen = Set<String>()
+        let traces = traceContexts
         var backoff = Duration.milliseconds(200)
         while !Task.isCancelled {
             report(.connecting)
@@ -181,8 +190,10 @@ public actor SecurePushDevice {
                     var parser = ServerSentEventParser()
                     for try await chunk in response.body {
                         for event in parser.feed(chunk.readableBytesView) {
-                            guard let id = Self.notificationID(in: event), seen.insert(id).inserted else { continue }
-                            yield(id)
+                            guard let notify = Self.notify(in: event), seen.insert(notify.notificationId).inserted
+                            else { continue }
+                            traces.remember(notify.traceparent, for: notify.notificationId)
+                            yield(notify.notificationId)
                         }
                     }
                     return 200
@@ -213,14 +224,15 @@ public actor SecurePushDevice {
         }
     }
 
-    /// The notification id in a `push.notify` event, if it is one.
-    static func notificationID(in event: ServerSentEventParser.Event) -> String? {
+    /// The params of a `push.notify` event, if it is one.
+    static func notify(in event: ServerSentEventParser.Event) -> Push.Notify.Params? {
         guard let data = event.data.data(using: .utf8),
             let message = try? RPCCodec.makeDecoder().decode(NotifyMessage.self, from: data),
             message.jsonrpc == "2.0", message.method == Push.Notify.name
         else { return nil }
-        return message.params.notificationId
+        return message.params
     }
+
 
     private struct NotifyMessage: Decodable {
         var jsonrpc: String

@@ -2,6 +2,7 @@ import Hummingbird
 import Logging
 import ServiceCore
 import ServiceLifecycle
+import Tracing
 
 /// The auth service as one lifecycle `Service`, on SQLite or PostgreSQL.
 ///
@@ -12,19 +13,23 @@ public struct AuthServer: Service {
     let configuration: AuthConfiguration
     let logger: Logger
     let onServerRunning: @Sendable (Int) async -> Void
+    let tracer: (any Tracer)?
 
+    /// - Parameter tracer: traces every call; `nil` (the default) leaves tracing off.
     public init(
-        configuration: AuthConfiguration, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void
+        configuration: AuthConfiguration, logger: Logger, tracer: (any Tracer)? = nil,
+        onServerRunning: @escaping @Sendable (Int) async -> Void
     ) {
         self.configuration = configuration
         self.logger = logger
+        self.tracer = tracer
         self.onServerRunning = onServerRunning
     }
 
     public func run() async throws {
         guard let url = configuration.postgresURL else {
             let app = try await buildAuthApplication(
-                configuration: configuration, logger: logger, onServerRunning: onServerRunning)
+                configuration: configuration, logger: logger, tracer: tracer, onServerRunning: onServerRunning)
             try await app.run()
             return
         }
@@ -33,7 +38,7 @@ public struct AuthServer: Service {
             group.addTask { try await database.run() }
             group.addTask {
                 let app = try await buildAuthApplication(
-                    configuration: configuration, logger: logger, postgres: database,
+                    configuration: configuration, logger: logger, postgres: database, tracer: tracer,
                     onServerRunning: onServerRunning)
                 try await app.run()
             }

@@ -24,6 +24,8 @@ public struct DeliveryWorker: Service {
     let deliveryCounts: CounterFamily
     /// `securepush_provider_attempts_total` of this worker's platform.
     let attemptCounts: CounterFamily
+    /// A span around each attempt.
+    let tracing: DeliveryTracing
 
     /// What ends one wait of the worker's loop.
     enum Event: Sendable {
@@ -41,6 +43,7 @@ public struct DeliveryWorker: Service {
     ///   - now: the clock recorded in the database.
     ///   - logger: the service's logger.
     ///   - metrics: counts attempts and deliveries.
+    ///   - tracing: traces each attempt (off by default).
     public init(
         provider: any RemotePushProvider,
         deliveries: any DeliveryRepository,
@@ -48,7 +51,8 @@ public struct DeliveryWorker: Service {
         configuration: DeliveryConfiguration,
         now: @escaping @Sendable () -> Date,
         logger: Logger,
-        metrics: DispatchMetrics = .disabled
+        metrics: DispatchMetrics = .disabled,
+        tracing: DeliveryTracing = .off
     ) {
         self.provider = provider
         self.deliveries = deliveries
@@ -60,6 +64,7 @@ public struct DeliveryWorker: Service {
         self.logger = logger
         deliveryCounts = metrics.deliveries(provider.platform)
         attemptCounts = metrics.attempts(provider.platform)
+        self.tracing = tracing
     }
 
     /// The most attempts in flight at once.
