@@ -125,6 +125,11 @@ let package = Package(
         // MARK: Shared — what both sides of a wire need. No database code here.
         .target(name: "JSONRPC", dependencies: [logging], path: "Shared/JSONRPC", swiftSettings: swiftSettings),
         .target(name: "SharedModels", dependencies: ["JSONRPC"], path: "Shared/Models", swiftSettings: swiftSettings),
+        // The sealed-notification crypto contract (HPKE suite, info/aad, device keys, device proofs), once for the store
+        // and the SDK.
+        .target(
+            name: "SealedPush", dependencies: ["SharedModels", crypto], path: "Shared/Sealing",
+            swiftSettings: swiftSettings),
         .target(
             name: "RPCServer",
             dependencies: [
@@ -158,12 +163,13 @@ let package = Package(
             testDependencies: [grdb, jwtKit, crypto, nioPosix])
         + service(
             "StoreService", executable: "store-service", directory: "NotificationStore",
-            dependencies: [serviceLifecycle, crypto],
-            testDependencies: [grdb, jwtKit, serviceLifecycle, crypto, "DevelopmentPKI"])
+            dependencies: [serviceLifecycle, "SealedPush", crypto],
+            testDependencies: [grdb, jwtKit, serviceLifecycle, "SealedPush", crypto, "DevelopmentPKI"])
         + service(
             "DispatchService", executable: "dispatch-service", directory: "PushDispatch",
             dependencies: [
                 serviceLifecycle, nioCore, nioPosix, httpTypes, "HTTP2Client", jwtKit, crypto, asyncHTTPClient, nioSSL,
+                "SealedPush",
             ],
             testDependencies: [grdb, jwtKit, crypto, serviceLifecycle, hummingbird, nioCore, httpTypes])
         + [
@@ -188,7 +194,7 @@ let package = Package(
             // MARK: Device client — SDK and CLI.
             .target(
                 name: "SecurePushClient",
-                dependencies: ["JSONRPC", "SharedModels", "HTTP2Client", nioCore, logging],
+                dependencies: ["JSONRPC", "SharedModels", "SealedPush", "HTTP2Client", nioCore, crypto, logging],
                 path: "Clients/SecurePushClient",
                 swiftSettings: swiftSettings
             ),
@@ -222,7 +228,8 @@ let package = Package(
             .target(
                 name: "APNsMock",
                 dependencies: [
-                    "DispatchService", "ServiceCore", "TestSupport", hummingbird, hummingbirdCore, hummingbirdHTTP2,
+                    "DispatchService", "ServiceCore", "SharedModels", "TestSupport", hummingbird, hummingbirdCore,
+                    hummingbirdHTTP2,
                     nioCore, nioHTTP2, httpTypes, jwtKit, crypto, serviceLifecycle, logging,
                 ],
                 path: "Tests/APNsMock",
@@ -248,6 +255,12 @@ let package = Package(
                 ],
                 swiftSettings: swiftSettings
             ),
+            .testTarget(
+                name: "SecurePushClientTests", dependencies: ["SecurePushClient", "SealedPush", "SharedModels"],
+                swiftSettings: swiftSettings),
+            .testTarget(
+                name: "SealedPushTests", dependencies: ["SealedPush", "SharedModels", crypto],
+                swiftSettings: swiftSettings),
             .testTarget(
                 name: "JSONRPCTests", dependencies: ["JSONRPC", "TestSupport", logging], swiftSettings: swiftSettings),
             .testTarget(

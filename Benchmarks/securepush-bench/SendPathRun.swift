@@ -77,7 +77,7 @@ final class SendPathRun: Sendable {
         do {
             if fetch {
                 let notification = try await device.fetch(id)
-                guard notification.notificationId == id, notification.payload.utf8.count == payloadBytes else {
+                guard notification.notificationId == id, notification.payload?.utf8.count == payloadBytes else {
                     timings.failed("store.get \(id) returned another notification or payload")
                     return
                 }

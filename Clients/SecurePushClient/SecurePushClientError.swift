@@ -4,6 +4,8 @@ public struct SecurePushClientError: Error, CustomStringConvertible, Sendable, H
         case notSignedIn
         case streamRefused(Int)
         case shutDown
+        case unreadableDeviceKey(String)
+        case noPayload
     }
 
     private let code: Code
@@ -13,6 +15,12 @@ public struct SecurePushClientError: Error, CustomStringConvertible, Sendable, H
     public static let notSignedIn = SecurePushClientError(.notSignedIn)
     /// The client was shut down.
     public static let shutDown = SecurePushClientError(.shutDown)
+    /// The device key file exists but holds no key (or cannot be created).
+    public static func unreadableDeviceKey(path: String) -> SecurePushClientError {
+        SecurePushClientError(.unreadableDeviceKey(path))
+    }
+    /// The notification is sealed to this user's devices, and this client has no device key to open it with.
+    public static let noPayload = SecurePushClientError(.noPayload)
     /// push-dispatch refused the event stream with this HTTP status (403: not your device; 404: no such device).
     public static func streamRefused(status: Int) -> SecurePushClientError {
         SecurePushClientError(.streamRefused(status))
@@ -23,6 +31,8 @@ public struct SecurePushClientError: Error, CustomStringConvertible, Sendable, H
         case .notSignedIn: "not signed in"
         case .shutDown: "the client was shut down"
         case .streamRefused(let status): "the event stream was refused with HTTP \(status)"
+        case .unreadableDeviceKey(let path): "no usable device key in \(path)"
+        case .noPayload: "the notification is sealed to a device key this client does not hold"
         }
     }
 }

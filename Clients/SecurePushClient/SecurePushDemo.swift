@@ -75,7 +75,7 @@ public struct SecurePushDemo: Sendable {
         let received = try await firstID(of: ids)
         step("5. device received id \(received) on its event stream (the payload never travelled there)")
         let fetched = try await device.fetch(received)
-        step("6. store.get: the recipient fetched the payload: \"\(fetched.payload)\"")
+        step("6. store.get: the recipient fetched the payload: \"\(fetched.payload ?? "")\"")
         try await device.acknowledge(deviceId: deviceId, notificationId: received)
         let status = try await backend.status(notificationId: result.notificationId)
         step(
@@ -84,7 +84,8 @@ public struct SecurePushDemo: Sendable {
         guard received == result.notificationId, fetched.payload == secret else {
             throw DemoError(description: "the device received \(received), expected \(result.notificationId)")
         }
-        return Outcome(userId: userId, deviceId: deviceId, notificationId: received, fetchedPayload: fetched.payload)
+        return Outcome(
+            userId: userId, deviceId: deviceId, notificationId: received, fetchedPayload: fetched.payload ?? "")
     }
 
     private func firstID(of ids: AsyncThrowingStream<String, any Error>) async throws -> String {

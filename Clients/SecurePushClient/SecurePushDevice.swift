@@ -2,6 +2,7 @@ import Foundation
 import HTTP2Client
 import Logging
 import NIOCore
+import SealedPush
 import SharedModels
 
 /// The device SDK: sign in with auth, register for pushes with push-dispatch, receive notification ids on the
@@ -28,6 +29,8 @@ public actor SecurePushDevice {
     private var refreshTask: Task<DeviceSession, any Error>?
     private var onSessionChange: (@Sendable (DeviceSession?) -> Void)?
     private let now: @Sendable () -> Date
+    /// This device's id and key once it registered sealed: fetches ask for its sealed copy and open it.
+    private var sealedDevice: (id: String, key: DeviceKey)?
     /// The trace context each pushed id came with (echoed on `fetch`).
     private let traceContexts = TraceContexts()
 
@@ -103,17 +106,77 @@ public actor SecurePushDevice {
         try await authorized { token in try await self.dispatch.call(Devices.List.self, Empty(), token: token) }.devices
     }
 
-    /// Fetches a notification's payload from notification-store (only its recipient can).
+    /// Registers this device sealed: its public key goes to push-dispatch, payloads sent to it are sealed to the key,
+    /// and ``fetch(_:)`` asks for its sealed copy and opens it. Returns the device id.
+    public func register(device: Devices.Register.Params, key: DeviceKey) async throws -> String {
+        var params = device
+        params.publicKey = key.publicKey
+        let deviceId = try await register(device: params)
+        sealedDevice = (deviceId, key)
+        return deviceId
+    }
+
+    /// Uses a sealed device registered earlier (its id and key kept by the app).
+    public func useSealedDevice(id: String, key: DeviceKey) {
+        sealedDevice = (id, key)
+    }
+
+    /// Fetches a notification from notification-store (only its recipient can) and returns it with its payload in
+    /// `payload`, opened on this device when it was sealed to it.
+    ///
+    /// A sealed device fetches with the access token while it is valid, and otherwise with a device proof alone: no
+    /// refresh (a Notification Service Extension must not spend the app's single-use refresh token), no session at all
+    /// needed.
     ///
     /// The request carries the W3C `traceparent` the notification came with, so the fetch joins the send's trace:
     /// `traceparent` when given (the `traceparent` field of an APNs or FCM payload), else the one its direct-channel
     /// event carried. A malformed value is not sent.
     public func fetch(_ notificationId: String, traceparent: String? = nil) async throws -> Store.StoredNotification {
-        let trace = traceparent.flatMap(TraceParent.init) ?? traceContexts.traceParent(for: notificationId)
-        return try await authorized { token in
-            try await self.store.call(
-                Store.Get.self, .init(notificationId: notificationId), token: token, traceparent: trace?.description)
+        let trace = (traceparent.flatMap(TraceParent.init) ?? traceContexts.traceParent(for: notificationId))?
+            .description
+        guard let sealedDevice else {
+            return try await authorized { token in
+                try await self.store.call(
+                    Store.Get.self, .init(notificationId: notificationId), token: token, traceparent: trace)
+            }
         }
+        let params = Store.Get.Params(notificationId: notificationId, deviceId: sealedDevice.id)
+        var notification: Store.StoredNotification
+        if let session, session.accessTokenExpiresAt.timeIntervalSince(now()) > 30 {
+            do {
+                notification = try await store.call(
+                    Store.Get.self, params, token: session.accessToken, traceparent: trace)
+            } catch let refused as RPCError where refused.code == RPCErrorCode.unauthenticated {
+                // The token was refused (revoked, or the server forgot it): the key may still fetch. If it cannot
+                // either, the session is what needs fixing, so that is the error the caller sees.
+                do {
+                    notification = try await fetchWithProof(params, device: sealedDevice, traceparent: trace)
+                } catch let error as RPCError where error.code != RPCErrorCode.gone {
+                    throw refused
+                }
+            }
+        } else {
+            notification = try await fetchWithProof(params, device: sealedDevice, traceparent: trace)
+        }
+        if let sealed = notification.sealed {
+            notification.payload = try sealedDevice.key.open(sealed, notificationId: notificationId)
+            notification.sealed = nil
+        }
+        guard notification.payload != nil else { throw SecurePushClientError.noPayload }
+        return notification
+    }
+
+    /// `store.get` with a `SecurePush-Device-Proof` made now with the device's key, and no token.
+    private func fetchWithProof(
+        _ params: Store.Get.Params, device: (id: String, key: DeviceKey), traceparent: String?
+    ) async throws -> Store.StoredNotification {
+        let proof = try device.key.proof(notificationId: params.notificationId, deviceId: device.id, now: now())
+        let proving = RPCClient(
+            transport: HTTP2RPCTransport(
+                client: storeHTTP, peerName: "notification-store",
+                extraHeaders: [(DeviceProof.headerName.lowercased(), proof)]),
+            peerName: "notification-store")
+        return try await proving.call(Store.Get.self, params, traceparent: traceparent)
     }
 
     /// Marks a notification read.
@@ -224,7 +287,7 @@ public actor SecurePushDevice {
         }
     }
 
-    /// The params of a `push.notify` event, if it is one.
+    /// The params of a `push.notify` event (its id and trace context), if it is one.
     static func notify(in event: ServerSentEventParser.Event) -> Push.Notify.Params? {
         guard let data = event.data.data(using: .utf8),
             let message = try? RPCCodec.makeDecoder().decode(NotifyMessage.self, from: data),
@@ -232,7 +295,6 @@ public actor SecurePushDevice {
         else { return nil }
         return message.params
     }
-
 
     private struct NotifyMessage: Decodable {
         var jsonrpc: String

@@ -69,6 +69,8 @@ struct SendCommand: AsyncParsableCommand {
     @Option(help: "the sensitive text; it goes to notification-store, never to the push channel") var message: String
     @Option(help: "lifetime in seconds (default 7 days)") var ttl: Int?
     @Option(help: "sending again with the same key returns the first result") var idempotencyKey: String?
+    @Flag(help: "erase every copy after the recipient's first successful fetch") var readOnce = false
+    @Flag(help: "target only the recipient's sealed devices; no server-readable copy is kept") var sealedOnly = false
     @OptionGroup var client: BackendClientOptions
     @OptionGroup var endpoints: EndpointOptions
 
@@ -83,7 +85,8 @@ struct SendCommand: AsyncParsableCommand {
                 do {
                     return try await backend.send(
                         .init(
-                            recipientId: recipientId, payload: message, ttlSeconds: ttl, idempotencyKey: idempotencyKey)
+                            recipientId: recipientId, payload: message, ttlSeconds: ttl, idempotencyKey: idempotencyKey,
+                            sealedOnly: sealedOnly ? true : nil, readOnce: readOnce ? true : nil)
                     )
                 } catch let error as RPCError where error.code == RPCErrorCode.notFound {
                     throw CLIError(

@@ -37,7 +37,7 @@ struct FetchCommand: AsyncParsableCommand {
             encoder.outputFormatting.insert(.prettyPrinted)
             emit(String(decoding: try encoder.encode(notification), as: UTF8.self))
         } else {
-            emit(notification.payload)
+            emit(notification.payload ?? "")
         }
     }
 }

@@ -18,6 +18,7 @@ struct ListenCommand: AsyncParsableCommand {
     @Option(help: "device name shown in devices.list") var name: String = "securepush-cli"
     @Option(help: "exit after this many notifications (default: run until Ctrl-C)") var count: Int?
     @Flag(help: "register a new device even if one is saved") var newDevice = false
+    @Flag(help: "register without a device key: payloads stay server-readable for this device") var unsealed = false
     @OptionGroup var credentials: CredentialsOptions
 
     func run() async throws {
@@ -29,11 +30,19 @@ struct ListenCommand: AsyncParsableCommand {
         do {
             try await explainingFailures(context) {
                 if stored.deviceId == nil || newDevice {
-                    let deviceId = try await device.register(device: .init(platform: .direct, name: name))
+                    let params = Devices.Register.Params(platform: .direct, name: name)
+                    let deviceId: String
+                    if unsealed {
+                        deviceId = try await device.register(device: params)
+                    } else {
+                        let key = try DeviceKey.loadOrCreate(path: StoredCredentials.deviceKeyPath(beside: path))
+                        deviceId = try await device.register(device: params, key: key)
+                    }
                     stored = (try SecretFile.read(StoredCredentials.self, from: path)) ?? stored
                     stored.deviceId = deviceId
+                    stored.sealed = !unsealed
                     try SecretFile.write(stored, to: path)
-                    emit("registered direct device \(deviceId)")
+                    emit("registered direct device \(deviceId)\(unsealed ? "" : " (sealed)")")
                 }
                 let deviceId = stored.deviceId!
                 let reporter = ConnectionReporter(dispatchURL: stored.endpoints.dispatch, deviceId: deviceId)
@@ -44,7 +53,9 @@ struct ListenCommand: AsyncParsableCommand {
                     let notification = try await device.fetch(notificationId)
                     // Acknowledged before it is printed, so what the line says is already true for `status`.
                     try await device.acknowledge(deviceId: deviceId, notificationId: notificationId)
-                    emit("[\(notification.createdAt.formatted(.iso8601))] \(notificationId): \(notification.payload)")
+                    emit(
+                        "[\(notification.createdAt.formatted(.iso8601))] \(notificationId): \(notification.payload ?? "")"
+                    )
                     received += 1
                     if let count, received >= count { break }
                 }

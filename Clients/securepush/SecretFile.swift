@@ -1,5 +1,11 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Reads and writes small JSON files that hold secrets, readable by their owner only (mode 0600).
 enum SecretFile {
     static func write<T: Encodable>(_ value: T, to path: String) throws {
@@ -12,18 +18,20 @@ enum SecretFile {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
         let data = try encoder.encode(value)
-        // Create with 0600 before writing, so the secret is never readable by others, not even briefly.
-        if !FileManager.default.fileExists(atPath: path) {
-            guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
-            else {
-                throw CLIError("cannot create \(path)")
-            }
+        // Through a new 0600 file and a rename: the secret is never readable by others, not even briefly, and a
+        // reader (another command, a crash halfway) sees the old file or the new one, never half of one.
+        let temporary = path + ".tmp-\(UUID().uuidString)"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard descriptor >= 0 else { throw CLIError("cannot create \(temporary)") }
+        do {
+            let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+            try handle.write(contentsOf: data)
+            try handle.close()
+            guard rename(temporary, path) == 0 else { throw CLIError("cannot replace \(path)") }
+        } catch {
+            unlink(temporary)
+            throw error
         }
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
-        let handle = try FileHandle(forWritingTo: url)
-        defer { try? handle.close() }
-        try handle.truncate(atOffset: 0)
-        try handle.write(contentsOf: data)
     }
 
     static func read<T: Decodable>(_ type: T.Type, from path: String) throws -> T? {

@@ -7,6 +7,13 @@ struct StoredCredentials: Codable {
     var endpoints: SecurePushEndpoints
     var session: DeviceSession
     var deviceId: String?
+    /// Whether `deviceId` registered sealed, with the key in ``deviceKeyPath(beside:)``.
+    var sealed: Bool?
+
+    /// Where the device key is kept: beside the credentials file, mode 0600.
+    static func deviceKeyPath(beside credentials: String) -> String {
+        credentials + ".device-key"
+    }
 }
 
 /// A backend client's id and secret, as `securepush up` writes it for local development (mode 0600).
@@ -35,6 +42,11 @@ extension StoredCredentials {
                 exitCode: .signInNeeded)
         }
         let device = try SecurePushDevice(endpoints: stored.endpoints, session: stored.session, logger: cliLogger())
+        if let deviceId = stored.deviceId, stored.sealed == true {
+            // A sealed device fetches with its key alone once the session expired.
+            await device.useSealedDevice(
+                id: deviceId, key: try DeviceKey.loadOrCreate(path: deviceKeyPath(beside: path)))
+        }
         await device.onSessionChange { session in
             // Refresh tokens rotate on every use: persist the new one at once or the next start is signed out.
             guard let session else { return }

@@ -12,20 +12,26 @@ public struct HTTP2RPCTransport: RPCTransport {
     public let path: String
     /// The peer's name, used in `-32050` messages.
     public let peerName: String
+    /// Headers sent with every request besides the standard ones (e.g. `SecurePush-Device-Proof`).
+    public let extraHeaders: [(String, String)]
     /// Traces every call (a client span named by the method, its `traceparent` sent along); `nil` traces nothing.
     public let tracer: (any Tracer)?
 
-    public init(client: HTTP2Client, path: String = "/rpc", peerName: String, tracer: (any Tracer)? = nil) {
+    public init(
+        client: HTTP2Client, path: String = "/rpc", peerName: String, extraHeaders: [(String, String)] = [],
+        tracer: (any Tracer)? = nil
+    ) {
         self.client = client
         self.path = path
         self.peerName = peerName
+        self.extraHeaders = extraHeaders
         self.tracer = tracer
     }
 
     /// Posts a call to `method`: in a client span when there is a tracer, with `traceparent` (the caller's own, or
     /// else the span's) in the headers.
     public func post(_ body: Data, bearerToken: String?, method: String, traceparent: String?) async throws -> Data? {
-        var headers = Self.headers(bearerToken: bearerToken)
+        var headers = self.headers(bearerToken: bearerToken)
         if let traceparent {
             headers.append(("traceparent", traceparent))
             return try await send(body, headers: headers)
@@ -38,15 +44,15 @@ public struct HTTP2RPCTransport: RPCTransport {
     /// response, else `RPCError.unavailable`. Every client failure becomes `RPCError.unavailable` (`-32050`) naming
     /// only the peer; the underlying error, with the peer's address, goes to the client's debug log.
     public func post(_ body: Data, bearerToken: String?) async throws -> Data? {
-        try await send(body, headers: Self.headers(bearerToken: bearerToken))
+        try await send(body, headers: headers(bearerToken: bearerToken))
     }
 
-    private static func headers(bearerToken: String?) -> [(String, String)] {
+    private func headers(bearerToken: String?) -> [(String, String)] {
         var headers = [("content-type", "application/json"), ("accept", "application/json")]
         if let bearerToken {
             headers.append(("authorization", "Bearer \(bearerToken)"))
         }
-        return headers
+        return headers + extraHeaders
     }
 
     private func traced(_ body: Data, headers: [(String, String)], method: String, tracer: some Tracer)

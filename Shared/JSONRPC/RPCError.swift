@@ -1,3 +1,5 @@
+import Foundation
+
 /// A JSON-RPC 2.0 error object; thrown by handlers and clients alike.
 ///
 /// Codes are stable public contract: see `docs/rpc.md`.
@@ -33,6 +35,8 @@ public enum RPCErrorCode {
     public static let notFound = -32004
     /// The request conflicts with existing state (taken username, send in progress).
     public static let conflict = -32009
+    /// A read-once notification was already fetched: every copy is erased (`data.readAt` says when).
+    public static let gone = -32010
     /// Too many requests; retry later.
     public static let rateLimited = -32029
     /// A service this one depends on is unreachable or timed out.
@@ -91,6 +95,13 @@ extension RPCError {
     /// `-32009`.
     public static func conflict(_ reason: String) -> RPCError {
         RPCError(code: RPCErrorCode.conflict, message: "Conflict: \(reason)")
+    }
+
+    /// `-32010`: the read-once notification was fetched at `readAt` and erased.
+    public static func gone(readAt: Date) -> RPCError {
+        RPCError(
+            code: RPCErrorCode.gone, message: "Gone: the notification was read once and erased",
+            data: .object(["readAt": .string(readAt.formatted(.iso8601))]))
     }
 
     /// `-32029`.

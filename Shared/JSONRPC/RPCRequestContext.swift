@@ -9,11 +9,14 @@ public struct RPCRequestContext: Sendable {
     public var logger: Logger
     /// The caller's IP address (the socket's peer, or the client a trusted proxy names); `nil` in process.
     public var clientAddress: String?
+    /// The `SecurePush-Device-Proof` header, if any: how a device fetches its sealed copy without a token.
+    public var deviceProof: String?
 
-    public init(bearerToken: String?, logger: Logger, clientAddress: String? = nil) {
+    public init(bearerToken: String?, logger: Logger, clientAddress: String? = nil, deviceProof: String? = nil) {
         self.bearerToken = bearerToken
         self.logger = logger
         self.clientAddress = clientAddress
+        self.deviceProof = deviceProof
     }
 
     /// Reads the bearer token out of an `Authorization` header value; `nil` for any other scheme.

@@ -1,8 +1,8 @@
 import Foundation
 
 extension Devices {
-    /// `devices.register {platform, token?, name?, apnsMode?}` (user token) → `{deviceId}`.
-    /// Registering the same platform token again updates that device instead of adding one.
+    /// `devices.register {platform, token?, name?, apnsMode?, publicKey?}` (user token) → `{deviceId}`.
+    /// Registering the same platform token again updates that device instead of adding one (its key included).
     public enum Register: RPCMethod {
         public static let name = "devices.register"
 
@@ -14,11 +14,18 @@ extension Devices {
             public var name: String?
             /// `alert` or `background`; only for platform `apns`; unset uses the deployment's SECUREPUSH_APNS_MODE.
             public var apnsMode: String?
-            public init(platform: Platform, token: String? = nil, name: String? = nil, apnsMode: String? = nil) {
+            /// The device's P-256 public key (X9.62 uncompressed, base64url without padding): payloads sent to this
+            /// device are sealed to it, and it signs the device's `SecurePush-Device-Proof`. Unset: an unsealed device.
+            public var publicKey: String?
+            public init(
+                platform: Platform, token: String? = nil, name: String? = nil, apnsMode: String? = nil,
+                publicKey: String? = nil
+            ) {
                 self.platform = platform
                 self.token = token
                 self.name = name
                 self.apnsMode = apnsMode
+                self.publicKey = publicKey
             }
         }
 
@@ -49,10 +56,13 @@ extension Devices {
         public var active: Bool?
         /// The device's own APNs push mode (`alert` or `background`), when it chose one at registration.
         public var apnsMode: String?
+        /// Whether the device registered a public key: payloads sent to it are sealed to that key.
+        public var sealed: Bool?
         public init(
             deviceId: String, platform: Platform, name: String? = nil, createdAt: Date, active: Bool? = nil,
-            apnsMode: String? = nil
+            apnsMode: String? = nil, sealed: Bool? = nil
         ) {
+            self.sealed = sealed
             self.deviceId = deviceId
             self.platform = platform
             self.name = name

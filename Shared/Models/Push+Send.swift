@@ -1,7 +1,7 @@
 import Foundation
 
 extension Push {
-    /// `push.send {recipientId, payload, ttlSeconds?, idempotencyKey?}` (scope `push:send`) →
+    /// `push.send {recipientId, payload, ttlSeconds?, idempotencyKey?, sealedOnly?, readOnce?}` (scope `push:send`) →
     /// `{notificationId, deliveries}`. The payload goes to the store; only the id goes to devices.
     public enum Send: RPCMethod {
         public static let name = "push.send"
@@ -12,11 +12,20 @@ extension Push {
             public var ttlSeconds: Int?
             /// The same key from the same client returns the first result and sends nothing again.
             public var idempotencyKey: String?
-            public init(recipientId: String, payload: String, ttlSeconds: Int? = nil, idempotencyKey: String? = nil) {
+            /// `true`: only the recipient's sealed devices are targeted, and no server-readable copy is ever kept.
+            public var sealedOnly: Bool?
+            /// `true`: the recipient's first successful fetch (any device, any way) erases every copy.
+            public var readOnce: Bool?
+            public init(
+                recipientId: String, payload: String, ttlSeconds: Int? = nil, idempotencyKey: String? = nil,
+                sealedOnly: Bool? = nil, readOnce: Bool? = nil
+            ) {
                 self.recipientId = recipientId
                 self.payload = payload
                 self.ttlSeconds = ttlSeconds
                 self.idempotencyKey = idempotencyKey
+                self.sealedOnly = sealedOnly
+                self.readOnce = readOnce
             }
         }
 
@@ -68,10 +77,13 @@ extension Push {
             public var attempts: Int
             public var lastError: String?
             public var updatedAt: Date
+            /// When this device first fetched the payload successfully (by proof, or by token with its `deviceId`).
+            public var fetchedAt: Date?
             public init(
                 deviceId: String, platform: Platform, status: DeliveryStatus, attempts: Int, lastError: String? = nil,
-                updatedAt: Date
+                updatedAt: Date, fetchedAt: Date? = nil
             ) {
+                self.fetchedAt = fetchedAt
                 self.deviceId = deviceId
                 self.platform = platform
                 self.status = status

@@ -1,31 +1,59 @@
 import Foundation
 
 extension Store {
-    /// `store.get {notificationId}` (user token, recipient only) → the notification with its payload.
+    /// `store.get {notificationId, deviceId?}` → the notification with its payload, or with the device's sealed copy.
+    /// Authenticated by the recipient's user token, or (no token) by a `SecurePush-Device-Proof` header.
     public enum Get: RPCMethod {
         public static let name = "store.get"
 
         public struct Params: Codable, Sendable, Hashable {
             public var notificationId: String
-            public init(notificationId: String) { self.notificationId = notificationId }
+            /// The fetching device: required with a device proof; with a user token, it selects the device's sealed
+            /// copy and records the fetch as that device's receipt.
+            public var deviceId: String?
+            public init(notificationId: String, deviceId: String? = nil) {
+                self.notificationId = notificationId
+                self.deviceId = deviceId
+            }
         }
 
         public typealias Result = StoredNotification
     }
 
-    /// A notification with its payload, as its recipient fetches it.
+    /// A notification with its payload (or the fetching device's sealed copy of it), as its recipient fetches it.
     public struct StoredNotification: Codable, Sendable, Hashable {
         public var notificationId: String
-        public var payload: String
+        /// The payload; absent when `sealed` is given instead.
+        public var payload: String?
+        /// The payload sealed to the fetching device's key; only that device can open it.
+        public var sealed: SealedCopy?
         public var createdAt: Date
         public var expiresAt: Date
         public var readAt: Date?
-        public init(notificationId: String, payload: String, createdAt: Date, expiresAt: Date, readAt: Date? = nil) {
+        public init(
+            notificationId: String, payload: String? = nil, sealed: SealedCopy? = nil, createdAt: Date,
+            expiresAt: Date, readAt: Date? = nil
+        ) {
             self.notificationId = notificationId
             self.payload = payload
+            self.sealed = sealed
             self.createdAt = createdAt
             self.expiresAt = expiresAt
             self.readAt = readAt
+        }
+    }
+
+    /// A payload sealed to one device with HPKE (RFC 9180); `enc` and `ciphertext` are base64url without padding.
+    public struct SealedCopy: Codable, Sendable, Hashable {
+        public var deviceId: String
+        /// The HPKE encapsulated key (65 bytes).
+        public var enc: String
+        /// The AES-128-GCM ciphertext with its tag.
+        public var ciphertext: String
+        public init(deviceId: String, enc: String, ciphertext: String) {
+            self.deviceId = deviceId
+            self.enc = enc
+            self.ciphertext = ciphertext
         }
     }
 }

@@ -35,7 +35,10 @@ extension Store {
         public var createdAt: Date
         public var expiresAt: Date
         public var readAt: Date?
-        public init(notificationId: String, createdAt: Date, expiresAt: Date, readAt: Date? = nil) {
+        /// `true` for a read-once notification already fetched: every copy is erased, there is nothing left to fetch.
+        public var gone: Bool?
+        public init(notificationId: String, createdAt: Date, expiresAt: Date, readAt: Date? = nil, gone: Bool? = nil) {
+            self.gone = gone
             self.notificationId = notificationId
             self.createdAt = createdAt
             self.expiresAt = expiresAt

@@ -1,7 +1,8 @@
 import Foundation
 
 extension Store {
-    /// `store.put {recipientId, payload, ttlSeconds?}` (scope `store:write`) → `{notificationId, expiresAt}`.
+    /// `store.put {recipientId, payload, ttlSeconds?, recipientKeys?, sealedOnly?, readOnce?}` (scope `store:write`) →
+    /// `{notificationId, expiresAt}`.
     public enum Put: RPCMethod {
         public static let name = "store.put"
 
@@ -12,10 +13,22 @@ extension Store {
             public var payload: String
             /// Lifetime in seconds; default 7 days, at most 30 days.
             public var ttlSeconds: Int?
-            public init(recipientId: String, payload: String, ttlSeconds: Int? = nil) {
+            /// The recipient's sealed devices: the payload is sealed to each key, and only that ciphertext is kept for it.
+            public var recipientKeys: [RecipientKey]?
+            /// `true`: every targeted device is sealed, so no server-readable copy is kept at all.
+            public var sealedOnly: Bool?
+            /// `true`: the recipient's first successful fetch erases every copy.
+            public var readOnce: Bool?
+            public init(
+                recipientId: String, payload: String, ttlSeconds: Int? = nil, recipientKeys: [RecipientKey]? = nil,
+                sealedOnly: Bool? = nil, readOnce: Bool? = nil
+            ) {
                 self.recipientId = recipientId
                 self.payload = payload
                 self.ttlSeconds = ttlSeconds
+                self.recipientKeys = recipientKeys
+                self.sealedOnly = sealedOnly
+                self.readOnce = readOnce
             }
         }
 
@@ -27,6 +40,16 @@ extension Store {
                 self.notificationId = notificationId
                 self.expiresAt = expiresAt
             }
+        }
+    }
+
+    /// A sealed device of the recipient and its public key (base64url without padding, X9.62 uncompressed P-256).
+    public struct RecipientKey: Codable, Sendable, Hashable {
+        public var deviceId: String
+        public var publicKey: String
+        public init(deviceId: String, publicKey: String) {
+            self.deviceId = deviceId
+            self.publicKey = publicKey
         }
     }
 }

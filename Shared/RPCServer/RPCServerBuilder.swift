@@ -136,7 +136,8 @@ public enum RPCServerBuilder {
         let rpcContext = RPCRequestContext(
             bearerToken: RPCRequestContext.bearerToken(fromAuthorization: request.headers[.authorization]),
             logger: context.logger,
-            clientAddress: clientAddress(of: request, context: context, addresses: addresses)
+            clientAddress: clientAddress(of: request, context: context, addresses: addresses),
+            deviceProof: request.headers[.securePushDeviceProof]
         )
         guard let data = await dispatcher.handle(body: Data(buffer: buffer), context: rpcContext) else {
             return Response(status: .noContent)
@@ -178,4 +179,6 @@ extension HTTPField.Name {
     static let forwarded = HTTPField.Name("Forwarded")!
     /// `X-Forwarded-For`, the de-facto predecessor of `Forwarded`.
     static let xForwardedFor = HTTPField.Name("X-Forwarded-For")!
+    /// `SecurePush-Device-Proof`: a device's signed proof for fetching its sealed copy (docs/rpc.md).
+    static let securePushDeviceProof = HTTPField.Name("SecurePush-Device-Proof")!
 }

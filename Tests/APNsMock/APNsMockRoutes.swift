@@ -4,6 +4,7 @@ import Hummingbird
 import JWTKit
 import NIOCore
 import ServiceCore
+import SharedModels
 import Synchronization
 
 /// The claims Apple reads from a provider token.

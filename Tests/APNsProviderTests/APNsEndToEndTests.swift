@@ -14,25 +14,11 @@ struct APNsEndToEndTests {
         try await withAPNsMock(state: state) { mock in
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "apns-e2e-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
-            let keyFile = directory.appendingPathComponent("AuthKey.p8").path
-            try mock.key.p8.write(toFile: keyFile, atomically: true, encoding: .utf8)
             let backendSecret = "backend-secret-\(UUID().uuidString)"
-            let environment = [
-                "SECUREPUSH_DATA_DIR": directory.path, "SECUREPUSH_HOST": "127.0.0.1",
-                "SECUREPUSH_AUTH_PORT": "0", "SECUREPUSH_STORE_PORT": "0", "SECUREPUSH_DISPATCH_PORT": "0",
-                "SECUREPUSH_BOOTSTRAP_CLIENT_ID": "backend", "SECUREPUSH_BOOTSTRAP_CLIENT_SECRET": backendSecret,
-                "SECUREPUSH_DISPATCH_CLIENT_ID": "push-dispatch",
-                "SECUREPUSH_DISPATCH_CLIENT_SECRET": "dispatch-secret",
-                "SECUREPUSH_BCRYPT_COST": "10",
-                "SECUREPUSH_APNS_KEY_FILE": keyFile, "SECUREPUSH_APNS_KEY_ID": mock.key.keyID,
-                "SECUREPUSH_APNS_TEAM_ID": mock.key.teamID, "SECUREPUSH_APNS_TOPIC": mock.topic,
-                "SECUREPUSH_APNS_URL": mock.baseURL, "SECUREPUSH_APNS_CA_FILE": mock.certificates.caCertificatePath,
-                "SECUREPUSH_DELIVERY_BACKOFF_BASE": "1", "SECUREPUSH_DELIVERY_BACKOFF_MAX": "1",
-            ]
             let logger = Logger(label: "apns-e2e") { _ in SwiftLogNoOpLogHandler() }
-            let stack = try await LocalStack.start(environment: environment, logger: logger)
+            let stack = try await startStack(
+                against: mock, in: directory, backendSecret: backendSecret, logger: logger)
             let endpoints = SecurePushEndpoints(auth: stack.authURL, store: stack.storeURL, dispatch: stack.dispatchURL)
             let device = try SecurePushDevice(endpoints: endpoints, logger: logger)
             let backend = try SecurePushBackend(
@@ -87,4 +73,26 @@ struct APNsEndToEndTests {
     private static func settled(_ status: Push.Status.Result) -> Bool {
         status.deliveries.allSatisfy { $0.status == .sent || $0.status == .deactivated || $0.status == .failed }
     }
+}
+
+/// The whole stack in one process, delivering to the APNs mock (backoff 1 s), with the backend client `backend`.
+func startStack(against mock: APNsMock, in directory: URL, backendSecret: String, logger: Logger) async throws
+    -> LocalStack
+{
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let keyFile = directory.appendingPathComponent("AuthKey.p8").path
+    try mock.key.p8.write(toFile: keyFile, atomically: true, encoding: .utf8)
+    let environment = [
+        "SECUREPUSH_DATA_DIR": directory.path, "SECUREPUSH_HOST": "127.0.0.1",
+        "SECUREPUSH_AUTH_PORT": "0", "SECUREPUSH_STORE_PORT": "0", "SECUREPUSH_DISPATCH_PORT": "0",
+        "SECUREPUSH_BOOTSTRAP_CLIENT_ID": "backend", "SECUREPUSH_BOOTSTRAP_CLIENT_SECRET": backendSecret,
+        "SECUREPUSH_DISPATCH_CLIENT_ID": "push-dispatch",
+        "SECUREPUSH_DISPATCH_CLIENT_SECRET": "dispatch-secret",
+        "SECUREPUSH_BCRYPT_COST": "10",
+        "SECUREPUSH_APNS_KEY_FILE": keyFile, "SECUREPUSH_APNS_KEY_ID": mock.key.keyID,
+        "SECUREPUSH_APNS_TEAM_ID": mock.key.teamID, "SECUREPUSH_APNS_TOPIC": mock.topic,
+        "SECUREPUSH_APNS_URL": mock.baseURL, "SECUREPUSH_APNS_CA_FILE": mock.certificates.caCertificatePath,
+        "SECUREPUSH_DELIVERY_BACKOFF_BASE": "1", "SECUREPUSH_DELIVERY_BACKOFF_MAX": "1",
+    ]
+    return try await LocalStack.start(environment: environment, logger: logger)
 }

@@ -1,5 +1,6 @@
 import AuthService
 import Foundation
+import MetricsTestKit
 import NIOPosix
 import SharedModels
 import TestSupport
@@ -28,6 +29,25 @@ struct PasswordHashingBoundTests {
         #expect(try await running.value == 1)
         #expect(try await queued.value == 2)
         #expect(try await gate.run(for: "c") { 3 } == 3)
+    }
+
+    @Test("the running and queued hashes are gauges that rise while checks wait and fall back when they finish")
+    func gauges() async throws {
+        let metrics = TestMetrics()
+        let gate = PasswordHashingGate(
+            maxConcurrent: 1, maxQueued: 2, maxPerAddress: 10, logger: AuthHarness.logger,
+            metrics: AuthMetrics(factory: metrics))
+        let (release, releaser) = AsyncStream.makeStream(of: Void.self)
+        let running = Task { try await gate.run(for: "a") { for await _ in release { break } } }
+        let queued = (0..<2).map { index in Task { try await gate.run(for: "q\(index)") {} } }
+        for _ in 0..<200 where await gate.admitted < 3 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(try metrics.expectMeter("securepush_auth_password_hashes_running").lastValue == 1)
+        #expect(try metrics.expectMeter("securepush_auth_password_hashes_queued").lastValue == 2)
+        releaser.yield()
+        try await running.value
+        for task in queued { try await task.value }
+        #expect(try metrics.expectMeter("securepush_auth_password_hashes_running").lastValue == 0)
+        #expect(try metrics.expectMeter("securepush_auth_password_hashes_queued").lastValue == 0)
     }
 
     @Test("one address cannot hold more than its share of the slots")

@@ -7,15 +7,19 @@ struct DevicesContractTests {
     static let phone = "9b2f8c3e-6a1d-4e7b-8c5f-2d3e4f5a6b7c"
     static let tablet = "1e2d3c4b-5a69-4788-97a6-b5c4d3e2f1a0"
 
-    @Test("devices.register {platform, token?, name?, apnsMode?} → {deviceId}")
+    /// A P-256 public key as devices register it (base64url, X9.62 uncompressed).
+    static let publicKey = "BGD-1LolWp0xyWHrdMY1bWjASbiSO2H6bOZpYi5g8p-2eQP-EAi4vJmkGunpVii8ZPLxsgwtfp9Rd6PClNRGIpk"
+
+    @Test("devices.register {platform, token?, name?, apnsMode?, publicKey?} → {deviceId}")
     func register() throws {
         let full = try Fixture.params(Devices.Register.self, "devices.register")
         #expect(
             full
                 == Devices.Register.Params(
                     platform: .apns, token: "740f4707bebcf74f9b7c25d48e3358945f6aa01da5ddb387462c7eaf61bb78ad",
-                    name: "Ada's phone", apnsMode: "background"))
+                    name: "Ada's phone", apnsMode: "background", publicKey: Self.publicKey))
         let minimal = try Fixture.params(Devices.Register.self, "devices.register", minimal: true)
+        #expect(minimal.publicKey == nil)
         #expect(minimal == Devices.Register.Params(platform: .direct))
         #expect(try Fixture.result(Devices.Register.self, "devices.register").deviceId == Self.phone)
     }
@@ -29,11 +33,11 @@ struct DevicesContractTests {
                 Devices.DeviceInfo(
                     deviceId: Self.phone, platform: .apns, name: "Ada's phone",
                     createdAt: Fixture.utc(2026, 11, 20, 8, 15, 0),
-                    active: true, apnsMode: "background"),
+                    active: true, apnsMode: "background", sealed: true),
                 Devices.DeviceInfo(
                     deviceId: Self.tablet, platform: .fcm, name: "Old tablet",
                     createdAt: Fixture.utc(2026, 10, 2, 19, 45, 12),
-                    active: false),
+                    active: false, sealed: false),
             ])
         let minimal = try Fixture.result(Devices.List.self, "devices.list", minimal: true)
         #expect(

@@ -34,6 +34,9 @@ struct ErrorContractTests {
         ),
         Case(fixture: "error.forbidden", error: .forbidden(scope: Scope.pushSend), code: -32003, id: "req-7"),
         Case(fixture: "error.notFound", error: .notFound("notification"), code: -32004, id: "req-7"),
+        Case(
+            fixture: "error.gone", error: .gone(readAt: Fixture.utc(2026, 11, 22, 10, 5, 30)), code: -32010,
+            id: "req-7"),
         Case(fixture: "error.conflict", error: .conflict("username is taken"), code: -32009, id: "req-7"),
         Case(fixture: "error.rateLimited", error: .rateLimited(retryAfterSeconds: 30), code: -32029, id: "req-7"),
         Case(fixture: "error.rateLimited.nodata", error: .rateLimited(), code: -32029, id: "req-7"),
@@ -65,7 +68,7 @@ struct ErrorContractTests {
             RPCErrorCode.parseError, RPCErrorCode.invalidRequest, RPCErrorCode.methodNotFound,
             RPCErrorCode.invalidParams,
             RPCErrorCode.internalError, RPCErrorCode.unauthenticated, RPCErrorCode.forbidden, RPCErrorCode.notFound,
-            RPCErrorCode.conflict, RPCErrorCode.rateLimited, RPCErrorCode.unavailable,
+            RPCErrorCode.gone, RPCErrorCode.conflict, RPCErrorCode.rateLimited, RPCErrorCode.unavailable,
         ]
         #expect(Set(codes).count == codes.count, "two error codes share a value")
         #expect(Set(codes) == Set(Self.cases.map(\.code)))

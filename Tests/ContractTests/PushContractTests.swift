@@ -6,15 +6,18 @@ import Testing
 struct PushContractTests {
     static let payload = "Your order #81723 has shipped and arrives Tuesday."
 
-    @Test("push.send {recipientId, payload, ttlSeconds?, idempotencyKey?} → {notificationId, deliveries}")
+    @Test(
+        "push.send {recipientId, payload, ttlSeconds?, idempotencyKey?, sealedOnly?, readOnce?} → {notificationId, deliveries}"
+    )
     func send() throws {
         let full = try Fixture.params(Push.Send.self, "push.send")
         #expect(
             full
                 == Push.Send.Params(
                     recipientId: AuthContractTests.userId, payload: Self.payload, ttlSeconds: 86_400,
-                    idempotencyKey: "order-81723-shipped"))
+                    idempotencyKey: "order-81723-shipped", sealedOnly: true, readOnce: true))
         let minimal = try Fixture.params(Push.Send.self, "push.send", minimal: true)
+        #expect(minimal.sealedOnly == nil && minimal.readOnce == nil)
         #expect(minimal == Push.Send.Params(recipientId: AuthContractTests.userId, payload: Self.payload))
 
         let result = try Fixture.result(Push.Send.self, "push.send")
@@ -26,7 +29,7 @@ struct PushContractTests {
             ])
     }
 
-    @Test("push.status {notificationId} → per-device delivery state")
+    @Test("push.status {notificationId} → per-device delivery state, with each device's first fetch")
     func status() throws {
         #expect(try Fixture.params(Push.Status.self, "push.status").notificationId == StoreContractTests.notificationId)
         let full = try Fixture.result(Push.Status.self, "push.status")
@@ -35,7 +38,8 @@ struct PushContractTests {
             full.deliveries == [
                 Push.Status.DeliveryState(
                     deviceId: DevicesContractTests.phone, platform: .apns, status: .retrying, attempts: 3,
-                    lastError: "apns: 503 ServiceUnavailable", updatedAt: Fixture.utc(2026, 11, 22, 10, 2, 0)),
+                    lastError: "apns: 503 ServiceUnavailable", updatedAt: Fixture.utc(2026, 11, 22, 10, 2, 0),
+                    fetchedAt: Fixture.utc(2026, 11, 22, 10, 2, 5)),
                 Push.Status.DeliveryState(
                     deviceId: DevicesContractTests.tablet, platform: .fcm, status: .deactivated, attempts: 1,
                     lastError: "fcm: 404 UNREGISTERED", updatedAt: Fixture.utc(2026, 11, 22, 10, 0, 1)),

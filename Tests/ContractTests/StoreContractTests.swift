@@ -10,30 +10,56 @@ struct StoreContractTests {
     static let expiresAt = Fixture.utc(2026, 11, 29, 10, 0, 0)
     static let readAt = Fixture.utc(2026, 11, 22, 10, 5, 30)
 
-    @Test("store.put {recipientId, payload, ttlSeconds?} → {notificationId, expiresAt}")
+    @Test(
+        "store.put {recipientId, payload, ttlSeconds?, recipientKeys?, sealedOnly?, readOnce?} → {notificationId, expiresAt}"
+    )
     func put() throws {
         let full = try Fixture.params(Store.Put.self, "store.put")
         #expect(
-            full == Store.Put.Params(recipientId: AuthContractTests.userId, payload: Self.payload, ttlSeconds: 604_800))
+            full
+                == Store.Put.Params(
+                    recipientId: AuthContractTests.userId, payload: Self.payload, ttlSeconds: 604_800,
+                    recipientKeys: [
+                        Store.RecipientKey(
+                            deviceId: DevicesContractTests.phone, publicKey: DevicesContractTests.publicKey)
+                    ], sealedOnly: true, readOnce: true))
         let minimal = try Fixture.params(Store.Put.self, "store.put", minimal: true)
         #expect(minimal == Store.Put.Params(recipientId: AuthContractTests.userId, payload: Self.payload))
-        #expect(minimal.ttlSeconds == nil)
+        #expect(minimal.ttlSeconds == nil && minimal.recipientKeys == nil && minimal.readOnce == nil)
         let result = try Fixture.result(Store.Put.self, "store.put")
         #expect(result == Store.Put.Result(notificationId: Self.notificationId, expiresAt: Self.expiresAt))
     }
 
-    @Test("store.get {notificationId} → the notification with its payload")
+    @Test("store.get {notificationId, deviceId?} → the notification with its payload, or the device's sealed copy")
     func get() throws {
-        #expect(try Fixture.params(Store.Get.self, "store.get").notificationId == Self.notificationId)
-        let full = try Fixture.result(Store.Get.self, "store.get")
         #expect(
-            full
+            try Fixture.params(Store.Get.self, "store.get")
+                == Store.Get.Params(notificationId: Self.notificationId, deviceId: DevicesContractTests.phone))
+        let sealed = try Fixture.result(Store.Get.self, "store.get")
+        #expect(
+            sealed
                 == Store.StoredNotification(
-                    notificationId: Self.notificationId, payload: Self.payload, createdAt: Self.createdAt,
-                    expiresAt: Self.expiresAt, readAt: Self.readAt))
-        let unread = try Fixture.result(Store.Get.self, "store.get", minimal: true)
-        #expect(unread.readAt == nil)
-        #expect(unread.payload == Self.payload)
+                    notificationId: Self.notificationId,
+                    sealed: Store.SealedCopy(
+                        deviceId: DevicesContractTests.phone,
+                        enc: "BKknGcYZXVCFEE9Gmou"
+                            + "YFNWDj_crYFAeLERm5eZ7MlrJhTbXthoa9LeOW3-VHAkAvoY8QDzmXJv8uTgmVyItGMQ",
+                        ciphertext: "WtWQu4uqV3-GGds1o2MRImqJbnNCptg22Le80vILbH-QdqwjLjqyUj85UTQ0"),
+                    createdAt: Self.createdAt, expiresAt: Self.expiresAt, readAt: Self.readAt))
+        #expect(sealed.payload == nil)
+        let plain = try Fixture.result(Store.Get.self, "store.get", minimal: true)
+        #expect(plain.readAt == nil && plain.sealed == nil)
+        #expect(plain.payload == Self.payload)
+    }
+
+    @Test("store.receipts {notificationId} → each device's first fetch")
+    func receipts() throws {
+        #expect(try Fixture.params(Store.Receipts.self, "store.receipts").notificationId == Self.notificationId)
+        #expect(
+            try Fixture.result(Store.Receipts.self, "store.receipts").receipts == [
+                Store.Receipt(deviceId: DevicesContractTests.phone, fetchedAt: Fixture.utc(2026, 11, 22, 10, 0, 4)),
+                Store.Receipt(deviceId: DevicesContractTests.tablet, fetchedAt: Fixture.utc(2026, 11, 22, 10, 3, 10)),
+            ])
     }
 
     @Test("store.list {unreadOnly?, limit?, cursor?} → a page of summaries")
@@ -56,7 +82,7 @@ struct StoreContractTests {
                     notificationId: "7d9e5a10-3b2c-4f8e-a1d6-9c8b7a6f5e4d",
                     createdAt: Fixture.utc(2026, 11, 21, 18, 30, 0),
                     expiresAt: Fixture.utc(2026, 11, 28, 18, 30, 0),
-                    readAt: Fixture.utc(2026, 11, 21, 18, 31, 7)),
+                    readAt: Fixture.utc(2026, 11, 21, 18, 31, 7), gone: true),
             ])
 
         let last = try Fixture.result(Store.List.self, "store.list", minimal: true)

@@ -35,6 +35,47 @@ struct DispatchMetricsTests {
         #expect(try count("securepush_deliveries_total", [("platform", "apns"), ("status", "deactivated")]) == 0)
     }
 
+    @Test("a device a provider reports gone counts once as deactivated, by platform and a bounded reason")
+    func deactivations() async throws {
+        let metrics = TestMetrics()
+        let provider = ScriptedProvider(script: [.deactivate(reason: "BadDeviceToken"), .sent])
+        let harness = try await DispatchHarness.remote([provider], metrics: metrics)
+        for token in ["a1a1", "b2b2"] {
+            _ = try await harness.registerDevice(user: "alice", platform: .apns, token: token)
+        }
+        let sent = try await harness.send(to: "alice").notificationId
+        try await RunningWorkers.with(harness.components.workers) { () async throws in
+            #expect(
+                try await eventually {
+                    try await harness.status(sent).deliveries.allSatisfy {
+                        $0.status == .sent || $0.status == .deactivated
+                    }
+                })
+        }
+        func deactivated(_ reason: String) throws -> Int64 {
+            try metrics.expectCounter(
+                "securepush_devices_deactivated_total", [("platform", "apns"), ("reason", reason)]
+            ).totalValue
+        }
+        #expect(try deactivated("bad_token") == 1)
+        #expect(try deactivated("unregistered") == 0)
+    }
+
+    @Test("providers' reason texts map onto a bounded set of deactivation reasons")
+    func deactivationReasons() {
+        let cases: [(DeliveryOutcome, String?)] = [
+            (.deactivate(reason: "Unregistered"), "unregistered"),
+            (.deactivate(reason: "UNREGISTERED"), "unregistered"),
+            (.deactivate(reason: "HTTP 404"), "unregistered"), (.deactivate(reason: "ExpiredToken"), "expired"),
+            (.deactivate(reason: "HTTP 410: channel expired"), "expired"),
+            (.deactivate(reason: "DeviceTokenNotForTopic"), "bad_token"),
+            (.deactivate(reason: "anything new"), "other"),
+            (.deactivateIfRegisteredBefore(Date(), reason: "Unregistered"), "unregistered"),
+            (.sent, nil), (.failed(reason: "Unregistered"), nil),
+        ]
+        for (outcome, reason) in cases { #expect(outcome.deactivationReason == reason, "\(outcome)") }
+    }
+
     @Test("an open event stream is counted while open, and each id written counts as an event and a direct delivery")
     func directStreams() async throws {
         let metrics = TestMetrics()

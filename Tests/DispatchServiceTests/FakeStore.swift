@@ -31,6 +31,7 @@ final class FakeStore: Sendable {
         var calls: [Call] = []
         var gateClosed = false
         var waiting: [CheckedContinuation<Void, Never>] = []
+        var receipts: [String: [Store.Receipt]] = [:]
     }
 
     private let clock: any AdjustableClock
@@ -54,6 +55,11 @@ final class FakeStore: Sendable {
     /// The next `count` calls are refused with `-32001`, as for a token the store no longer accepts.
     func refuseTokens(_ count: Int) {
         state.withLock { $0.tokensToRefuse = count }
+    }
+
+    /// What `store.receipts` answers for `notificationID`.
+    func setReceipts(_ receipts: [Store.Receipt], for notificationID: String) {
+        state.withLock { $0.receipts[notificationID] = receipts }
     }
 
     /// Holds every following call until `openGate()`.
@@ -96,6 +102,13 @@ final class FakeStore: Sendable {
         dispatcher.register(Store.Put.self) { [self] params, context in
             await passGate()
             return try put(params, token: context.bearerToken)
+        }
+        dispatcher.register(Store.Receipts.self) { [self] params, context in
+            guard context.bearerToken != nil else { throw RPCError.unauthenticated() }
+            return try state.withLock { state in
+                guard state.mode == .up else { throw RPCError.internalError }
+                return Store.Receipts.Result(receipts: state.receipts[params.notificationId] ?? [])
+            }
         }
         Self.refuse(Store.Get.self, in: &dispatcher)
         Self.refuse(Store.List.self, in: &dispatcher)

@@ -6,27 +6,15 @@ import Testing
 struct JSONLogProcessTests {
     /// Runs auth-service with `environment` until it exits (it is configured to refuse to start); its stderr.
     func refusedStart(_ extra: [String: String]) async throws -> (status: Int32, lines: [Substring]) {
-        let process = Process()
-        process.executableURL = ServiceProcess.buildDirectory.appendingPathComponent("auth-service")
-        process.environment = [
+        let environment = [
             "SECUREPUSH_ENV": "production", "SECUREPUSH_HOST": "0.0.0.0", "SECUREPUSH_AUTH_PORT": "0",
             "SECUREPUSH_AUTH_SIGNING_KEY_FILE": "/nonexistent/signing.pem",
             "SECUREPUSH_DATA_DIR": FileManager.default.temporaryDirectory.appendingPathComponent(
                 "json-log-\(UUID().uuidString)"
             ).path,
         ].merging(extra) { _, extra in extra }
-        let standardError = Pipe()
-        process.standardError = standardError
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let killer = Task {
-            try await Task.sleep(for: .seconds(30))
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        }
-        let output = String(decoding: standardError.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        killer.cancel()
-        return (process.terminationStatus, output.split(separator: "\n"))
+        let (status, output) = try await ServiceProcess.runUntilExit("auth-service", environment: environment)
+        return (status, output.split(separator: "\n"))
     }
 
     @Test("with SECUREPUSH_LOG_FORMAT=json the service's log lines are JSON objects a pipeline can parse")

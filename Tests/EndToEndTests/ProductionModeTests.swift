@@ -157,28 +157,16 @@ struct ProductionModeTests {
         "auth-service in production on 0.0.0.0 without TLS exits 1: one line naming SECUREPUSH_HOST, one security event"
     )
     func processRefusesToStart() async throws {
-        let binary = ServiceProcess.buildDirectory.appendingPathComponent("auth-service").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.environment = [
-            "SECUREPUSH_ENV": "production", "SECUREPUSH_HOST": "0.0.0.0", "SECUREPUSH_AUTH_PORT": "0",
-            "SECUREPUSH_AUTH_SIGNING_KEY_FILE": "/nonexistent/signing.pem",
-            "SECUREPUSH_DATA_DIR": FileManager.default.temporaryDirectory.appendingPathComponent(
-                "refusal-\(UUID().uuidString)"
-            ).path,
-        ]
-        let standardError = Pipe()
-        process.standardError = standardError
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let killer = Task {
-            try await Task.sleep(for: .seconds(30))
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        }
-        let output = String(decoding: standardError.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        killer.cancel()
-        #expect(process.terminationStatus == 1)
+        let (status, output) = try await ServiceProcess.runUntilExit(
+            "auth-service",
+            environment: [
+                "SECUREPUSH_ENV": "production", "SECUREPUSH_HOST": "0.0.0.0", "SECUREPUSH_AUTH_PORT": "0",
+                "SECUREPUSH_AUTH_SIGNING_KEY_FILE": "/nonexistent/signing.pem",
+                "SECUREPUSH_DATA_DIR": FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "refusal-\(UUID().uuidString)"
+                ).path,
+            ])
+        #expect(status == 1)
         let lines = output.split(separator: "\n")
         let refusals = lines.filter { $0.hasPrefix("auth-service: configuration error: SECUREPUSH_HOST=0.0.0.0") }
         let events = lines.filter { $0.contains("security.event=config.production.refused") }

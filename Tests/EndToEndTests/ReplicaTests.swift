@@ -84,7 +84,7 @@ struct ReplicaTests {
                     group.addTask {
                         for try await id in device.notifications(deviceId: deviceID) {
                             let notification = try await device.fetch(id)
-                            await received.record(userID: userID, id: id, payload: notification.payload)
+                            await received.record(userID: userID, id: id, payload: notification.payload ?? "")
                             try await device.acknowledge(deviceId: deviceID, notificationId: id)
                             if await received.total >= Self.sends { return }
                         }

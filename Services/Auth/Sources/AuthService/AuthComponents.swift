@@ -89,7 +89,8 @@ public struct AuthComponents: Sendable {
                 maxConcurrent: configuration.passwordConcurrency,
                 maxQueued: configuration.passwordQueueLength,
                 maxPerAddress: configuration.passwordChecksPerAddress,
-                logger: logger
+                logger: logger,
+                metrics: authMetrics
             ),
             selfRegistration: configuration.selfRegistration,
             refreshTokenTTL: configuration.refreshTokenTTL,

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import ServiceCore
+import SharedModels
 
 /// Random opaque secrets (refresh tokens, generated client secrets) and the hashes they are stored as.
 public enum OpaqueToken {

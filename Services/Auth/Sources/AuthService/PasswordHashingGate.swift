@@ -22,13 +22,22 @@ public actor PasswordHashingGate {
     public private(set) var finished = 0
 
     private let logger: Logger
+    private let metrics: AuthMetrics
     private var isSaturated = false
-    private var running = 0
-    private var waiting: [CheckedContinuation<Void, Never>] = []
+    private var running = 0 {
+        didSet { metrics.hashesRunning.set(running) }
+    }
+    private var waiting: [CheckedContinuation<Void, Never>] = [] {
+        didSet { metrics.hashesQueued.set(waiting.count) }
+    }
     private var heldByAddress: [String: Int] = [:]
 
-    public init(maxConcurrent: Int, maxQueued: Int, maxPerAddress: Int, logger: Logger) {
+    /// - Parameter metrics: shows the hashes running and waiting.
+    public init(
+        maxConcurrent: Int, maxQueued: Int, maxPerAddress: Int, logger: Logger, metrics: AuthMetrics = .disabled
+    ) {
         self.logger = logger
+        self.metrics = metrics
         self.maxConcurrent = max(1, maxConcurrent)
         self.maxQueued = max(0, maxQueued)
         self.maxPerAddress = max(1, maxPerAddress)

@@ -1,5 +1,6 @@
 import Foundation
 import ServiceCore
+import SharedModels
 
 /// A keyset position in a listing: the (createdAt, id) of the last item shown.
 ///

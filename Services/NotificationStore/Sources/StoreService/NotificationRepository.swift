@@ -3,8 +3,22 @@ import Foundation
 /// Where notifications are kept. Every read and change is scoped to a recipient and to what has not expired
 /// at `now`, so another user's notification and an expired one look exactly like a missing one.
 public protocol NotificationRepository: Sendable {
-    /// Stores a new notification.
+    /// Stores a new notification and its sealed copies, in one transaction.
     func insert(_ record: NotificationRecord) async throws
+
+    /// Fetches the recipient's notification as `deviceID` (when given) in one transaction: the device's sealed copy
+    /// when it has one, else the server-readable payload. The fetch is recorded as the device's receipt, and a
+    /// read-once notification has every copy erased: of concurrent fetches, exactly one gets the payload.
+    func fetch(id: String, recipientID: String, deviceID: String?, now: Date) async throws -> FetchOutcome
+
+    /// The recipient and public key recorded for `deviceID` on the unexpired notification `id` (erased or not);
+    /// `nil` when the device is not one of its sealed recipients.
+    func sealedRecipient(id: String, deviceID: String, now: Date) async throws -> (
+        recipientID: String, publicKey: Data
+    )?
+
+    /// The first successful fetch of notification `id` by each device, oldest first.
+    func receipts(id: String) async throws -> [(deviceID: String, fetchedAt: Date)]
 
     /// The recipient's unexpired notification with `id`, payload included.
     func find(id: String, recipientID: String, now: Date) async throws -> NotificationRecord?

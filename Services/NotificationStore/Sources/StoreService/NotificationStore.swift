@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SealedPush
 import ServiceCore
 import SharedModels
 
@@ -25,7 +26,11 @@ public struct NotificationStore: Sendable {
     /// Page size when none is asked for.
     public static let defaultListLimit = 50
 
+    /// Most sealed devices one `store.put` may name.
+    public static let maxRecipientKeys = 100
+
     private let repository: any NotificationRepository
+    private let replayCache: any ProofReplayCache
     private let limits: Limits
     private let now: @Sendable () -> Date
     private let logger: Logger
@@ -37,14 +42,17 @@ public struct NotificationStore: Sendable {
     ///   - now: the clock (injected so expiry can be tested without waiting).
     ///   - logger: for purge results (debug level).
     ///   - metrics: counts notifications stored and purged.
+    ///   - replayCache: remembers accepted device proofs (in memory by default; shared by replicas on PostgreSQL).
     public init(
         repository: any NotificationRepository,
+        replayCache: any ProofReplayCache = InMemoryProofReplayCache(),
         limits: Limits = Limits(),
         now: @escaping @Sendable () -> Date = { Date() },
         logger: Logger,
         metrics: StoreMetrics = .disabled
     ) {
         self.repository = repository
+        self.replayCache = replayCache
         self.limits = limits
         self.now = now
         self.logger = logger
@@ -52,7 +60,13 @@ public struct NotificationStore: Sendable {
     }
 
     /// Stores `payload` for `recipientID` and returns the new notification (its id is a fresh UUIDv4).
-    public func put(recipientID: String, payload: String, ttlSeconds: Int?) async throws -> NotificationMetadata {
+    ///
+    /// Each of `recipientKeys` gets its own HPKE-sealed copy; with `sealedOnly` no server-readable copy is kept at all
+    /// (the plaintext goes no further than this function). With `readOnce` the first successful fetch erases every copy.
+    public func put(
+        recipientID: String, payload: String, ttlSeconds: Int?, recipientKeys: [Store.RecipientKey] = [],
+        sealedOnly: Bool = false, readOnce: Bool = false
+    ) async throws -> NotificationMetadata {
         if let reason = TextLimit.recipientID.violation(in: recipientID) {
             throw StoreError.invalidField("recipientId", reason)
         }
@@ -70,16 +84,44 @@ public struct NotificationStore: Sendable {
         guard (1...limits.maxTTLSeconds).contains(ttl) else {
             throw StoreError.invalidField("ttlSeconds", "must be between 1 and \(limits.maxTTLSeconds) seconds")
         }
+        let keys = try Self.validKeys(recipientKeys)
         let createdAt = now().truncatedToMilliseconds
         let metadata = NotificationMetadata(
             id: NotificationID.make(),
             recipientID: recipientID,
             createdAt: createdAt,
-            expiresAt: createdAt.addingTimeInterval(TimeInterval(ttl))
+            expiresAt: createdAt.addingTimeInterval(TimeInterval(ttl)),
+            readOnce: readOnce
         )
-        try await repository.insert(NotificationRecord(metadata: metadata, payload: payload))
+        let plaintext = Data(payload.utf8)
+        let copies = try keys.map { deviceID, key in
+            let copy = try SealedPayloadCipher.seal(plaintext, to: key, notificationID: metadata.id, deviceID: deviceID)
+            return SealedCopyRecord(
+                deviceID: deviceID, publicKey: key.x963Representation, enc: Data(strictBase64URL: copy.enc),
+                ciphertext: Data(strictBase64URL: copy.ciphertext))
+        }
+        try await repository.insert(
+            NotificationRecord(metadata: metadata, payload: sealedOnly ? nil : payload, sealedCopies: copies))
         metrics.stored.increment()
         return metadata
+    }
+
+    /// `recipientKeys` checked: at most ``maxRecipientKeys``, device ids UUIDs (lowercased) named once, keys valid.
+    private static func validKeys(_ keys: [Store.RecipientKey]) throws -> [(String, DevicePublicKey)] {
+        guard keys.count <= maxRecipientKeys else {
+            throw StoreError.invalidField("recipientKeys", "must name at most \(maxRecipientKeys) devices")
+        }
+        var seen = Set<String>()
+        return try keys.enumerated().map { index, entry in
+            guard let deviceID = NotificationID.normalized(entry.deviceId), seen.insert(deviceID).inserted else {
+                throw StoreError.invalidField("recipientKeys[\(index)].deviceId", "must be a UUID named once")
+            }
+            do throws(DevicePublicKeyError) {
+                return (deviceID, try DevicePublicKey(base64URL: entry.publicKey))
+            } catch {
+                throw StoreError.invalidField("recipientKeys[\(index)].publicKey", error.reason)
+            }
+        }
     }
 
     /// The recipient's notification with its payload; `StoreError.notFound` when missing, expired or someone else's.
@@ -96,6 +138,91 @@ public struct NotificationStore: Sendable {
         }
         guard let record = found else { throw StoreError.notFound }
         return record
+    }
+
+    /// Fetches the user's notification (as `deviceID`, when given): the device's sealed copy or the payload. Records
+    /// the device's receipt; a read-once notification is erased. `-32004` when missing or someone else's, `-32010`
+    /// when already read once.
+    public func fetch(id: String, recipientID: String, deviceID: String?) async throws -> Store.StoredNotification {
+        let id = try Self.validID(id)
+        let deviceID = try deviceID.map(Self.validDeviceID)
+        return try Self.result(
+            of: try await repository.fetch(id: id, recipientID: recipientID, deviceID: deviceID, now: now()))
+    }
+
+    /// Fetches the device's sealed copy with a `SecurePush-Device-Proof` and no token: `-32004` (exactly as for a
+    /// missing notification) unless the device is one of its sealed recipients; `-32001` for any proof that is not
+    /// signed by that device's key for exactly this notification and device, within the window, for the first time.
+    public func fetch(id: String, deviceID: String?, proof: String, logger: Logger) async throws
+        -> Store.StoredNotification
+    {
+        let id = try Self.validID(id)
+        guard let deviceID else {
+            throw StoreError.invalidField("deviceId", "is required with a SecurePush-Device-Proof")
+        }
+        let device = try Self.validDeviceID(deviceID)
+        let current = now()
+        guard let recipient = try await repository.sealedRecipient(id: id, deviceID: device, now: current),
+            let key = try? DevicePublicKey(x963Representation: recipient.publicKey)
+        else { throw StoreError.notFound }
+        let claims: DeviceProof.Claims
+        do {
+            claims = try DeviceProof.verify(proof, key: key, notificationID: id, deviceID: device, now: current)
+        } catch {
+            logger.security(
+                SecurityEvent("store.proof_refused"),
+                metadata: [
+                    LogMetadataKey.deviceID: "\(device)", LogMetadataKey.notificationID: "\(id)", "reason": "\(error)",
+                ])
+            throw StoreError.deviceProofRefused
+        }
+        // Kept until the proof could no longer pass the iat check anyway.
+        let until = Date(timeIntervalSince1970: TimeInterval(claims.iat) + DeviceProof.window + 1)
+        guard try await replayCache.firstUse(of: claims.jti, expiresAt: until, now: current) else {
+            logger.security(
+                SecurityEvent("store.proof_replayed"),
+                metadata: [LogMetadataKey.deviceID: "\(device)", LogMetadataKey.notificationID: "\(id)"])
+            throw StoreError.deviceProofRefused
+        }
+        return try Self.result(
+            of: try await repository.fetch(id: id, recipientID: recipient.recipientID, deviceID: device, now: current))
+    }
+
+    /// Which devices fetched the notification, and when first (for push-dispatch's `push.status`).
+    public func receipts(id: String) async throws -> [Store.Receipt] {
+        let id = try Self.validID(id)
+        return try await repository.receipts(id: id).map {
+            Store.Receipt(deviceId: $0.deviceID, fetchedAt: $0.fetchedAt)
+        }
+    }
+
+    private static func result(of outcome: FetchOutcome) throws -> Store.StoredNotification {
+        switch outcome {
+        case .missing: throw StoreError.notFound
+        case .gone(let readAt): throw StoreError.gone(readAt: readAt)
+        case .deviceRequired:
+            throw StoreError.invalidField(
+                "deviceId", "is required: this notification is sealed to the recipient's devices")
+        case .payload(let metadata, let payload):
+            return Store.StoredNotification(
+                notificationId: metadata.id, payload: payload, createdAt: metadata.createdAt,
+                expiresAt: metadata.expiresAt, readAt: metadata.readAt)
+        case .sealed(let metadata, let copy):
+            guard let enc = copy.enc, let ciphertext = copy.ciphertext else { throw StoreError.corruptPayload }
+            return Store.StoredNotification(
+                notificationId: metadata.id,
+                sealed: Store.SealedCopy(
+                    deviceId: copy.deviceID, enc: enc.base64URLEncodedString(),
+                    ciphertext: ciphertext.base64URLEncodedString()),
+                createdAt: metadata.createdAt, expiresAt: metadata.expiresAt, readAt: metadata.readAt)
+        }
+    }
+
+    private static func validDeviceID(_ id: String) throws -> String {
+        guard let normalized = NotificationID.normalized(id) else {
+            throw StoreError.invalidField("deviceId", "must be a UUID")
+        }
+        return normalized
     }
 
     /// A page of the recipient's unexpired notifications, newest first.

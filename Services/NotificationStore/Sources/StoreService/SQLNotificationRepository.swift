@@ -2,7 +2,9 @@ import Foundation
 import ServiceCore
 
 /// The notification repository on any ``SQLDatabase`` (SQLite or PostgreSQL): each operation written once, one
-/// statement each; payloads pass through a `PayloadSealer` on the way in and out.
+/// statement or one transaction each; server-readable payloads pass through a `PayloadSealer` on the way in and out
+/// (sealed copies are HPKE ciphertext already and are stored as given). A row whose `payload_scheme` is `none` keeps
+/// no server-readable copy.
 public struct SQLNotificationRepository: NotificationRepository {
     private let database: any SQLDatabase
     private let sealer: any PayloadSealer
@@ -15,40 +17,153 @@ public struct SQLNotificationRepository: NotificationRepository {
         self.sealer = sealer
     }
 
+    /// The payload scheme of a row that keeps no server-readable copy (sealed only, or erased after a read-once fetch).
+    static let noPayloadScheme = "none"
+
     public func insert(_ record: NotificationRecord) async throws {
         let metadata = record.metadata
-        let sealed = try sealer.seal(Data(record.payload.utf8), notificationID: metadata.id)
-        _ = try await database.execute(
-            """
-            INSERT INTO notification (id, recipient_id, payload, payload_scheme, created_at, expires_at, read_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
-            """,
-            [
-                metadata.id, metadata.recipientID, sealed.bytes, sealed.scheme,
-                metadata.createdAt.millisecondsSince1970,
-                metadata.expiresAt.millisecondsSince1970, metadata.readAt?.millisecondsSince1970,
-            ])
+        let readable = try record.payload.map { try sealer.seal(Data($0.utf8), notificationID: metadata.id) }
+        let sealed = readable?.bytes ?? Data()
+        let scheme = readable?.scheme ?? Self.noPayloadScheme
+        let copies = record.sealedCopies
+        try await database.transaction { db in
+            _ = try await db.execute(
+                """
+                INSERT INTO notification (
+                    id, recipient_id, payload, payload_scheme, created_at, expires_at, read_at, read_once)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    metadata.id, metadata.recipientID, sealed, scheme, metadata.createdAt.millisecondsSince1970,
+                    metadata.expiresAt.millisecondsSince1970, metadata.readAt?.millisecondsSince1970,
+                    metadata.readOnce,
+                ])
+            for copy in copies {
+                _ = try await db.execute(
+                    """
+                    INSERT INTO sealed_copy (notification_id, device_id, public_key, enc, ciphertext)
+                    VALUES (?, ?, ?, ?, ?)
+                    """, [metadata.id, copy.deviceID, copy.publicKey, copy.enc, copy.ciphertext])
+            }
+        }
     }
 
     public func find(id: String, recipientID: String, now: Date) async throws -> NotificationRecord? {
         guard
             let row = try await database.readOne(
-                """
-                SELECT id, recipient_id, created_at, expires_at, read_at, payload, payload_scheme
-                FROM notification WHERE id = ? AND recipient_id = ? AND expires_at > ?
-                """, [id, recipientID, now.millisecondsSince1970])
+                "SELECT \(Self.columns) FROM notification WHERE id = ? AND recipient_id = ? AND expires_at > ?",
+                [id, recipientID, now.millisecondsSince1970])
         else { return nil }
-        let opened = try sealer.open(try row.decode(5, as: Data.self), scheme: try row.decode(6), notificationID: id)
+        return NotificationRecord(metadata: try Self.metadata(from: row), payload: try open(row))
+    }
+
+    public func fetch(id: String, recipientID: String, deviceID: String?, now: Date) async throws -> FetchOutcome {
+        let nowMS = now.millisecondsSince1970
+        if deviceID == nil {
+            // The common fetch (no device, not read-once) changes nothing: one read, no write transaction.
+            guard
+                let row = try await database.readOne(
+                    "SELECT \(Self.columns) FROM notification WHERE id = ? AND recipient_id = ? AND expires_at > ?",
+                    [id, recipientID, nowMS])
+            else { return .missing }
+            let metadata = try Self.metadata(from: row)
+            if !metadata.readOnce {
+                guard let payload = try open(row) else { return .deviceRequired }
+                return .payload(metadata, payload)
+            }
+        }
+        return try await database.transaction { db in
+            guard
+                let row = try await db.query(
+                    "SELECT \(Self.columns) FROM notification WHERE id = ? AND recipient_id = ? AND expires_at > ?",
+                    [id, recipientID, nowMS]
+                ).first
+            else { return .missing }
+            var metadata = try Self.metadata(from: row)
+            if let goneAt = metadata.goneAt { return .gone(readAt: metadata.readAt ?? goneAt) }
+            var copy: SealedCopyRecord?
+            if let deviceID {
+                copy = try await db.query(
+                    """
+                    SELECT device_id, public_key, enc, ciphertext FROM sealed_copy
+                    WHERE notification_id = ? AND device_id = ?
+                    """, [id, deviceID]
+                ).first.map(Self.sealedCopy(from:))
+            }
+            let payload = try self.open(row)
+            if copy == nil, payload == nil {
+                // A sealed-only notification: a device without a copy of its own is not a recipient.
+                return deviceID == nil ? .deviceRequired : .missing
+            }
+            if metadata.readOnce {
+                // The statement that wins decides: a concurrent fetch waits for this transaction, then finds gone_at set.
+                let erased = try await db.execute(
+                    """
+                    UPDATE notification SET gone_at = ?, read_at = COALESCE(read_at, ?), payload = ?, payload_scheme = ?
+                    WHERE id = ? AND gone_at IS NULL
+                    """, [nowMS, nowMS, Data(), Self.noPayloadScheme, id])
+                guard erased == 1 else {
+                    let readAt = try await db.query("SELECT read_at FROM notification WHERE id = ?", [id]).first
+                    return .gone(readAt: Date(millisecondsSince1970: try readAt?.decode(0, as: Int64?.self) ?? nowMS))
+                }
+                _ = try await db.execute(
+                    "UPDATE sealed_copy SET enc = NULL, ciphertext = NULL WHERE notification_id = ?", [id])
+                metadata.readAt = metadata.readAt ?? Date(millisecondsSince1970: nowMS)
+            }
+            if let deviceID {
+                _ = try await db.execute(
+                    """
+                    INSERT INTO fetch_receipt (notification_id, device_id, fetched_at, expires_at) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (notification_id, device_id) DO NOTHING
+                    """, [id, deviceID, nowMS, metadata.expiresAt.millisecondsSince1970])
+            }
+            if let copy { return .sealed(metadata, copy) }
+            guard let payload else { return .missing }
+            return .payload(metadata, payload)
+        }
+    }
+
+    public func sealedRecipient(id: String, deviceID: String, now: Date) async throws -> (
+        recipientID: String, publicKey: Data
+    )? {
+        guard
+            let row = try await database.readOne(
+                """
+                SELECT n.recipient_id, c.public_key FROM sealed_copy c JOIN notification n ON n.id = c.notification_id
+                WHERE c.notification_id = ? AND c.device_id = ? AND n.expires_at > ?
+                """, [id, deviceID, now.millisecondsSince1970])
+        else { return nil }
+        return (try row.decode(0), try row.decode(1))
+    }
+
+    public func receipts(id: String) async throws -> [(deviceID: String, fetchedAt: Date)] {
+        try await database.read(
+            "SELECT device_id, fetched_at FROM fetch_receipt WHERE notification_id = ? ORDER BY fetched_at, device_id",
+            [id]
+        ).map { (try $0.decode(0), Date(millisecondsSince1970: try $0.decode(1))) }
+    }
+
+    /// The payload of a row read with ``columns``; `nil` when the row keeps no server-readable copy.
+    private func open(_ row: SQLRow) throws -> String? {
+        let scheme: String = try row.decode(8)
+        guard scheme != Self.noPayloadScheme else { return nil }
+        let opened = try sealer.open(
+            try row.decode(7, as: Data.self), scheme: scheme, notificationID: try row.decode(0))
         guard let payload = String(data: opened, encoding: .utf8) else { throw StoreError.corruptPayload }
-        return NotificationRecord(metadata: try Self.metadata(from: row), payload: payload)
+        return payload
+    }
+
+    private static func sealedCopy(from row: SQLRow) throws -> SealedCopyRecord {
+        SealedCopyRecord(
+            deviceID: try row.decode(0), publicKey: try row.decode(1), enc: try row.decode(2),
+            ciphertext: try row.decode(3))
     }
 
     public func list(recipientID: String, unreadOnly: Bool, after cursor: ListCursor?, limit: Int, now: Date)
         async throws -> [NotificationMetadata]
     {
         var sql = """
-            SELECT id, recipient_id, created_at, expires_at, read_at
-            FROM notification WHERE recipient_id = ? AND expires_at > ?
+            SELECT \(Self.metadataColumns) FROM notification WHERE recipient_id = ? AND expires_at > ?
             """
         var binds: [any SQLBindable] = [recipientID, now.millisecondsSince1970]
         if unreadOnly { sql += " AND read_at IS NULL" }
@@ -73,28 +188,49 @@ public struct SQLNotificationRepository: NotificationRepository {
     }
 
     public func delete(id: String, recipientID: String, now: Date) async throws -> Bool {
-        try await database.execute(
-            "DELETE FROM notification WHERE id = ? AND recipient_id = ? AND expires_at > ?",
-            [id, recipientID, now.millisecondsSince1970]) > 0
+        let nowMS = now.millisecondsSince1970
+        return try await database.transaction { db in
+            let deleted = try await db.execute(
+                "DELETE FROM notification WHERE id = ? AND recipient_id = ? AND expires_at > ?",
+                [id, recipientID, nowMS])
+            if deleted > 0 { _ = try await db.execute("DELETE FROM sealed_copy WHERE notification_id = ?", [id]) }
+            return deleted > 0
+        }
     }
 
     public func deleteExpired(now: Date) async throws -> Int {
         // One replica at a time: the others skip this round.
         let cutoff = now.millisecondsSince1970
         let deleted = try await database.exclusively("purge") { db in
-            try await db.execute("DELETE FROM notification WHERE expires_at <= ?", [cutoff])
+            // Receipts outlive their notification by a day, so push.status still shows them after expiry.
+            _ = try await db.execute(
+                "DELETE FROM fetch_receipt WHERE expires_at <= ?", [cutoff - Self.receiptRetentionMilliseconds])
+            _ = try await db.execute(
+                "DELETE FROM sealed_copy WHERE notification_id IN "
+                    + "(SELECT id FROM notification WHERE expires_at <= ?)", [cutoff])
+            _ = try await db.execute("DELETE FROM proof_jti WHERE expires_at <= ?", [cutoff])
+            return try await db.execute("DELETE FROM notification WHERE expires_at <= ?", [cutoff])
         }
         return deleted ?? 0
     }
 
-    /// The first five columns: id, recipient_id, created_at, expires_at, read_at.
+    /// How long a receipt is kept after its notification expired.
+    static let receiptRetentionMilliseconds: Int64 = 86_400_000
+    /// What ``metadata(from:)`` reads.
+    static let metadataColumns = "id, recipient_id, created_at, expires_at, read_at, read_once, gone_at"
+    /// The metadata columns, then the payload and its scheme.
+    static let columns = metadataColumns + ", payload, payload_scheme"
+
+    /// The first seven columns: ``metadataColumns``.
     private static func metadata(from row: SQLRow) throws -> NotificationMetadata {
         NotificationMetadata(
             id: try row.decode(0),
             recipientID: try row.decode(1),
             createdAt: Date(millisecondsSince1970: try row.decode(2)),
             expiresAt: Date(millisecondsSince1970: try row.decode(3)),
-            readAt: try row.decode(4, as: Int64?.self).map(Date.init(millisecondsSince1970:))
+            readAt: try row.decode(4, as: Int64?.self).map(Date.init(millisecondsSince1970:)),
+            readOnce: try row.decode(5),
+            goneAt: try row.decode(6, as: Int64?.self).map(Date.init(millisecondsSince1970:))
         )
     }
 }

@@ -43,6 +43,7 @@ public struct StoreComponents: Sendable {
         let sqlite: (any DatabaseWriter)?
         let postgres: PostgresServiceDatabase?
         let repository: any NotificationRepository
+        let replayCache: any ProofReplayCache
         if let url = configuration.postgresURL {
             sqlite = nil
             let database = PostgresServiceDatabase(
@@ -50,6 +51,8 @@ public struct StoreComponents: Sendable {
                 logger: logger)
             postgres = database
             repository = SQLNotificationRepository(database: PostgresSQLDatabase(database), sealer: sealer)
+            // Replicas share one table, so a proof accepted by one is refused by every other.
+            replayCache = SQLProofReplayCache(database: PostgresSQLDatabase(database))
         } else {
             let database = try SQLiteDatabase.open(
                 path: configuration.databasePath, migrator: StoreMigrations.all.sqliteMigrator,
@@ -57,12 +60,14 @@ public struct StoreComponents: Sendable {
             sqlite = database
             postgres = nil
             repository = SQLNotificationRepository(database: SQLiteSQLDatabase(database), sealer: sealer)
+            replayCache = InMemoryProofReplayCache()
         }
         let verifier = AccessTokenVerifier(logger: logger) {
             try await auth.call(Auth.Keys.self, Empty()).keys
         }
         let store = NotificationStore(
             repository: repository,
+            replayCache: replayCache,
             limits: .init(
                 maxPayloadBytes: configuration.maxPayloadBytes,
                 defaultTTLSeconds: configuration.defaultTTLSeconds,

@@ -1,3 +1,4 @@
+import Foundation
 import SharedModels
 
 /// What can go wrong in the notification store, mapped onto the stable JSON-RPC codes in one place.
@@ -6,6 +7,8 @@ public struct StoreError: Error, Hashable, RPCErrorConvertible, CustomStringConv
         case invalidField(field: String, reason: String)
         case notFound
         case corruptPayload
+        case gone(readAt: Date)
+        case deviceProofRefused
     }
 
     private let code: Code
@@ -23,6 +26,12 @@ public struct StoreError: Error, Hashable, RPCErrorConvertible, CustomStringConv
     /// A stored payload could not be opened (e.g. it was sealed with a scheme this build does not know).
     public static let corruptPayload = StoreError(.corruptPayload)
 
+    /// A read-once notification was already fetched (`-32010` with `data.readAt`); only its recipient learns this.
+    public static func gone(readAt: Date) -> StoreError { StoreError(.gone(readAt: readAt)) }
+
+    /// A device proof was refused (`-32001`); why goes to the security log only.
+    public static let deviceProofRefused = StoreError(.deviceProofRefused)
+
     public var rpcError: RPCError {
         switch code {
         case .invalidField(let field, let reason): .invalidParams(field: field, reason)
@@ -30,6 +39,8 @@ public struct StoreError: Error, Hashable, RPCErrorConvertible, CustomStringConv
         case .notFound: .notFound("notification")
         // Details stay in the server log.
         case .corruptPayload: .internalError
+        case .gone(let readAt): .gone(readAt: readAt)
+        case .deviceProofRefused: .unauthenticated("invalid device proof")
         }
     }
 
@@ -38,6 +49,8 @@ public struct StoreError: Error, Hashable, RPCErrorConvertible, CustomStringConv
         case .invalidField(let field, let reason): "invalid \(field): \(reason)"
         case .notFound: "notification not found"
         case .corruptPayload: "stored payload could not be opened"
+        case .gone(let readAt): "read-once notification gone since \(readAt)"
+        case .deviceProofRefused: "device proof refused"
         }
     }
 }

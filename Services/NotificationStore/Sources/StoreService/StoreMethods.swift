@@ -20,7 +20,9 @@ public enum StoreMethods {
 
         methods.register(Store.Put.self, requires: .scope(Scope.storeWrite)) { params, principal, context in
             let stored = try await store.put(
-                recipientID: params.recipientId, payload: params.payload, ttlSeconds: params.ttlSeconds)
+                recipientID: params.recipientId, payload: params.payload, ttlSeconds: params.ttlSeconds,
+                recipientKeys: params.recipientKeys ?? [], sealedOnly: params.sealedOnly ?? false,
+                readOnce: params.readOnce ?? false)
             context.logger.debug(
                 "store.put.stored",
                 metadata: [
@@ -30,26 +32,31 @@ public enum StoreMethods {
             return Store.Put.Result(notificationId: stored.id, expiresAt: stored.expiresAt)
         }
 
-        // Authenticates the caller itself so that refused fetches are counted by outcome too.
+        // Admits its callers itself: a user's bearer token, or, without one, a device's `SecurePush-Device-Proof`
+        // (see ``NotificationStore/fetch(id:deviceID:proof:logger:)``); refused fetches are counted by outcome too.
         methods.registerAdmittingItself(Store.Get.self) { params, context in
-            let record: NotificationRecord
             do {
-                let principal = try await context.authenticate(with: verifier)
-                try MethodAccess.user.check(principal)
-                record = try await store.get(id: params.notificationId, recipientID: principal.subject)
+                let notification: Store.StoredNotification
+                if context.bearerToken == nil, let proof = context.deviceProof {
+                    // A device with nothing but its key: the proof is the whole authentication.
+                    notification = try await store.fetch(
+                        id: params.notificationId, deviceID: params.deviceId, proof: proof, logger: context.logger)
+                } else {
+                    let principal = try await context.authenticate(with: verifier)
+                    try MethodAccess.user.check(principal)
+                    notification = try await store.fetch(
+                        id: params.notificationId, recipientID: principal.subject, deviceID: params.deviceId)
+                }
                 metrics.fetchEnded(nil)
+                return notification
             } catch {
                 metrics.fetchEnded(error)
                 throw error
             }
-            let metadata = record.metadata
-            return Store.StoredNotification(
-                notificationId: metadata.id,
-                payload: record.payload,
-                createdAt: metadata.createdAt,
-                expiresAt: metadata.expiresAt,
-                readAt: metadata.readAt
-            )
+        }
+
+        methods.register(Store.Receipts.self, requires: .scope(Scope.storeWrite)) { params, _, _ in
+            Store.Receipts.Result(receipts: try await store.receipts(id: params.notificationId))
         }
 
         methods.register(Store.List.self, requires: .user) { params, user, _ in
@@ -59,7 +66,8 @@ public enum StoreMethods {
             return Store.List.Result(
                 items: page.items.map {
                     Store.NotificationSummary(
-                        notificationId: $0.id, createdAt: $0.createdAt, expiresAt: $0.expiresAt, readAt: $0.readAt)
+                        notificationId: $0.id, createdAt: $0.createdAt, expiresAt: $0.expiresAt, readAt: $0.readAt,
+                        gone: $0.goneAt == nil ? nil : true)
                 },
                 nextCursor: page.next?.encoded
             )

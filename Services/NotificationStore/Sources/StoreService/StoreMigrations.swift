@@ -21,6 +21,41 @@ public enum StoreMigrations {
                 "CREATE INDEX notification_by_recipient ON notification (recipient_id, created_at, id)",
                 "CREATE INDEX notification_by_expiry ON notification (expires_at)",
             ]
-        }
+        },
+        SQLMigration("v2 sealed copies", sealedCopies),
     ]
+
+    /// v2, the same on both backends: read-once state, one sealed copy per sealed device (with the key that verifies
+    /// the device's proofs), fetch receipts, and the device-proof replay cache shared by replicas.
+    static func sealedCopies(_ dialect: SQLDialect) -> [String] {
+        let integer = dialect.integerType
+        let binary = dialect.binaryType
+        return [
+            // A row with payload_scheme 'none' keeps no server-readable copy (sealed only, or erased once read).
+            "ALTER TABLE notification ADD COLUMN read_once INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE notification ADD COLUMN gone_at \(integer)",
+            """
+            CREATE TABLE sealed_copy (
+                notification_id TEXT NOT NULL,
+                device_id TEXT NOT NULL,
+                public_key \(binary) NOT NULL,
+                enc \(binary),
+                ciphertext \(binary),
+                PRIMARY KEY (notification_id, device_id)
+            )
+            """,
+            """
+            CREATE TABLE fetch_receipt (
+                notification_id TEXT NOT NULL,
+                device_id TEXT NOT NULL,
+                fetched_at \(integer) NOT NULL,
+                expires_at \(integer) NOT NULL,
+                PRIMARY KEY (notification_id, device_id)
+            )
+            """,
+            "CREATE INDEX fetch_receipt_by_expiry ON fetch_receipt (expires_at)",
+            "CREATE TABLE proof_jti (jti TEXT PRIMARY KEY, expires_at \(integer) NOT NULL)",
+            "CREATE INDEX proof_jti_by_expiry ON proof_jti (expires_at)",
+        ]
+    }
 }

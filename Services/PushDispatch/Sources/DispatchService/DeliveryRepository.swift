@@ -98,8 +98,15 @@ public struct SendRecord: Sendable, Hashable {
     public var recipientID: String
     public var expiresAt: Date
     public var createdAt: Date
+    /// The devices targeted (sealed sends: exactly those the store sealed for, or kept a copy for); `nil`: every active
+    /// device of the recipient.
+    public var deviceIDs: Set<String>?
 
-    public init(notificationID: String, clientID: String, recipientID: String, expiresAt: Date, createdAt: Date) {
+    public init(
+        notificationID: String, clientID: String, recipientID: String, expiresAt: Date, createdAt: Date,
+        deviceIDs: Set<String>? = nil
+    ) {
+        self.deviceIDs = deviceIDs
         self.notificationID = notificationID
         self.clientID = clientID
         self.recipientID = recipientID

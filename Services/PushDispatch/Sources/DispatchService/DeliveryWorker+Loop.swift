@@ -107,6 +107,7 @@ extension DeliveryWorker {
                     "delivery.attempts": "\(attempts)", "delivery.status": "\(status.map(\.rawValue) ?? "superseded")",
                 ])
             if let status, status != .retrying { deliveryCounts.increment(status.rawValue) }
+            if status == .deactivated, let reason = resolved.deactivationReason { deactivationCounts.increment(reason) }
             if status == .retrying, case .retry(let after, _) = resolved {
                 return .attempted(retryAt: recordedAt.adding(after))
             }

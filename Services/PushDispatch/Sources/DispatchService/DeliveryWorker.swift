@@ -24,6 +24,8 @@ public struct DeliveryWorker: Service {
     let deliveryCounts: CounterFamily
     /// `securepush_provider_attempts_total` of this worker's platform.
     let attemptCounts: CounterFamily
+    /// `securepush_devices_deactivated_total` of this worker's platform.
+    let deactivationCounts: CounterFamily
     /// A span around each attempt.
     let tracing: DeliveryTracing
 
@@ -64,6 +66,7 @@ public struct DeliveryWorker: Service {
         self.logger = logger
         deliveryCounts = metrics.deliveries(provider.platform)
         attemptCounts = metrics.attempts(provider.platform)
+        deactivationCounts = metrics.deactivations(provider.platform)
         self.tracing = tracing
     }
 

@@ -17,11 +17,14 @@ public struct DeviceRecord: Sendable, Hashable {
     public var isActive: Bool
     /// The device's own APNs push mode (`alert` or `background`); `nil` uses the deployment's mode.
     public var apnsMode: String?
+    /// The device's P-256 public key (base64url, validated); `nil` for an unsealed device.
+    public var publicKey: String?
 
     public init(
         id: String, ownerID: String, platform: Platform, token: String?, name: String?,
-        createdAt: Date, lastRegisteredAt: Date, isActive: Bool, apnsMode: String? = nil
+        createdAt: Date, lastRegisteredAt: Date, isActive: Bool, apnsMode: String? = nil, publicKey: String? = nil
     ) {
+        self.publicKey = publicKey
         self.id = id
         self.ownerID = ownerID
         self.platform = platform
@@ -36,6 +39,7 @@ public struct DeviceRecord: Sendable, Hashable {
     /// The device as `devices.list` shows it.
     public var info: Devices.DeviceInfo {
         Devices.DeviceInfo(
-            deviceId: id, platform: platform, name: name, createdAt: createdAt, active: isActive, apnsMode: apnsMode)
+            deviceId: id, platform: platform, name: name, createdAt: createdAt, active: isActive, apnsMode: apnsMode,
+            sealed: publicKey != nil)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SealedPush
 import ServiceCore
 import SharedModels
 
@@ -39,8 +40,10 @@ public struct DeviceRegistry: Sendable {
 
     /// Registers a device for `ownerID`, or updates the device already registered with this platform token.
     /// `apnsMode` (`alert` or `background`, APNs devices only) overrides the deployment's mode for this device.
+    /// `publicKey` (base64url X9.62 P-256) makes it a sealed device; re-registering without one makes it unsealed.
     public func register(
-        ownerID: String, platform: Platform, token: String?, name: String?, apnsMode: String? = nil
+        ownerID: String, platform: Platform, token: String?, name: String?, apnsMode: String? = nil,
+        publicKey: String? = nil
     ) async throws -> DeviceRecord {
         let provider = try providers.provider(for: platform)
         if let apnsMode {
@@ -57,12 +60,20 @@ public struct DeviceRegistry: Sendable {
         if let name, let reason = TextLimit.deviceName.violation(in: name) {
             throw DispatchError.invalidField("name", reason)
         }
+        var storedKey: String?
+        if let publicKey {
+            do throws(DevicePublicKeyError) {
+                storedKey = try DevicePublicKey(base64URL: publicKey).base64URL
+            } catch {
+                throw DispatchError.invalidField("publicKey", error.reason)
+            }
+        }
         let storedToken = try provider.validateToken(token)
         let registration: DeviceRegistration
         do {
             registration = try await devices.register(
                 ownerID: ownerID, platform: platform, token: storedToken, name: name, apnsMode: apnsMode,
-                maxDevices: maxDevicesPerUser, now: now())
+                publicKey: storedKey, maxDevices: maxDevicesPerUser, now: now())
         } catch let error as DispatchError where error.rpcError.code == RPCErrorCode.rateLimited {
             logger.security(
                 SecurityEvent("devices.quota_exceeded"),

@@ -6,14 +6,15 @@ public protocol DeviceRepository: Sendable {
     /// Registers a device, or — when `token` is not `nil` and `(platform, token)` is already registered — updates
     /// that device (owner, name when given, APNs mode as given, last registration, active again) and returns it.
     /// Never duplicates. When the device changes hands, its undelivered jobs for the previous owner end `failed`.
-    /// `apnsMode` is already validated; `nil` means the deployment's mode.
+    /// `apnsMode` is already validated; `nil` means the deployment's mode. `publicKey` (validated) replaces the device's
+    /// key; `nil` makes it an unsealed device.
     ///
     /// When `maxDevices` is set and the registration would give `ownerID` a device more than that (a new device, or
     /// one moving from another user), throws `DispatchError.quotaExceeded` and changes nothing. The count and the
     /// insert are atomic per owner, so concurrent registrations cannot overshoot; updating an own device never counts.
     func register(
-        ownerID: String, platform: Platform, token: String?, name: String?, apnsMode: String?, maxDevices: Int?,
-        now: Date
+        ownerID: String, platform: Platform, token: String?, name: String?, apnsMode: String?, publicKey: String?,
+        maxDevices: Int?, now: Date
     ) async throws -> DeviceRegistration
 
     /// The owner's devices, oldest first.
@@ -32,9 +33,19 @@ extension DeviceRepository {
         ownerID: String, platform: Platform, token: String?, name: String?, apnsMode: String? = nil, now: Date
     ) async throws -> DeviceRecord {
         try await register(
-            ownerID: ownerID, platform: platform, token: token, name: name, apnsMode: apnsMode, maxDevices: nil,
-            now: now
+            ownerID: ownerID, platform: platform, token: token, name: name, apnsMode: apnsMode, publicKey: nil,
+            maxDevices: nil, now: now
         ).device
+    }
+
+    /// Registers a device as before this repository knew device keys (an unsealed device).
+    public func register(
+        ownerID: String, platform: Platform, token: String?, name: String?, apnsMode: String?, maxDevices: Int?,
+        now: Date
+    ) async throws -> DeviceRegistration {
+        try await register(
+            ownerID: ownerID, platform: platform, token: token, name: name, apnsMode: apnsMode, publicKey: nil,
+            maxDevices: maxDevices, now: now)
     }
 }
 

@@ -103,6 +103,7 @@ public struct DispatchComponents: Sendable {
             maxDevicesPerUser: configuration.maxDevicesPerUser, now: now, logger: logger)
         let pushes = PushSender(
             deliveries: deliveryRepository,
+            devices: deviceRepository,
             store: NotificationStoreWriter(store: store, tokens: tokens),
             recipients: RecipientDirectory(auth: auth, tokens: tokens, now: now),
             providers: providers,

@@ -22,7 +22,7 @@ public enum DispatchMethods {
         methods.register(Devices.Register.self, requires: .user) { params, user, _ in
             let device = try await devices.register(
                 ownerID: user.subject, platform: params.platform, token: params.token, name: params.name,
-                apnsMode: params.apnsMode)
+                apnsMode: params.apnsMode, publicKey: params.publicKey)
             return Devices.Register.Result(deviceId: device.id)
         }
 

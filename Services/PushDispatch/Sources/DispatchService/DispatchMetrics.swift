@@ -15,6 +15,8 @@ public struct DispatchMetrics: Sendable {
     static let finalStatuses = ["sent", "failed", "deactivated"]
     /// What one provider attempt can come to.
     static let attemptResults = ["sent", "retry", "failed", "deactivated"]
+    /// Why a provider said a device is gone (a bounded set: providers' own reason texts are mapped onto it).
+    static let deactivationReasons = ["unregistered", "expired", "bad_token", "other"]
 
     public init(factory: any MetricsFactory) {
         self.factory = factory
@@ -30,6 +32,14 @@ public struct DispatchMetrics: Sendable {
     func deliveries(_ platform: Platform) -> CounterFamily {
         CounterFamily(
             label: "securepush_deliveries_total", dimension: "status", values: Self.finalStatuses,
+            fixed: [("platform", platform.rawValue)], factory: factory)
+    }
+
+    /// `securepush_devices_deactivated_total{platform,reason}`: devices a provider reported gone, which are no longer
+    /// targeted.
+    func deactivations(_ platform: Platform) -> CounterFamily {
+        CounterFamily(
+            label: "securepush_devices_deactivated_total", dimension: "reason", values: Self.deactivationReasons,
             fixed: [("platform", platform.rawValue)], factory: factory)
     }
 
@@ -50,5 +60,20 @@ extension DeliveryOutcome {
         case .failed: "failed"
         case .deactivate, .deactivateIfRegisteredBefore: "deactivated"
         }
+    }
+
+    /// The `reason` label of a deactivation: the provider's reason text mapped onto
+    /// ``DispatchMetrics/deactivationReasons`` (`nil` for outcomes that deactivate nothing).
+    public var deactivationReason: String? {
+        let text: String
+        switch self {
+        case .deactivate(let reason), .deactivateIfRegisteredBefore(_, let reason): text = reason
+        default: return nil
+        }
+        let lowered = text.lowercased()
+        if lowered.contains("baddevicetoken") || lowered.contains("devicetokennotfortopic") { return "bad_token" }
+        if lowered.contains("expired") || lowered.hasPrefix("http 410") { return "expired" }
+        if lowered.contains("unregistered") || lowered.hasPrefix("http 404") { return "unregistered" }
+        return "other"
     }
 }

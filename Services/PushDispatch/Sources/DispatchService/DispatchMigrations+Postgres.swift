@@ -81,6 +81,8 @@ extension DispatchMigrations {
                     WHERE status IN ('queued', 'sent', 'retrying')
                 """
             ]),
+        // The device's P-256 public key (base64url) for sealed notifications; NULL for an unsealed device.
+        PostgresMigration("v3 device public key", ["ALTER TABLE device ADD COLUMN public_key TEXT"]),
     ]
 
     /// The channel push-dispatch replicas tell each other about new jobs on (`d:<device id>`, `p:<platform>`).

@@ -101,6 +101,14 @@ public enum DispatchMigrations {
                     """
             )
         }
+        migrator.registerMigration("v5 device public key") { db in
+            try db.execute(
+                sql: """
+                    -- The device's P-256 public key (base64url) for sealed notifications; NULL for an unsealed device.
+                    ALTER TABLE device ADD COLUMN public_key TEXT;
+                    """
+            )
+        }
         return migrator
     }
 }

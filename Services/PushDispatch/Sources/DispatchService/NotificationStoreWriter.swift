@@ -19,21 +19,30 @@ public struct NotificationStoreWriter: Sendable {
     /// Stores the payload. Every failure — the store or auth unreachable, or refusing — is a `-32050`.
     /// A token the store refuses (`-32001`, e.g. after auth rotated its key) is fetched again and the call retried once.
     public func put(_ params: Store.Put.Params) async throws -> Store.Put.Result {
+        try await call(Store.Put.self, params)
+    }
+
+    /// Which devices fetched the notification, and when first (`store.receipts`); failures as for ``put(_:)``.
+    public func receipts(notificationID: String) async throws -> [Store.Receipt] {
+        try await call(Store.Receipts.self, .init(notificationId: notificationID)).receipts
+    }
+
+    private func call<M: RPCMethod>(_ method: M.Type, _ params: M.Params) async throws -> M.Result {
         do {
             do {
-                return try await store.call(Store.Put.self, params, token: try await tokens.token())
+                return try await store.call(M.self, params, token: try await tokens.token())
             } catch let error as RPCError where error.code == RPCErrorCode.unauthenticated {
                 await tokens.invalidate()
-                return try await store.call(Store.Put.self, params, token: try await tokens.token())
+                return try await store.call(M.self, params, token: try await tokens.token())
             }
         } catch let error as RPCError where error.code == RPCErrorCode.unavailable {
             // Already names the dependency that failed: the store, or auth when our token could not be had.
             throw error
         } catch let error as RPCError {
             // The store's own message stays in our log (`push.send.store_failed`): the caller sees only the code.
-            throw DispatchError.dependencyUnavailable(store.peerName, "store.put failed (\(error.code))")
+            throw DispatchError.dependencyUnavailable(store.peerName, "\(M.name) failed (\(error.code))")
         } catch {
-            throw DispatchError.dependencyUnavailable(store.peerName, "store.put failed")
+            throw DispatchError.dependencyUnavailable(store.peerName, "\(M.name) failed")
         }
     }
 }

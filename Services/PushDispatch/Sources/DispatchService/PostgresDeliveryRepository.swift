@@ -102,7 +102,7 @@ public struct PostgresDeliveryRepository: DeliveryRepository {
                 SELECT id, platform, token, apns_mode FROM device WHERE owner_id = \(send.recipientID) AND active
                 ORDER BY created_at, registration_order
                 """, logger: logger
-            ).decode((String, String, String?, String?).self) {
+            ).decode((String, String, String?, String?).self) where send.deviceIDs?.contains(row.0) ?? true {
                 devices.append(row)
             }
             let result = Push.Send.Result(

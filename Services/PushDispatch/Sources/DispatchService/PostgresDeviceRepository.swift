@@ -14,11 +14,12 @@ public struct PostgresDeviceRepository: DeviceRepository {
         self.database = database
     }
 
-    static let columns = "id, owner_id, platform, token, name, created_at, last_registered_at, active, apns_mode"
+    static let columns =
+        "id, owner_id, platform, token, name, created_at, last_registered_at, active, apns_mode, public_key"
 
     public func register(
-        ownerID: String, platform: Platform, token: String?, name: String?, apnsMode: String?, maxDevices: Int?,
-        now: Date
+        ownerID: String, platform: Platform, token: String?, name: String?, apnsMode: String?, publicKey: String?,
+        maxDevices: Int?, now: Date
     ) async throws -> DeviceRegistration {
         var attempt = 0
         while true {
@@ -26,7 +27,7 @@ public struct PostgresDeviceRepository: DeviceRepository {
             do {
                 return try await registerOnce(
                     ownerID: ownerID, platform: platform, token: token, name: name, apnsMode: apnsMode,
-                    maxDevices: maxDevices, now: now)
+                    publicKey: publicKey, maxDevices: maxDevices, now: now)
             } catch let error as PSQLError where error.isUniqueViolation && attempt < 3 {
                 continue  // another replica inserted the same token first: now it is an update
             }
@@ -34,8 +35,8 @@ public struct PostgresDeviceRepository: DeviceRepository {
     }
 
     private func registerOnce(
-        ownerID: String, platform: Platform, token: String?, name: String?, apnsMode: String?, maxDevices: Int?,
-        now: Date
+        ownerID: String, platform: Platform, token: String?, name: String?, apnsMode: String?, publicKey: String?,
+        maxDevices: Int?, now: Date
     ) async throws -> DeviceRegistration {
         let nowMS = now.millisecondsSince1970
         return try await database.transaction { connection in
@@ -49,7 +50,7 @@ public struct PostgresDeviceRepository: DeviceRepository {
             if let token {
                 let rows = try await connection.query(
                     """
-                    SELECT id, owner_id, platform, token, name, created_at, last_registered_at, active, apns_mode
+                    SELECT id, owner_id, platform, token, name, created_at, last_registered_at, active, apns_mode, public_key
                     FROM device WHERE platform = \(platform.rawValue) AND token = \(token) FOR UPDATE
                     """, logger: database.logger)
                 var found: DeviceRecord?
@@ -74,10 +75,12 @@ public struct PostgresDeviceRepository: DeviceRepository {
                     existing.lastRegisteredAt = Date(millisecondsSince1970: nowMS)
                     existing.isActive = true
                     existing.apnsMode = apnsMode
+                    existing.publicKey = publicKey
                     try await connection.query(
                         """
                         UPDATE device SET owner_id = \(ownerID), name = \(existing.name), last_registered_at = \(nowMS),
-                            active = TRUE, deactivated_at = NULL, apns_mode = \(apnsMode)
+                            active = TRUE, deactivated_at = NULL, apns_mode = \(apnsMode),
+                            public_key = \(publicKey)
                         WHERE id = \(existing.id)
                         """, logger: database.logger)
                     return DeviceRegistration(device: existing, previousOwnerID: changesHands ? previousOwnerID : nil)
@@ -87,12 +90,13 @@ public struct PostgresDeviceRepository: DeviceRepository {
             let device = DeviceRecord(
                 id: UUID().uuidString.lowercased(), ownerID: ownerID, platform: platform, token: token, name: name,
                 createdAt: Date(millisecondsSince1970: nowMS), lastRegisteredAt: Date(millisecondsSince1970: nowMS),
-                isActive: true, apnsMode: apnsMode)
+                isActive: true, apnsMode: apnsMode, publicKey: publicKey)
             try await connection.query(
                 """
-                INSERT INTO device (id, owner_id, platform, token, name, created_at, last_registered_at, active, apns_mode)
+                INSERT INTO device (
+                    id, owner_id, platform, token, name, created_at, last_registered_at, active, apns_mode, public_key)
                 VALUES (\(device.id), \(ownerID), \(platform.rawValue), \(token), \(name), \(nowMS), \(nowMS), TRUE,
-                        \(apnsMode))
+                        \(apnsMode), \(publicKey))
                 """, logger: database.logger)
             return DeviceRegistration(device: device)
         }
@@ -121,7 +125,7 @@ public struct PostgresDeviceRepository: DeviceRepository {
         try await database.withClient { client in
             let rows = try await client.query(
                 """
-                SELECT id, owner_id, platform, token, name, created_at, last_registered_at, active, apns_mode
+                SELECT id, owner_id, platform, token, name, created_at, last_registered_at, active, apns_mode, public_key
                 FROM device WHERE owner_id = \(ownerID) ORDER BY created_at, registration_order
                 """)
             var devices: [DeviceRecord] = []
@@ -134,7 +138,7 @@ public struct PostgresDeviceRepository: DeviceRepository {
         try await database.withClient { client in
             let rows = try await client.query(
                 """
-                SELECT id, owner_id, platform, token, name, created_at, last_registered_at, active, apns_mode
+                SELECT id, owner_id, platform, token, name, created_at, last_registered_at, active, apns_mode, public_key
                 FROM device WHERE id = \(id)
                 """)
             for try await row in rows { return try Self.device(from: row) }
@@ -172,12 +176,12 @@ public struct PostgresDeviceRepository: DeviceRepository {
     }
 
     static func device(from row: PostgresRow) throws -> DeviceRecord {
-        let (id, owner, platform, token, name, created, registered, active, apnsMode) = try row.decode(
-            (String, String, String, String?, String?, Int64, Int64, Bool, String?).self)
+        let (id, owner, platform, token, name, created, registered, active, apnsMode, publicKey) = try row.decode(
+            (String, String, String, String?, String?, Int64, Int64, Bool, String?, String?).self)
         return DeviceRecord(
             id: id, ownerID: owner, platform: Platform(rawValue: platform), token: token, name: name,
             createdAt: Date(millisecondsSince1970: created), lastRegisteredAt: Date(millisecondsSince1970: registered),
-            isActive: active, apnsMode: apnsMode)
+            isActive: active, apnsMode: apnsMode, publicKey: publicKey)
     }
 }
 

@@ -33,6 +33,7 @@ public struct PushSender: Sendable {
     public static let maxIdempotencyKeyLength = TextLimit.idempotencyKey.bytes.upperBound
 
     let deliveries: any DeliveryRepository
+    let devices: any DeviceRepository
     let store: NotificationStoreWriter
     let recipients: RecipientDirectory
     let providers: PushProviderRegistry
@@ -42,6 +43,7 @@ public struct PushSender: Sendable {
 
     public init(
         deliveries: any DeliveryRepository,
+        devices: any DeviceRepository,
         store: NotificationStoreWriter,
         recipients: RecipientDirectory,
         providers: PushProviderRegistry,
@@ -50,6 +52,7 @@ public struct PushSender: Sendable {
         logger: Logger
     ) {
         self.deliveries = deliveries
+        self.devices = devices
         self.store = store
         self.recipients = recipients
         self.providers = providers
@@ -78,9 +81,15 @@ public struct PushSender: Sendable {
             }
         }
         let stored: Store.Put.Result
+        let targets: Set<String>?
         do {
+            let plan = try await sealing(params)
+            targets = plan.targets
             stored = try await store.put(
-                .init(recipientId: params.recipientId, payload: params.payload, ttlSeconds: params.ttlSeconds))
+                .init(
+                    recipientId: params.recipientId, payload: params.payload, ttlSeconds: params.ttlSeconds,
+                    recipientKeys: plan.keys, sealedOnly: plan.sealedOnly ? true : nil,
+                    readOnce: params.readOnce == true ? true : nil))
         } catch {
             logger.warning(
                 "push.send.store_failed", metadata: [LogMetadataKey.clientID: "\(clientID)", "error": "\(error)"])
@@ -92,7 +101,7 @@ public struct PushSender: Sendable {
             recorded = try await deliveries.recordSend(
                 SendRecord(
                     notificationID: stored.notificationId, clientID: clientID, recipientID: params.recipientId,
-                    expiresAt: stored.expiresAt, createdAt: now()),
+                    expiresAt: stored.expiresAt, createdAt: now(), deviceIDs: targets),
                 claim: claim
             )
         } catch let error as DispatchError where error == .sendInProgress {
@@ -111,11 +120,45 @@ public struct PushSender: Sendable {
         return recorded.result
     }
 
-    /// Where each delivery of a notification stands; `-32004` unless `clientID` sent it.
+    /// What the store is asked to keep, and which devices are targeted.
+    struct SealingPlan {
+        /// The keys of the recipient's sealed devices; `nil` when there are none.
+        var keys: [Store.RecipientKey]?
+        /// Whether no server-readable copy is kept: `sealedOnly` asked, or every targeted device is sealed.
+        var sealedOnly: Bool
+        /// The devices targeted; `nil` (every active device) when none is sealed.
+        var targets: Set<String>?
+    }
+
+    /// Reads the recipient's active devices: sealed ones get their own copy; `sealedOnly` targets only them.
+    func sealing(_ params: Push.Send.Params) async throws -> SealingPlan {
+        let active = try await devices.devices(ownerID: params.recipientId).filter(\.isActive)
+        let sealed = active.filter { $0.publicKey != nil }
+        let sealedOnly = params.sealedOnly == true
+        guard !sealed.isEmpty || sealedOnly else { return SealingPlan(keys: nil, sealedOnly: false, targets: nil) }
+        let targeted = sealedOnly ? sealed : active
+        return SealingPlan(
+            keys: sealed.map { Store.RecipientKey(deviceId: $0.id, publicKey: $0.publicKey!) },
+            sealedOnly: sealedOnly || sealed.count == targeted.count,
+            targets: Set(targeted.map(\.id)))
+    }
+
+    /// Where each delivery of a notification stands, with each device's first fetch (from the store's receipts);
+    /// `-32004` unless `clientID` sent it.
     public func status(clientID: String, notificationID: String) async throws -> Push.Status.Result {
         guard
-            let states = try await deliveries.deliveries(notificationID: notificationID, clientID: clientID, now: now())
+            var states = try await deliveries.deliveries(
+                notificationID: notificationID, clientID: clientID, now: now())
         else { throw DispatchError.notificationNotFound }
+        do {
+            let fetched = Dictionary(
+                try await store.receipts(notificationID: notificationID).map { ($0.deviceId, $0.fetchedAt) },
+                uniquingKeysWith: min)
+            for index in states.indices { states[index].fetchedAt = fetched[states[index].deviceId] }
+        } catch {
+            // Delivery states are ours and still true; only the receipts are missing while the store is away.
+            logger.warning("push.status.receipts_failed", metadata: ["error": "\(error)"])
+        }
         return Push.Status.Result(notificationId: notificationID, deliveries: states)
     }
 

@@ -39,7 +39,7 @@ public struct SQLiteDeliveryRepository: DeliveryRepository {
                         SELECT id, platform, token, apns_mode FROM device WHERE owner_id = ? AND active = 1
                         ORDER BY created_at, rowid
                         """), arguments: [send.recipientID]
-            )
+            ).filter { send.deviceIDs?.contains($0["id"]) ?? true }
             let result = Push.Send.Result(
                 notificationId: send.notificationID,
                 deliveries: devices.map {

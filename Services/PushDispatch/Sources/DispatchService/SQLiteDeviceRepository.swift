@@ -13,8 +13,8 @@ public struct SQLiteDeviceRepository: DeviceRepository {
     }
 
     public func register(
-        ownerID: String, platform: Platform, token: String?, name: String?, apnsMode: String?, maxDevices: Int?,
-        now: Date
+        ownerID: String, platform: Platform, token: String?, name: String?, apnsMode: String?, publicKey: String?,
+        maxDevices: Int?, now: Date
     ) async throws -> DeviceRegistration {
         let nowMS = now.millisecondsSince1970
         // One write transaction at a time on SQLite: the quota count and the insert cannot interleave.
@@ -44,28 +44,32 @@ public struct SQLiteDeviceRepository: DeviceRepository {
                 existing.isActive = true
                 // The latest registration says how the app wants to be woken; unset means the deployment's mode.
                 existing.apnsMode = apnsMode
+                existing.publicKey = publicKey
                 try db.cachedStatement(
                     sql: """
                         UPDATE device SET owner_id = ?, name = ?, last_registered_at = ?, active = 1, deactivated_at = NULL,
-                            apns_mode = ?
+                            apns_mode = ?, public_key = ?
                         WHERE id = ?
                         """
-                ).execute(arguments: [ownerID, existing.name, nowMS, apnsMode, existing.id])
+                ).execute(arguments: [ownerID, existing.name, nowMS, apnsMode, publicKey, existing.id])
                 return DeviceRegistration(device: existing, previousOwnerID: changesHands ? previousOwnerID : nil)
             }
             try Self.checkQuota(maxDevices, ownerID: ownerID, db)
             let device = DeviceRecord(
                 id: UUID().uuidString.lowercased(), ownerID: ownerID, platform: platform, token: token, name: name,
                 createdAt: Date(millisecondsSince1970: nowMS), lastRegisteredAt: Date(millisecondsSince1970: nowMS),
-                isActive: true, apnsMode: apnsMode
+                isActive: true, apnsMode: apnsMode, publicKey: publicKey
             )
             try db.cachedStatement(
                 sql: """
                     INSERT INTO device (
-                        id, owner_id, platform, token, name, created_at, last_registered_at, active, apns_mode)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?)
+                        id, owner_id, platform, token, name, created_at, last_registered_at, active, apns_mode,
+                        public_key)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
                     """
-            ).execute(arguments: [device.id, ownerID, platform.rawValue, token, name, nowMS, nowMS, apnsMode])
+            ).execute(arguments: [
+                device.id, ownerID, platform.rawValue, token, name, nowMS, nowMS, apnsMode, publicKey,
+            ])
             return DeviceRegistration(device: device)
         }
     }
@@ -123,7 +127,7 @@ public struct SQLiteDeviceRepository: DeviceRepository {
             createdAt: Date(millisecondsSince1970: row["created_at"]),
             lastRegisteredAt: Date(millisecondsSince1970: row["last_registered_at"]),
             isActive: row["active"],
-            apnsMode: row["apns_mode"]
+            apnsMode: row["apns_mode"], publicKey: row["public_key"]
         )
     }
 }

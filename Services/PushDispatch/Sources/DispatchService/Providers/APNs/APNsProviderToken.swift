@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import ServiceCore
+import SharedModels
 
 /// An APNs provider authentication token: an ES256 JWT with header `alg` and `kid` and claims `iss` (team id)
 /// and `iat`, signed with the `.p8` key from the Apple developer account.

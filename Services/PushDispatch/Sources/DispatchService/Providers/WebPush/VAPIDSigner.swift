@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import ServiceCore
+import SharedModels
 import Synchronization
 
 /// Makes RFC 8292 VAPID `Authorization` headers and reuses each push service origin's JWT until it nears expiry.

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import ServiceCore
+import SharedModels
 
 /// How push-dispatch sends Web Push messages: the VAPID identity, the `Urgency` to ask for, and whom to trust.
 public struct WebPushConfiguration: Sendable {

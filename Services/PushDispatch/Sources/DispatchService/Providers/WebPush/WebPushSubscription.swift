@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import ServiceCore
+import SharedModels
 
 /// A browser's push subscription (`PushSubscription.toJSON()`): where to POST, and the keys to encrypt for.
 ///

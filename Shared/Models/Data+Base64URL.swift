@@ -18,4 +18,19 @@ extension Data {
             .replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }
+
+    /// Decodes strict base64url without padding (RFC 7515 §2), as the sealed-notification contract requires: no `=`,
+    /// no `+` or `/`, no whitespace; `nil` otherwise.
+    public init?(strictBase64URL text: String) {
+        let allowed = text.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                true
+            default: false
+            }
+        }
+        guard allowed else { return nil }
+        self.init(base64URLEncoded: text)
+    }
 }
