@@ -27,6 +27,19 @@ public final class RecordingTracer: Tracer, Sendable {
     /// Every span ended so far, in the order they ended.
     public var finishedSpans: [FinishedSpan] { finished.withLock { $0 } }
 
+    /// The ended spans matching `predicate`, waiting up to `timeout` for the first one (a server span may end a moment
+    /// after its response reached the client); empty when none ended in time.
+    public func spans(
+        where predicate: (FinishedSpan) -> Bool, timeout: Duration = .seconds(5)
+    ) async -> [FinishedSpan] {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let matching = finishedSpans.filter(predicate)
+            if !matching.isEmpty || ContinuousClock.now >= deadline { return matching }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
     /// Forgets the spans ended so far.
     public func reset() { finished.withLock { $0.removeAll() } }
 
