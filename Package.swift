@@ -160,7 +160,7 @@ let package = Package(
         + service(
             "AuthService", executable: "auth-service", directory: "Auth",
             dependencies: [bcrypt, jwtKit, crypto, nioPosix],
-            testDependencies: [grdb, jwtKit, crypto, nioPosix])
+            testDependencies: [grdb, postgresNIO, jwtKit, crypto, nioPosix])
         + service(
             "StoreService", executable: "store-service", directory: "NotificationStore",
             dependencies: [serviceLifecycle, "SealedPush", crypto],

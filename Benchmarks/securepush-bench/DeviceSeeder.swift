@@ -18,10 +18,12 @@ enum DeviceSeeder {
     static func seed(users: Int, dataDirectory: String, authDataDirectory: String) async throws -> [SeededUser] {
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
         let path = URL(fileURLWithPath: dataDirectory).appendingPathComponent("dispatch.sqlite").path
-        let repository = SQLiteDeviceRepository(
-            database: try SQLiteDatabase.open(path: path, migrator: DispatchMigrations.migrator))
-        let accounts = SQLiteAuthRepository(
-            writer: try AuthDatabase.open(path: AuthConfiguration.databasePath(inDataDirectory: authDataDirectory)))
+        let repository = SQLDeviceRepository(
+            database: SQLiteSQLDatabase(
+                try SQLiteDatabase.open(path: path, migrator: DispatchMigrations.all.sqliteMigrator)))
+        let accounts = SQLAuthRepository(
+            database: try AuthDatabase.sqlite(path: AuthConfiguration.databasePath(inDataDirectory: authDataDirectory))
+                .sql)
         let passwordHash = try await PasswordHasher(cost: 10).hash("bench-user-password")
         var seeded: [SeededUser] = []
         seeded.reserveCapacity(users)

@@ -4,26 +4,36 @@ import ServiceCore
 import TestSupport
 import Testing
 
-/// The attempt-counter contract, on memory (the SQLite deployment) and on PostgreSQL when configured.
-@Suite("Attempt counters in memory and on PostgreSQL")
+/// The attempt-counter contract, on memory (the SQLite deployment), on the SQL counters over SQLite, and on
+/// PostgreSQL when configured.
+@Suite("Attempt counters in memory and in SQL")
 struct AttemptCountersTests {
     static let start = Date(timeIntervalSince1970: 1_800_000_000)
 
-    func withCounters(_ backend: TestDatabaseBackend, _ body: (any AttemptCounters) async throws -> Void) async throws {
+    /// Where the counts are kept.
+    enum Store: String, CaseIterable, CustomStringConvertible {
+        case memory, sqlite, postgres
+        var description: String { rawValue }
+        static var all: [Store] { TestPostgres.isConfigured ? allCases : [.memory, .sqlite] }
+    }
+
+    func withCounters(_ backend: Store, _ body: (any AttemptCounters) async throws -> Void) async throws {
         switch backend {
-        case .sqlite:
+        case .memory:
             try await body(InMemoryAttemptCounters())
+        case .sqlite:
+            try await body(SQLAttemptCounters(database: try AuthDatabase.sqlite(path: nil).sql))
         case .postgres:
-            try await TestPostgres.withDatabase(serviceName: "auth", migrations: AuthDatabase.postgresMigrations) {
-                try await body(PostgresAttemptCounters(database: $0))
+            try await TestPostgres.withDatabase(serviceName: "auth", migrations: AuthMigrations.all.postgres) {
+                try await body(SQLAttemptCounters(database: PostgresSQLDatabase($0)))
             }
         }
     }
 
     @Test(
         "reserve counts up to the limit, then refuses until the window ends; release, reset and purge",
-        arguments: TestPostgres.backends)
-    func contract(backend: TestDatabaseBackend) async throws {
+        arguments: Store.all)
+    func contract(backend: Store) async throws {
         try await withCounters(backend) { counters in
             let now = Self.start
             #expect(try await counters.reserve("k", limit: 2, window: 60, at: now) == .counted(1))
@@ -44,8 +54,8 @@ struct AttemptCountersTests {
         }
     }
 
-    @Test("concurrent reservations never pass the limit together", arguments: TestPostgres.backends)
-    func concurrent(backend: TestDatabaseBackend) async throws {
+    @Test("concurrent reservations never pass the limit together", arguments: Store.all)
+    func concurrent(backend: Store) async throws {
         try await withCounters(backend) { counters in
             let outcomes = try await withThrowingTaskGroup(of: AttemptCount.self) { group in
                 for _ in 0..<30 {

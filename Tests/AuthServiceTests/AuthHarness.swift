@@ -47,8 +47,9 @@ struct AuthHarness {
         postgres: PostgresServiceDatabase? = nil, passwordThreadPool: NIOThreadPool = .singleton,
         logger: Logger = AuthHarness.logger, metrics: any MetricsFactory = NOOPMetricsHandler.instance
     ) async throws -> AuthHarness {
+        let database = try postgres.map(AuthDatabase.postgres) ?? AuthDatabase.open(configuration, logger: logger)
         let components = try await AuthComponents.make(
-            configuration: configuration, logger: logger, postgres: postgres, passwordThreadPool: passwordThreadPool,
+            configuration: configuration, database: database, logger: logger, passwordThreadPool: passwordThreadPool,
             now: { clock.now }, metrics: metrics)
         let dispatcher = components.dispatcher
         let rpc = RPCClient(

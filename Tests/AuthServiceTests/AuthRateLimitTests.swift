@@ -96,7 +96,7 @@ struct SharedSignInLimitTests {
         "two auth instances on one PostgreSQL share the counters, and reserve atomically across them",
         .enabled(if: TestPostgres.isConfigured, Comment(rawValue: TestPostgres.skipNotice)))
     func sharedCounters() async throws {
-        try await TestPostgres.withTwoReplicas(serviceName: "auth", migrations: AuthDatabase.postgresMigrations) {
+        try await TestPostgres.withTwoReplicas(serviceName: "auth", migrations: AuthMigrations.all.postgres) {
             first, second in
             var configuration = AuthHarness.configuration(maxFailedLogins: 6, authRateLimit: 0)
             configuration.passwordQueueLength = 100

@@ -14,10 +14,10 @@ struct AuthRepositoryTests {
     {
         switch backend {
         case .sqlite:
-            try await body(SQLiteAuthRepository(writer: try AuthDatabase.open(path: nil)))
+            try await body(SQLAuthRepository(database: try AuthDatabase.sqlite(path: nil).sql))
         case .postgres:
-            try await TestPostgres.withDatabase(serviceName: "auth", migrations: AuthDatabase.postgresMigrations) {
-                try await body(PostgresAuthRepository(database: $0))
+            try await TestPostgres.withDatabase(serviceName: "auth", migrations: AuthMigrations.all.postgres) {
+                try await body(SQLAuthRepository(database: PostgresSQLDatabase($0)))
             }
         }
     }
@@ -121,9 +121,12 @@ struct AuthRepositoryTests {
         "on PostgreSQL, two replicas refreshing the same token at once: one rotates, the other sees reuse",
         .enabled(if: TestPostgres.isConfigured, Comment(rawValue: TestPostgres.skipNotice)))
     func concurrentRefresh() async throws {
-        try await TestPostgres.withTwoReplicas(serviceName: "auth", migrations: AuthDatabase.postgresMigrations) {
+        try await TestPostgres.withTwoReplicas(serviceName: "auth", migrations: AuthMigrations.all.postgres) {
             first, second in
-            let replicas = [PostgresAuthRepository(database: first), PostgresAuthRepository(database: second)]
+            let replicas = [
+                SQLAuthRepository(database: PostgresSQLDatabase(first)),
+                SQLAuthRepository(database: PostgresSQLDatabase(second)),
+            ]
             try await replicas[0].insertUser(
                 .init(id: "u1", username: "ada", passwordHash: "h", createdAt: Self.start))
             let expires = Self.start.addingTimeInterval(60)

@@ -146,7 +146,7 @@ struct SigningKeyTests {
 struct ReplicaSigningKeyTests {
     @Test("replicas started together sign with one key; after a rotation every replica publishes old and new keys")
     func rotationAcrossReplicas() async throws {
-        try await TestPostgres.withTwoReplicas(serviceName: "auth", migrations: AuthDatabase.postgresMigrations) {
+        try await TestPostgres.withTwoReplicas(serviceName: "auth", migrations: AuthMigrations.all.postgres) {
             first, second in
             // Development mode: two replicas starting at once agree on one generated key.
             async let startA = AuthHarness.make(AuthHarness.configuration(), postgres: first)

@@ -17,11 +17,15 @@ struct DispatchRepositoryTests {
     ) async throws {
         switch backend {
         case .sqlite:
-            let database = try SQLiteDatabase.open(path: nil, migrator: DispatchMigrations.migrator)
-            try await body(SQLiteDeviceRepository(database: database), SQLiteDeliveryRepository(database: database))
+            let database = SQLiteSQLDatabase(
+                try SQLiteDatabase.open(path: nil, migrator: DispatchMigrations.all.sqliteMigrator))
+            try await body(SQLDeviceRepository(database: database), SQLDeliveryRepository(database: database))
         case .postgres:
-            try await TestPostgres.withDatabase(serviceName: "push-dispatch", migrations: DispatchMigrations.postgres) {
-                try await body(PostgresDeviceRepository(database: $0), PostgresDeliveryRepository(database: $0))
+            try await TestPostgres.withDatabase(
+                serviceName: "push-dispatch", migrations: DispatchMigrations.all.postgres
+            ) {
+                let database = PostgresSQLDatabase($0)
+                try await body(SQLDeviceRepository(database: database), SQLDeliveryRepository(database: database))
             }
         }
     }
@@ -222,11 +226,14 @@ struct DispatchRepositoryTests {
         "on PostgreSQL, replicas claiming at once take every due job exactly once",
         .enabled(if: TestPostgres.isConfigured, Comment(rawValue: TestPostgres.skipNotice)))
     func concurrentClaims() async throws {
-        try await TestPostgres.withTwoReplicas(serviceName: "push-dispatch", migrations: DispatchMigrations.postgres) {
+        try await TestPostgres.withTwoReplicas(
+            serviceName: "push-dispatch", migrations: DispatchMigrations.all.postgres
+        ) {
             first, second in
-            let devices = PostgresDeviceRepository(database: first)
+            let devices = SQLDeviceRepository(database: PostgresSQLDatabase(first))
             let replicas = [
-                PostgresDeliveryRepository(database: first), PostgresDeliveryRepository(database: second),
+                SQLDeliveryRepository(database: PostgresSQLDatabase(first)),
+                SQLDeliveryRepository(database: PostgresSQLDatabase(second)),
             ]
             for index in 0..<20 {
                 _ = try await devices.register(

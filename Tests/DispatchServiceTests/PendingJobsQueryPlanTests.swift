@@ -9,10 +9,10 @@ import Testing
 struct PendingJobsQueryPlanTests {
     @Test("SQLite plans the pending-jobs query on the partial index, without a sort")
     func usesPartialIndex() async throws {
-        let database = try SQLiteDatabase.open(path: nil, migrator: DispatchMigrations.migrator)
+        let database = try SQLiteDatabase.open(path: nil, migrator: DispatchMigrations.all.sqliteMigrator)
         let plan = try await database.read { db in
             try Row.fetchAll(
-                db, sql: "EXPLAIN QUERY PLAN " + SQLiteDeliveryRepository.pendingJobsSQL, arguments: ["d", 0, 100]
+                db, sql: "EXPLAIN QUERY PLAN " + SQLDeliveryRepository.pendingJobsSQL, arguments: ["d", 0, 100]
             ).map { $0["detail"] as String }
         }
         #expect(plan.contains { $0.contains("delivery_unfinished_by_device") }, "plan: \(plan)")
@@ -21,9 +21,10 @@ struct PendingJobsQueryPlanTests {
 
     @Test("a device with a long acknowledged history gets exactly its unfinished job")
     func historyNotRead() async throws {
-        let database = try SQLiteDatabase.open(path: nil, migrator: DispatchMigrations.migrator)
-        let devices = SQLiteDeviceRepository(database: database)
-        let deliveries = SQLiteDeliveryRepository(database: database)
+        let database = SQLiteSQLDatabase(
+            try SQLiteDatabase.open(path: nil, migrator: DispatchMigrations.all.sqliteMigrator))
+        let devices = SQLDeviceRepository(database: database)
+        let deliveries = SQLDeliveryRepository(database: database)
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         let device = try await devices.register(ownerID: "ada", platform: .direct, token: nil, name: nil, now: start)
         for index in 0..<200 {

@@ -34,9 +34,9 @@ struct AuthCLIOnPostgresTests {
 
         // What auth on that database sees: the client authenticates with its scopes, the account exists.
         try await TestPostgres.withDatabase(
-            serviceName: "auth", migrations: AuthDatabase.postgresMigrations, url: try PostgresURL(urlString)
+            serviceName: "auth", migrations: AuthMigrations.all.postgres, url: try PostgresURL(urlString)
         ) { database in
-            let repository = PostgresAuthRepository(database: database)
+            let repository = SQLAuthRepository(database: PostgresSQLDatabase(database))
             let clients = ClientRegistry(
                 repository: repository, hasher: try await PasswordHasher(cost: 10), minimumSecretLength: 16)
             #expect(try await clients.authenticate(clientId: "billing", secret: secret) == ["push:send"])

@@ -39,11 +39,11 @@ public struct SQLiteSQLDatabase: SQLDatabase {
         async throws -> T
     {
         try await lock.withLock {
-            try await writer.writeWithoutTransaction { db in try db.beginTransaction(.immediate) }
+            try Self.onWriter(writer) { db in try db.beginTransaction(.immediate) }
             let result: T
             do {
                 result = try await body(Transaction(writer: writer))
-                try await writer.writeWithoutTransaction { db in try db.commit() }
+                try Self.onWriter(writer) { db in try db.commit() }
             } catch {
                 Self.rollback(writer)
                 throw error
@@ -56,6 +56,14 @@ public struct SQLiteSQLDatabase: SQLDatabase {
         _ name: String, _ body: @escaping @Sendable (any SQLTransaction) async throws -> T
     ) async throws -> T? {
         try await transaction(body)
+    }
+
+    /// Runs `body` on the writer connection synchronously: GRDB's writer queue runs it on the calling thread when it
+    /// is idle, which it is while ``transaction(_:)`` holds the write lock. A transaction's statements take no thread
+    /// hop each (an async access costs two), so a transaction of several statements costs about what one closure
+    /// on GRDB's queue did: see docs/architecture.md, "How a transaction spans awaits on SQLite".
+    static func onWriter<T>(_ writer: any DatabaseWriter, _ body: (Database) throws -> T) throws -> T {
+        try writer.writeWithoutTransaction(body)
     }
 
     /// Synchronous, so that a cancelled task still rolls back before the lock is released.
@@ -72,12 +80,12 @@ public struct SQLiteSQLDatabase: SQLDatabase {
 
         func query(_ sql: String, _ binds: [any SQLBindable]) async throws -> [SQLRow] {
             let arguments = SQLiteSQLDatabase.arguments(binds)
-            return try await writer.writeWithoutTransaction { db in try SQLiteSQLDatabase.rows(db, sql, arguments) }
+            return try SQLiteSQLDatabase.onWriter(writer) { db in try SQLiteSQLDatabase.rows(db, sql, arguments) }
         }
 
         func execute(_ sql: String, _ binds: [any SQLBindable]) async throws -> Int {
             let arguments = SQLiteSQLDatabase.arguments(binds)
-            return try await writer.writeWithoutTransaction { db in try SQLiteSQLDatabase.changes(db, sql, arguments) }
+            return try SQLiteSQLDatabase.onWriter(writer) { db in try SQLiteSQLDatabase.changes(db, sql, arguments) }
         }
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Where the sign-in limits keep their counts: ``InMemoryAttemptCounters`` for one process (SQLite),
-/// ``PostgresAttemptCounters`` shared by every replica.
+/// ``SQLAttemptCounters`` shared by every replica (PostgreSQL).
 ///
 /// Each key counts within a fixed window that starts with its first count. `reserve` is atomic: concurrent callers
 /// can never together pass `limit`, which is what lets a limit be checked *before* the password work.

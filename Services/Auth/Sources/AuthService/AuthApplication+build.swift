@@ -11,22 +11,28 @@ import Tracing
 /// tokens in the background; `GET /metrics` serves `metrics` (a registry of its own by default); `tracer` traces
 /// every call (`nil`: tracing off).
 /// Throws `ConfigurationError` when the configuration must not start.
+/// - Parameter database: auth's database, running (``AuthDatabase/services`` run first); `nil` opens the SQLite
+///   database `configuration` names (a PostgreSQL one must be given, running: `auth-service` runs it first).
 public func buildAuthApplication(
     configuration: AuthConfiguration,
     logger: Logger,
-    postgres: PostgresServiceDatabase? = nil,
+    database: AuthDatabase? = nil,
     metrics: ServiceMetrics = .prometheus(),
     tracer: (any Tracer)? = nil,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
+    guard database != nil || configuration.postgresURL == nil else {
+        throw ConfigurationError("auth on PostgreSQL (SECUREPUSH_DATABASE_URL) needs its database running first")
+    }
     let components = try await AuthComponents.make(
-        configuration: configuration, logger: logger, postgres: postgres, metrics: metrics.factory)
+        configuration: configuration, database: try database ?? AuthDatabase.open(configuration, logger: logger),
+        logger: logger, metrics: metrics.factory)
     return try RPCServerBuilder.buildApplication(
         serviceName: "auth",
         dispatcher: components.dispatcher,
         configuration: configuration.server,
         health: { await components.health() },
-        services: [components.purger(logger: logger)],
+        services: components.services,
         logger: logger,
         metrics: metrics,
         tracer: tracer,

@@ -4,6 +4,7 @@ import Logging
 import Metrics
 import NIOPosix
 import ServiceCore
+import ServiceLifecycle
 import SharedModels
 
 /// Every part of a running auth service, wired together: what `buildAuthApplication` serves, and what tests
@@ -11,42 +12,39 @@ import SharedModels
 public struct AuthComponents: Sendable {
     /// The configuration the components were built from.
     public let configuration: AuthConfiguration
-    /// The open SQLite database, when auth runs on SQLite.
-    public let sqlite: (any DatabaseWriter)?
-    /// The PostgreSQL database, when auth runs on PostgreSQL (it must be running: see ``AuthServer``).
-    public let postgres: PostgresServiceDatabase?
+    /// The database (SQLite, or PostgreSQL running as a lifecycle service before the components are made).
+    public let database: AuthDatabase
     /// The domain service.
     public let service: AuthenticationService
     /// The JSON-RPC methods of `service`.
     public let dispatcher: RPCDispatcher
+    /// Background work: the purge of expired refresh tokens and attempt counters. The database is not among them: it
+    /// runs before the components are made (auth reads its signing keys from it), first in the service group.
+    public let services: [any Service]
 
-    /// Opens the database, chooses the signing key, provisions the configured clients and builds the dispatcher.
+    /// The open SQLite database, when auth runs on SQLite.
+    public var sqlite: (any DatabaseWriter)? { database.sqlite }
+    /// The PostgreSQL database, when auth runs on PostgreSQL.
+    public var postgres: PostgresServiceDatabase? { database.postgres }
+
+    /// Chooses the signing key, provisions the configured clients and builds the dispatcher, on `database`.
     ///
     /// Throws `ConfigurationError` for configurations that must not start (e.g. production without a signing key file).
+    /// - Parameter database: auth's database (``AuthDatabase/open(_:logger:)``); a PostgreSQL one must be running.
     /// - Parameter now: the clock (tests move it).
-    /// - Parameter postgres: a running PostgreSQL database to use instead of SQLite (``AuthServer`` runs it).
     /// - Parameter metrics: where auth's metrics are recorded.
     public static func make(
         configuration: AuthConfiguration,
+        database: AuthDatabase,
         logger: Logger,
-        postgres: PostgresServiceDatabase? = nil,
         passwordThreadPool: NIOThreadPool = .singleton,
         now: @escaping @Sendable () -> Date = Date.init,
         metrics: any MetricsFactory = NOOPMetricsHandler.instance
     ) async throws -> AuthComponents {
         try configuration.validate()
         let authMetrics = AuthMetrics(factory: metrics)
-        let sqlite: (any DatabaseWriter)?
-        let repository: any AuthRepository
-        if let postgres {
-            sqlite = nil
-            repository = PostgresAuthRepository(database: postgres)
-        } else {
-            let database = try AuthDatabase.open(
-                path: configuration.databasePath, synchronous: configuration.sqliteSynchronous)
-            sqlite = database
-            repository = SQLiteAuthRepository(writer: database)
-        }
+        let repository = SQLAuthRepository(database: database.sql)
+        let postgres = database.postgres
         let hasher = try await PasswordHasher(cost: configuration.bcryptCost, threadPool: passwordThreadPool)
         let loadSigner = {
             try await AccessTokenSigner.load(
@@ -72,13 +70,16 @@ public struct AuthComponents: Sendable {
             now: now
         )
         try await provision(configuration: configuration, clients: clients, logger: logger)
+        // One process on SQLite counts in memory; replicas share their counts in PostgreSQL.
+        let counters: any AttemptCounters =
+            postgres == nil ? InMemoryAttemptCounters() : SQLAttemptCounters(database: database.sql)
         let service = AuthenticationService(
             repository: repository,
             signer: signer,
             clients: clients,
             hasher: hasher,
             limiter: SignInLimiter(
-                counters: postgres.map { PostgresAttemptCounters(database: $0) } ?? InMemoryAttemptCounters(),
+                counters: counters,
                 maxFailures: configuration.maxFailedLogins,
                 window: TimeInterval(configuration.failedLoginWindow),
                 requestsPerMinute: configuration.authRateLimit,
@@ -100,22 +101,21 @@ public struct AuthComponents: Sendable {
         )
         return AuthComponents(
             configuration: configuration,
-            sqlite: sqlite,
-            postgres: postgres,
+            database: database,
             service: service,
-            dispatcher: AuthMethods.dispatcher(service: service, maxBatchLength: configuration.server.maxBatchLength)
+            dispatcher: AuthMethods.dispatcher(service: service, maxBatchLength: configuration.server.maxBatchLength),
+            services: [purger(service: service, interval: configuration.purgeInterval, logger: logger)]
         )
     }
 
     /// Readiness checks for `GET /health`.
     public func health() async -> [String: String] {
-        ["database": await databaseReadiness(sqlite: sqlite, postgres: postgres)]
+        ["database": await database.readiness()]
     }
 
-    /// A background service purging expired refresh tokens and attempt counters every `configuration.purgeInterval`.
-    public func purger(logger: Logger) -> PeriodicService {
-        let service = service
-        return PeriodicService(name: "auth.purge", interval: configuration.purgeInterval, logger: logger) {
+    /// Purges expired refresh tokens and attempt counters every `interval`.
+    static func purger(service: AuthenticationService, interval: Duration, logger: Logger) -> PeriodicService {
+        PeriodicService(name: "auth.purge", interval: interval, logger: logger) {
             let purged = try await service.purgeExpiredTokens()
             let counters = try await service.limiter.purgeExpired(at: service.now())
             if purged + counters > 0 {

@@ -93,3 +93,82 @@ public struct AuthConfiguration: Sendable {
     /// Shortest client secret an operator may choose: 32 bytes in production, anything non-empty otherwise.
     public var minimumClientSecretLength: Int { isProduction ? ProductionPolicy.minimumSecretBytes : 1 }
 }
+
+extension AuthConfiguration {
+    /// Reads the configuration from `SECUREPUSH_*` variables (see README.md) and checks it with `validate()`.
+    ///
+    /// `SECUREPUSH_AUTH_PORT` (8081), `SECUREPUSH_HOST`, TLS and limits as for every service; `SECUREPUSH_DATA_DIR`
+    /// (file `auth.sqlite` inside); `SECUREPUSH_AUTH_SIGNING_KEY_FILE`; `SECUREPUSH_ACCESS_TOKEN_TTL` (900);
+    /// `SECUREPUSH_REFRESH_TOKEN_TTL` (2592000); `SECUREPUSH_BCRYPT_COST` (12);
+    /// `SECUREPUSH_BOOTSTRAP_CLIENT_ID`/`_SECRET`; `SECUREPUSH_DISPATCH_CLIENT_ID`/`_SECRET` (secrets also from
+    /// `…_SECRET_FILE`);
+    /// `SECUREPUSH_LOGIN_MAX_FAILURES` (10); `SECUREPUSH_LOGIN_FAILURE_WINDOW` (300); `SECUREPUSH_AUTH_RATE_LIMIT` (120);
+    /// `SECUREPUSH_BCRYPT_QUEUE` (16); `SECUREPUSH_BCRYPT_PER_ADDRESS` (4); `SECUREPUSH_SELF_REGISTRATION` (true).
+    public init(environment: ServiceEnvironment) throws {
+        self.init(
+            server: try environment.server(portVariable: "SECUREPUSH_AUTH_PORT", defaultPort: 8081),
+            databasePath: Self.databasePath(inDataDirectory: environment.dataDirectory),
+            isProduction: environment.isProduction,
+            signingKeyFile: environment.string("SECUREPUSH_AUTH_SIGNING_KEY_FILE"),
+            accessTokenTTL: try environment.int("SECUREPUSH_ACCESS_TOKEN_TTL", default: 900, in: 1...86_400),
+            refreshTokenTTL: try environment.int(
+                "SECUREPUSH_REFRESH_TOKEN_TTL", default: 2_592_000, in: 60...31_536_000),
+            bcryptCost: try environment.int("SECUREPUSH_BCRYPT_COST", default: 12, in: Self.bcryptCostRange),
+            bootstrapClient: try Self.client(environment, prefix: "SECUREPUSH_BOOTSTRAP_CLIENT"),
+            dispatchClient: try Self.client(environment, prefix: "SECUREPUSH_DISPATCH_CLIENT"),
+            maxFailedLogins: try environment.int("SECUREPUSH_LOGIN_MAX_FAILURES", default: 10, in: 0...1_000_000),
+            failedLoginWindow: try environment.int("SECUREPUSH_LOGIN_FAILURE_WINDOW", default: 300, in: 1...86_400),
+            authRateLimit: try environment.int("SECUREPUSH_AUTH_RATE_LIMIT", default: 120, in: 0...1_000_000),
+            passwordQueueLength: try environment.int("SECUREPUSH_BCRYPT_QUEUE", default: 16, in: 0...10_000),
+            selfRegistration: try environment.bool("SECUREPUSH_SELF_REGISTRATION", default: true)
+        )
+        passwordChecksPerAddress = try environment.int("SECUREPUSH_BCRYPT_PER_ADDRESS", default: 4, in: 1...10_000)
+        postgresURL = try environment.postgresURL()
+        sqliteSynchronous = try environment.sqliteSynchronous()
+        try validate()
+    }
+
+    /// Refuses configurations that would start unsafely or not at all, saying which variable to fix.
+    public func validate() throws {
+        guard Self.bcryptCostRange.contains(bcryptCost) else {
+            throw ConfigurationError("SECUREPUSH_BCRYPT_COST must be in \(Self.bcryptCostRange), got \(bcryptCost)")
+        }
+        guard accessTokenTTL > 0 else { throw ConfigurationError("SECUREPUSH_ACCESS_TOKEN_TTL must be positive") }
+        guard refreshTokenTTL > 0 else { throw ConfigurationError("SECUREPUSH_REFRESH_TOKEN_TTL must be positive") }
+        if isProduction, signingKeyFile == nil {
+            throw ConfigurationError(
+                "SECUREPUSH_AUTH_SIGNING_KEY_FILE must be set when SECUREPUSH_ENV=production (an ES256 / P-256 private key PEM)"
+            )
+        }
+        for (prefix, client) in [
+            ("SECUREPUSH_BOOTSTRAP_CLIENT", bootstrapClient), ("SECUREPUSH_DISPATCH_CLIENT", dispatchClient),
+        ] {
+            guard let client else { continue }
+            do {
+                try CredentialRules.validateClientID(client.clientId, field: "\(prefix)_ID")
+                try CredentialRules.validateClientSecret(
+                    client.secret, minimumLength: minimumClientSecretLength, field: "\(prefix)_SECRET")
+            } catch {
+                let (variable, reason) = error.invalidField ?? (prefix, error.description)
+                let hint = isProduction && variable.hasSuffix("_SECRET") ? " (SECUREPUSH_ENV=production)" : ""
+                throw ConfigurationError("\(variable) \(reason)\(hint)")
+            }
+        }
+        if let bootstrap = bootstrapClient, let dispatch = dispatchClient, bootstrap.clientId == dispatch.clientId {
+            throw ConfigurationError(
+                "SECUREPUSH_BOOTSTRAP_CLIENT_ID and SECUREPUSH_DISPATCH_CLIENT_ID must differ (each client gets its own scope)"
+            )
+        }
+    }
+
+    private static func client(_ environment: ServiceEnvironment, prefix: String) throws -> ClientRegistry.Credentials?
+    {
+        let id = environment.string("\(prefix)_ID")
+        let secret = try environment.secret("\(prefix)_SECRET")
+        switch (id, secret) {
+        case (nil, nil): return nil
+        case (let id?, let secret?): return ClientRegistry.Credentials(clientId: id, secret: secret)
+        default: throw ConfigurationError("\(prefix)_ID and \(prefix)_SECRET must be set together")
+        }
+    }
+}

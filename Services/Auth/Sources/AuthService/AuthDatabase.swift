@@ -1,59 +1,58 @@
 import GRDB
+import Logging
 import ServiceCore
+import ServiceLifecycle
 
-/// The auth SQLite schema and how to open it.
-public enum AuthDatabase {
-    /// Opens (creating and migrating when needed) the auth database at `path`; `nil` is a private in-memory database.
-    public static func open(path: String?, synchronous: SQLiteSynchronous = .normal) throws -> any DatabaseWriter {
-        try SQLiteDatabase.open(path: path, migrator: migrator, synchronous: synchronous)
+/// auth's database as its configuration names it: the SQLite file (in memory without a path), or PostgreSQL
+/// (`SECUREPUSH_DATABASE_URL`, schema `auth`) whose pool is a lifecycle service that must run before auth is built.
+public struct AuthDatabase: Sendable {
+    /// The database the repository and the attempt counters are written against.
+    public let sql: any SQLDatabase
+    /// The open SQLite database, when auth runs on SQLite.
+    public let sqlite: (any DatabaseWriter)?
+    /// The PostgreSQL pool, when auth runs on PostgreSQL.
+    public let postgres: PostgresServiceDatabase?
+
+    /// Opens (creating and migrating when needed) the SQLite database, or prepares the PostgreSQL pool (migrated when
+    /// it starts running).
+    public static func open(_ configuration: AuthConfiguration, logger: Logger) throws -> AuthDatabase {
+        if let url = configuration.postgresURL {
+            return postgres(
+                PostgresServiceDatabase(
+                    url: url, serviceName: "auth", schema: "auth", migrations: AuthMigrations.all.postgres,
+                    logger: logger))
+        }
+        return try sqlite(path: configuration.databasePath, synchronous: configuration.sqliteSynchronous)
     }
 
-    /// Versioned migrations; never edit a shipped one, add `v2`, `v3`, ….
-    public static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
-            try db.create(table: "users") { t in
-                t.primaryKey("id", .text)
-                t.column("username", .text).notNull().unique()
-                t.column("password_hash", .text).notNull()
-                t.column("created_at", .datetime).notNull()
-            }
-            try db.create(table: "clients") { t in
-                t.primaryKey("id", .text)
-                t.column("secret_hash", .text).notNull()
-                // Space-separated, like the token's `scope` claim.
-                t.column("scopes", .text).notNull()
-                t.column("created_at", .datetime).notNull()
-                t.column("updated_at", .datetime).notNull()
-            }
-            try db.create(table: "token_families") { t in
-                t.primaryKey("id", .text)
-                t.column("user_id", .text).notNull().indexed().references("users", onDelete: .cascade)
-                t.column("created_at", .datetime).notNull()
-                t.column("revoked_at", .datetime)
-            }
-            try db.create(table: "refresh_tokens") { t in
-                // SHA-256 hex of the token; the token itself is never stored.
-                t.primaryKey("hash", .text)
-                t.column("family_id", .text).notNull().indexed().references("token_families", onDelete: .cascade)
-                t.column("user_id", .text).notNull().references("users", onDelete: .cascade)
-                t.column("created_at", .datetime).notNull()
-                t.column("expires_at", .datetime).notNull().indexed()
-                t.column("used_at", .datetime)
-            }
-            try db.create(table: "signing_keys") { t in
-                t.primaryKey("kid", .text)
-                t.column("private_key_pem", .text)
-                t.column("x", .text).notNull()
-                t.column("y", .text).notNull()
-                t.column("created_at", .datetime).notNull()
-                t.column("retired_at", .datetime)
-            }
+    /// The SQLite database at `path`, created and migrated when needed; `nil` is a private in-memory database.
+    public static func sqlite(path: String?, synchronous: SQLiteSynchronous = .normal) throws -> AuthDatabase {
+        let writer = try SQLiteDatabase.open(
+            path: path, migrator: AuthMigrations.all.sqliteMigrator, synchronous: synchronous)
+        return AuthDatabase(sql: SQLiteSQLDatabase(writer), sqlite: writer, postgres: nil)
+    }
+
+    /// auth on a PostgreSQL pool made with ``AuthMigrations/all``.
+    public static func postgres(_ database: PostgresServiceDatabase) -> AuthDatabase {
+        AuthDatabase(sql: PostgresSQLDatabase(database), sqlite: nil, postgres: database)
+    }
+
+    /// What must run while auth does: the PostgreSQL pool; nothing for SQLite.
+    public var services: [any Service] { postgres.map { [$0] } ?? [] }
+
+    /// `"ok"`, or why the database cannot serve (for `GET /health`).
+    public func readiness() async -> String {
+        await databaseReadiness(sqlite: sqlite, postgres: postgres)
+    }
+
+    /// Runs `body` while the database runs (PostgreSQL's pool is started first and stopped afterwards), for work
+    /// outside the running service such as the `securepush clients`/`users` CLI.
+    public func whileRunning<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        guard let postgres else { return try await body() }
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await postgres.run() }
+            defer { group.cancelAll() }
+            return try await body()
         }
-        migrator.registerMigration("v2 revoked families by time") { db in
-            // auth.revokedSessions reads the recent revocations every few seconds: never a scan of every session.
-            try db.create(index: "token_families_by_revocation", on: "token_families", columns: ["revoked_at"])
-        }
-        return migrator
     }
 }

@@ -8,23 +8,7 @@ public enum ConfiguredAuthRepository {
     public static func with<T: Sendable>(
         _ configuration: AuthConfiguration, logger: Logger, _ body: (any AuthRepository) async throws -> T
     ) async throws -> T {
-        guard let url = configuration.postgresURL else {
-            let writer = try AuthDatabase.open(path: configuration.databasePath)
-            return try await body(SQLiteAuthRepository(writer: writer))
-        }
-        let database = AuthDatabase.postgres(url: url, logger: logger)
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await database.run() }
-            defer { group.cancelAll() }
-            return try await body(PostgresAuthRepository(database: database))
-        }
-    }
-}
-
-extension AuthDatabase {
-    /// Auth's PostgreSQL database at `url`: schema `auth` (unless the URL names one), auth's migrations.
-    public static func postgres(url: PostgresURL, logger: Logger) -> PostgresServiceDatabase {
-        PostgresServiceDatabase(
-            url: url, serviceName: "auth", schema: "auth", migrations: postgresMigrations, logger: logger)
+        let database = try AuthDatabase.open(configuration, logger: logger)
+        return try await database.whileRunning { try await body(SQLAuthRepository(database: database.sql)) }
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import SharedModels
 
-/// Where sends, their idempotency keys and their delivery jobs are kept. The SQLite implementation is
-/// `SQLiteDeliveryRepository`; another database only needs this.
+/// Where sends, their idempotency keys and their delivery jobs are kept. `SQLDeliveryRepository` keeps them in
+/// SQLite or PostgreSQL; tests wrap or replace it.
 public protocol DeliveryRepository: Sendable {
     /// Reserves `(clientID, key)` before the store is called, so concurrent duplicates cannot both send.
     /// A pending reservation made before `staleBefore` (its holder crashed or hung) is taken over.

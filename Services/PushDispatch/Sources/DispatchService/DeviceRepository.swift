@@ -1,7 +1,7 @@
 import Foundation
 import SharedModels
 
-/// Where devices are kept. The SQLite implementation is `SQLiteDeviceRepository`; another database only needs this.
+/// Where devices are kept. `SQLDeviceRepository` keeps them in SQLite or PostgreSQL; tests wrap or replace it.
 public protocol DeviceRepository: Sendable {
     /// Registers a device, or — when `token` is not `nil` and `(platform, token)` is already registered — updates
     /// that device (owner, name when given, APNs mode as given, last registration, active again) and returns it.

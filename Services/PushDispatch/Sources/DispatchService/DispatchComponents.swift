@@ -15,6 +15,9 @@ public struct DispatchComponents: Sendable {
     public let sqlite: (any DatabaseWriter)?
     /// The PostgreSQL database, when push-dispatch runs on PostgreSQL (`SECUREPUSH_DATABASE_URL`).
     public let postgres: PostgresServiceDatabase?
+    /// The same database as the repositories see it (one per process: on SQLite it holds the lock that keeps
+    /// transactions apart, so build every repository on this one).
+    public let database: any SQLDatabase
     /// Verifies bearer tokens with auth's keys.
     public let verifier: AccessTokenVerifier
     /// The `devices.*` logic.
@@ -67,23 +70,22 @@ public struct DispatchComponents: Sendable {
         try Self.checkRemote(remoteProviders)
         let sqlite: (any DatabaseWriter)?
         let postgres: PostgresServiceDatabase?
-        let deviceRepository: any DeviceRepository
-        let deliveryRepository: any DeliveryRepository
+        let sqlDatabase: any SQLDatabase
         if let url = configuration.postgresURL {
             let database = PostgresServiceDatabase(
-                url: url, serviceName: "push-dispatch", schema: "dispatch", migrations: DispatchMigrations.postgres,
+                url: url, serviceName: "push-dispatch", schema: "dispatch", migrations: DispatchMigrations.all.postgres,
                 logger: logger)
             (sqlite, postgres) = (nil, database)
-            deviceRepository = PostgresDeviceRepository(database: database)
-            deliveryRepository = PostgresDeliveryRepository(database: database)
+            sqlDatabase = PostgresSQLDatabase(database)
         } else {
             let database = try SQLiteDatabase.open(
-                path: configuration.databasePath, migrator: DispatchMigrations.migrator,
+                path: configuration.databasePath, migrator: DispatchMigrations.all.sqliteMigrator,
                 synchronous: configuration.sqliteSynchronous)
             (sqlite, postgres) = (database, nil)
-            deviceRepository = SQLiteDeviceRepository(database: database)
-            deliveryRepository = SQLiteDeliveryRepository(database: database)
+            sqlDatabase = SQLiteSQLDatabase(database)
         }
+        let deviceRepository = SQLDeviceRepository(database: sqlDatabase)
+        let deliveryRepository = SQLDeliveryRepository(database: sqlDatabase)
         let verifier = AccessTokenVerifier(logger: logger) {
             try await auth.call(Auth.Keys.self, Empty()).keys
         }
@@ -133,6 +135,7 @@ public struct DispatchComponents: Sendable {
         return DispatchComponents(
             sqlite: sqlite,
             postgres: postgres,
+            database: sqlDatabase,
             verifier: verifier,
             devices: devices,
             pushes: pushes,

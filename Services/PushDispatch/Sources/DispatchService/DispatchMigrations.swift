@@ -1,74 +1,23 @@
-import GRDB
+import ServiceCore
 
-/// push-dispatch's schema, one versioned migration at a time (never edit a shipped migration; add the next).
+/// push-dispatch's schema, one versioned step at a time, for SQLite and PostgreSQL (never edit a shipped step; add
+/// the next). Times are whole milliseconds since 1970 (`INTEGER`/`BIGINT`), so comparisons are cheap and what is read
+/// equals what was written.
 ///
-/// Dates are whole milliseconds since 1970 (`INTEGER`), so comparisons are cheap and what is read equals what was written.
+/// The two backends shipped different histories under their own version ids: SQLite grew the schema in four steps,
+/// PostgreSQL started from its final shape (plus `registration_order`, and `active` as a `BOOLEAN`). Every id is kept
+/// with its statements unchanged, each step empty on the backend that never had it, so no existing database is
+/// migrated twice. Queries write `TRUE`/`FALSE` for `active` (both accept them) and order devices by
+/// ``registrationOrder(_:)``.
 public enum DispatchMigrations {
-    /// The migrator `SQLiteDatabase.open(path:migrator:)` applies.
-    public static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE device (
-                        id TEXT PRIMARY KEY NOT NULL,
-                        owner_id TEXT NOT NULL,
-                        platform TEXT NOT NULL,
-                        -- NULL for direct devices registered without a token: each of those is its own device.
-                        token TEXT,
-                        name TEXT,
-                        created_at INTEGER NOT NULL,
-                        last_registered_at INTEGER NOT NULL,
-                        active INTEGER NOT NULL DEFAULT 1
-                    );
-                    -- Re-registering a platform token updates its device; SQLite lets NULL tokens repeat.
-                    CREATE UNIQUE INDEX device_by_platform_token ON device(platform, token);
-                    CREATE INDEX device_by_owner ON device(owner_id, created_at);
-
-                    CREATE TABLE push_send (
-                        notification_id TEXT PRIMARY KEY NOT NULL,
-                        client_id TEXT NOT NULL,
-                        recipient_id TEXT NOT NULL,
-                        expires_at INTEGER NOT NULL,
-                        created_at INTEGER NOT NULL,
-                        -- The push.send result as first answered, replayed for a repeated idempotency key.
-                        result TEXT NOT NULL
-                    );
-                    CREATE INDEX push_send_by_expiry ON push_send(expires_at);
-
-                    -- Reserved before the store is called, so concurrent duplicates cannot both send.
-                    CREATE TABLE idempotency_key (
-                        client_id TEXT NOT NULL,
-                        key TEXT NOT NULL,
-                        state TEXT NOT NULL CHECK (state IN ('pending', 'done')),
-                        reservation_id TEXT NOT NULL,
-                        reserved_at INTEGER NOT NULL,
-                        notification_id TEXT REFERENCES push_send(notification_id) ON DELETE CASCADE,
-                        PRIMARY KEY (client_id, key)
-                    );
-
-                    -- One row per (notification, device): the durable delivery job. `sequence` orders a device's stream.
-                    CREATE TABLE delivery (
-                        sequence INTEGER PRIMARY KEY AUTOINCREMENT,
-                        notification_id TEXT NOT NULL REFERENCES push_send(notification_id) ON DELETE CASCADE,
-                        device_id TEXT NOT NULL,
-                        platform TEXT NOT NULL,
-                        status TEXT NOT NULL,
-                        attempts INTEGER NOT NULL DEFAULT 0,
-                        last_error TEXT,
-                        next_attempt_at INTEGER,
-                        expires_at INTEGER NOT NULL,
-                        updated_at INTEGER NOT NULL,
-                        UNIQUE (notification_id, device_id)
-                    );
-                    CREATE INDEX delivery_by_device ON delivery(device_id, status, sequence);
-                    CREATE INDEX delivery_by_status ON delivery(status, expires_at);
+    /// Every step, in order.
+    public static let all: [SQLMigration] = [
+        SQLMigration("v1") { dialect in dialect == .postgresql ? postgresV1 : [sqliteV1] },
+        SQLMigration("v2 delivery leases") { dialect in
+            dialect == .postgresql
+                ? []
+                : [
                     """
-            )
-        }
-        migrator.registerMigration("v2 delivery leases") { db in
-            try db.execute(
-                sql: """
                     -- A delivery worker holds a job while it attempts it; a lease that lapsed (its worker crashed) frees it.
                     ALTER TABLE delivery ADD COLUMN lease_until INTEGER;
                     ALTER TABLE delivery ADD COLUMN lease_owner TEXT;
@@ -81,34 +30,175 @@ public enum DispatchMigrations {
                     -- When a provider reported the device gone (NULL while active).
                     ALTER TABLE device ADD COLUMN deactivated_at INTEGER;
                     """
-            )
-        }
-        migrator.registerMigration("v3 device apns mode") { db in
-            try db.execute(
-                sql: """
+                ]
+        },
+        SQLMigration("v3 device apns mode") { dialect in
+            dialect == .postgresql
+                ? []
+                : [
+                    """
                     -- The device's own APNs push mode ('alert' or 'background'); NULL uses the deployment's mode.
                     ALTER TABLE device ADD COLUMN apns_mode TEXT;
                     """
-            )
-        }
-        migrator.registerMigration("v4 unfinished deliveries by device") { db in
-            try db.execute(
-                sql: """
+                ]
+        },
+        SQLMigration("v4 unfinished deliveries by device") { dialect in
+            dialect == .postgresql
+                ? []
+                : [
+                    """
                     -- A device's stream reads only its unfinished jobs, in sequence order: without this, every wake-up
                     -- walked the device's whole history (acknowledged jobs are kept until the send's retention ends).
                     CREATE INDEX delivery_unfinished_by_device ON delivery(device_id, sequence)
                         WHERE status IN ('queued', 'sent', 'retrying');
                     """
-            )
-        }
-        migrator.registerMigration("v5 device public key") { db in
-            try db.execute(
-                sql: """
-                    -- The device's P-256 public key (base64url) for sealed notifications; NULL for an unsealed device.
-                    ALTER TABLE device ADD COLUMN public_key TEXT;
+                ]
+        },
+        // PostgreSQL's own second step: SQLite's v4, the index a device's stream reads.
+        SQLMigration("v2 unfinished deliveries by device") { dialect in
+            dialect == .postgresql
+                ? [
                     """
-            )
-        }
-        return migrator
+                    CREATE INDEX delivery_unfinished_by_device ON delivery (device_id, sequence)
+                        WHERE status IN ('queued', 'sent', 'retrying')
+                    """
+                ] : []
+        },
+        // The device's P-256 public key (base64url) for sealed notifications; NULL for an unsealed device.
+        SQLMigration("v5 device public key", ["ALTER TABLE device ADD COLUMN public_key TEXT"]),
+    ]
+
+    /// The channel push-dispatch replicas tell each other about new jobs on (`d:<device id>`, `p:<platform>`).
+    public static let wakeChannel = "securepush_dispatch_wake"
+
+    /// The column that orders devices registered in the same millisecond: SQLite's `rowid`, PostgreSQL's
+    /// `registration_order` (a `BIGSERIAL`, as PostgreSQL has no `rowid`).
+    static func registrationOrder(_ dialect: SQLDialect) -> String {
+        dialect == .postgresql ? "registration_order" : "rowid"
     }
+
+    /// SQLite's first step, as shipped.
+    private static let sqliteV1 = """
+        CREATE TABLE device (
+            id TEXT PRIMARY KEY NOT NULL,
+            owner_id TEXT NOT NULL,
+            platform TEXT NOT NULL,
+            -- NULL for direct devices registered without a token: each of those is its own device.
+            token TEXT,
+            name TEXT,
+            created_at INTEGER NOT NULL,
+            last_registered_at INTEGER NOT NULL,
+            active INTEGER NOT NULL DEFAULT 1
+        );
+        -- Re-registering a platform token updates its device; SQLite lets NULL tokens repeat.
+        CREATE UNIQUE INDEX device_by_platform_token ON device(platform, token);
+        CREATE INDEX device_by_owner ON device(owner_id, created_at);
+
+        CREATE TABLE push_send (
+            notification_id TEXT PRIMARY KEY NOT NULL,
+            client_id TEXT NOT NULL,
+            recipient_id TEXT NOT NULL,
+            expires_at INTEGER NOT NULL,
+            created_at INTEGER NOT NULL,
+            -- The push.send result as first answered, replayed for a repeated idempotency key.
+            result TEXT NOT NULL
+        );
+        CREATE INDEX push_send_by_expiry ON push_send(expires_at);
+
+        -- Reserved before the store is called, so concurrent duplicates cannot both send.
+        CREATE TABLE idempotency_key (
+            client_id TEXT NOT NULL,
+            key TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('pending', 'done')),
+            reservation_id TEXT NOT NULL,
+            reserved_at INTEGER NOT NULL,
+            notification_id TEXT REFERENCES push_send(notification_id) ON DELETE CASCADE,
+            PRIMARY KEY (client_id, key)
+        );
+
+        -- One row per (notification, device): the durable delivery job. `sequence` orders a device's stream.
+        CREATE TABLE delivery (
+            sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+            notification_id TEXT NOT NULL REFERENCES push_send(notification_id) ON DELETE CASCADE,
+            device_id TEXT NOT NULL,
+            platform TEXT NOT NULL,
+            status TEXT NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            last_error TEXT,
+            next_attempt_at INTEGER,
+            expires_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL,
+            UNIQUE (notification_id, device_id)
+        );
+        CREATE INDEX delivery_by_device ON delivery(device_id, status, sequence);
+        CREATE INDEX delivery_by_status ON delivery(status, expires_at);
+        """
+
+    /// PostgreSQL's first step, as shipped: SQLite's final shape.
+    private static let postgresV1 = [
+        """
+        CREATE TABLE device (
+            id TEXT PRIMARY KEY,
+            owner_id TEXT NOT NULL,
+            platform TEXT NOT NULL,
+            token TEXT,
+            name TEXT,
+            created_at BIGINT NOT NULL,
+            last_registered_at BIGINT NOT NULL,
+            active BOOLEAN NOT NULL DEFAULT TRUE,
+            deactivated_at BIGINT,
+            apns_mode TEXT,
+            registration_order BIGSERIAL NOT NULL
+        )
+        """,
+        // NULL tokens repeat (each tokenless direct device is its own device), as in SQLite.
+        "CREATE UNIQUE INDEX device_by_platform_token ON device (platform, token)",
+        "CREATE INDEX device_by_owner ON device (owner_id, created_at)",
+        """
+        CREATE TABLE push_send (
+            notification_id TEXT PRIMARY KEY,
+            client_id TEXT NOT NULL,
+            recipient_id TEXT NOT NULL,
+            expires_at BIGINT NOT NULL,
+            created_at BIGINT NOT NULL,
+            result TEXT NOT NULL
+        )
+        """,
+        "CREATE INDEX push_send_by_expiry ON push_send (expires_at)",
+        """
+        CREATE TABLE idempotency_key (
+            client_id TEXT NOT NULL,
+            key TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('pending', 'done')),
+            reservation_id TEXT NOT NULL,
+            reserved_at BIGINT NOT NULL,
+            notification_id TEXT REFERENCES push_send (notification_id) ON DELETE CASCADE,
+            PRIMARY KEY (client_id, key)
+        )
+        """,
+        """
+        CREATE TABLE delivery (
+            sequence BIGSERIAL PRIMARY KEY,
+            notification_id TEXT NOT NULL REFERENCES push_send (notification_id) ON DELETE CASCADE,
+            device_id TEXT NOT NULL,
+            platform TEXT NOT NULL,
+            status TEXT NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            last_error TEXT,
+            next_attempt_at BIGINT,
+            expires_at BIGINT NOT NULL,
+            updated_at BIGINT NOT NULL,
+            lease_until BIGINT,
+            lease_owner TEXT,
+            UNIQUE (notification_id, device_id)
+        )
+        """,
+        "CREATE INDEX delivery_by_device ON delivery (device_id, status, sequence)",
+        "CREATE INDEX delivery_by_status ON delivery (status, expires_at)",
+        """
+        CREATE INDEX delivery_due ON delivery (platform, next_attempt_at)
+            WHERE status IN ('queued', 'retrying')
+        """,
+        "CREATE INDEX delivery_leased ON delivery (lease_owner, lease_until) WHERE lease_owner IS NOT NULL",
+    ]
 }

@@ -6,7 +6,7 @@ import SharedModels
 
 /// Carries wake-ups between push-dispatch replicas on PostgreSQL: listens on ``DispatchMigrations/wakeChannel``
 /// and wakes this replica's event streams of a device (`d:<device id>`) or the delivery worker of a platform
-/// (`p:<platform>`), which `PostgresDeliveryRepository.recordSend` announces when its transaction commits.
+/// (`p:<platform>`), which `SQLDeliveryRepository.recordSend` announces when its transaction commits.
 ///
 /// Wake-ups are hints: the direct channel's periodic sweep (`DirectSweep`) wakes streams whose device has queued jobs,
 /// and workers look at least every idle interval, so one lost while the listening connection reconnects costs a

@@ -1,0 +1,140 @@
+import ServiceCore
+
+/// auth's schema, one versioned step at a time, for SQLite and PostgreSQL alike (never edit a shipped step; add the
+/// next). Times are milliseconds since 1970 in 64-bit integer columns, as in the store and push-dispatch (since `v4`).
+///
+/// `v1`–`v3` keep what each backend had before the steps were written once (SQLite's `DATETIME` columns from GRDB's
+/// schema builder and its index names; PostgreSQL's `TIMESTAMPTZ`), so databases that applied them are not migrated
+/// twice; `v4` converts both to milliseconds.
+public enum AuthMigrations {
+    /// Every step, in order.
+    public static let all: [SQLMigration] = [v1, v2, v3, v4]
+
+    static let v1 = SQLMigration("v1") { dialect in
+        let time = dialect == .sqlite ? "DATETIME" : "TIMESTAMPTZ"
+        let (byUser, byFamily, byExpiry) =
+            dialect == .sqlite
+            ? ("token_families_on_user_id", "refresh_tokens_on_family_id", "refresh_tokens_on_expires_at")
+            : ("token_families_by_user", "refresh_tokens_by_family", "refresh_tokens_by_expiry")
+        return [
+            """
+            CREATE TABLE users (
+                id TEXT PRIMARY KEY NOT NULL, username TEXT NOT NULL UNIQUE, password_hash TEXT NOT NULL,
+                created_at \(time) NOT NULL)
+            """,
+            """
+            CREATE TABLE clients (
+                id TEXT PRIMARY KEY NOT NULL, secret_hash TEXT NOT NULL, scopes TEXT NOT NULL,
+                created_at \(time) NOT NULL, updated_at \(time) NOT NULL)
+            """,
+            """
+            CREATE TABLE token_families (
+                id TEXT PRIMARY KEY NOT NULL, user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                created_at \(time) NOT NULL, revoked_at \(time))
+            """,
+            "CREATE INDEX \(byUser) ON token_families (user_id)",
+            """
+            CREATE TABLE refresh_tokens (
+                hash TEXT PRIMARY KEY NOT NULL,
+                family_id TEXT NOT NULL REFERENCES token_families (id) ON DELETE CASCADE,
+                user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                created_at \(time) NOT NULL, expires_at \(time) NOT NULL, used_at \(time))
+            """,
+            "CREATE INDEX \(byFamily) ON refresh_tokens (family_id)",
+            "CREATE INDEX \(byExpiry) ON refresh_tokens (expires_at)",
+            """
+            CREATE TABLE signing_keys (
+                kid TEXT PRIMARY KEY NOT NULL, private_key_pem TEXT, x TEXT NOT NULL, y TEXT NOT NULL,
+                created_at \(time) NOT NULL, retired_at \(time))
+            """,
+        ]
+    }
+
+    // auth.revokedSessions reads the recent revocations every few seconds: never a scan of every session.
+    static let v2 = SQLMigration("v2 revoked families by time") { dialect in
+        dialect == .sqlite
+            ? ["CREATE INDEX token_families_by_revocation ON token_families (revoked_at)"]
+            : ["CREATE INDEX token_families_by_revocation ON token_families (revoked_at) WHERE revoked_at IS NOT NULL"]
+    }
+
+    // Sign-in limits shared by the replicas (SQLAttemptCounters); keys are SHA-256 hex. New on SQLite, where a
+    // single process keeps its counts in memory: the table is there for tools and tests, already in milliseconds.
+    static let v3 = SQLMigration("v3 sign-in attempt counters") { dialect in
+        let time = dialect == .sqlite ? "INTEGER" : "TIMESTAMPTZ"
+        return [
+            "CREATE TABLE attempt_counters (counter_key TEXT PRIMARY KEY NOT NULL, count \(dialect.integerType) NOT NULL, expires_at \(time) NOT NULL)",
+            "CREATE INDEX attempt_counters_by_expiry ON attempt_counters (expires_at)",
+        ]
+    }
+
+    /// Every time column, table by table.
+    static let timeColumns: [(table: String, columns: [String])] = [
+        ("users", ["created_at"]),
+        ("clients", ["created_at", "updated_at"]),
+        ("token_families", ["created_at", "revoked_at"]),
+        ("refresh_tokens", ["created_at", "expires_at", "used_at"]),
+        ("signing_keys", ["created_at", "retired_at"]),
+    ]
+
+    // Times in milliseconds since 1970, like the other services. PostgreSQL converts each column in place (its
+    // microseconds rounded to the nearest millisecond); SQLite cannot change a column's type, so each table is rebuilt
+    // with the same rows (GRDB kept dates as UTC text with milliseconds, converted exactly) and its indexes recreated.
+    static let v4 = SQLMigration("v4 times in milliseconds") { dialect in
+        guard dialect == .sqlite else {
+            return (timeColumns + [("attempt_counters", ["expires_at"])]).map { table, columns in
+                "ALTER TABLE \(table) "
+                    + columns.map {
+                        "ALTER COLUMN \($0) TYPE BIGINT USING round(extract(epoch FROM \($0)) * 1000)::BIGINT"
+                    }.joined(separator: ", ")
+            }
+        }
+        let tables = [
+            (
+                "users",
+                "id TEXT PRIMARY KEY NOT NULL, username TEXT NOT NULL UNIQUE, password_hash TEXT NOT NULL, created_at INTEGER NOT NULL",
+                "id, username, password_hash"
+            ),
+            (
+                "clients",
+                "id TEXT PRIMARY KEY NOT NULL, secret_hash TEXT NOT NULL, scopes TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL",
+                "id, secret_hash, scopes"
+            ),
+            (
+                "token_families",
+                "id TEXT PRIMARY KEY NOT NULL, user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE, created_at INTEGER NOT NULL, revoked_at INTEGER",
+                "id, user_id"
+            ),
+            (
+                "refresh_tokens",
+                "hash TEXT PRIMARY KEY NOT NULL, family_id TEXT NOT NULL REFERENCES token_families (id) ON DELETE CASCADE, user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, used_at INTEGER",
+                "hash, family_id, user_id"
+            ),
+            (
+                "signing_keys",
+                "kid TEXT PRIMARY KEY NOT NULL, private_key_pem TEXT, x TEXT NOT NULL, y TEXT NOT NULL, created_at INTEGER NOT NULL, retired_at INTEGER",
+                "kid, private_key_pem, x, y"
+            ),
+        ]
+        var statements: [String] = []
+        for ((table, definition, kept), (_, times)) in zip(tables, timeColumns) {
+            let converted = times.map(sqliteMilliseconds(of:)).joined(separator: ", ")
+            statements += [
+                "CREATE TABLE \(table)_v4 (\(definition))",
+                "INSERT INTO \(table)_v4 SELECT \(kept), \(converted) FROM \(table)",
+                "DROP TABLE \(table)",
+                "ALTER TABLE \(table)_v4 RENAME TO \(table)",
+            ]
+        }
+        return statements + [
+            "CREATE INDEX token_families_by_user ON token_families (user_id)",
+            "CREATE INDEX token_families_by_revocation ON token_families (revoked_at) WHERE revoked_at IS NOT NULL",
+            "CREATE INDEX refresh_tokens_by_family ON refresh_tokens (family_id)",
+            "CREATE INDEX refresh_tokens_by_expiry ON refresh_tokens (expires_at)",
+        ]
+    }
+
+    /// SQLite: GRDB's date text (`YYYY-MM-DD HH:MM:SS.SSS`, UTC) as milliseconds since 1970, exactly; `NULL` stays.
+    static func sqliteMilliseconds(of column: String) -> String {
+        "CAST(strftime('%s', \(column)) AS INTEGER) * 1000 + CAST(substr(strftime('%f', \(column)), 4) AS INTEGER)"
+    }
+}

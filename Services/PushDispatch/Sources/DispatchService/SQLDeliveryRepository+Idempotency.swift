@@ -1,0 +1,64 @@
+import Foundation
+import ServiceCore
+import SharedModels
+
+extension SQLDeliveryRepository {
+    public func reserve(clientID: String, key: String, now: Date, staleBefore: Date) async throws
+        -> IdempotencyReservation
+    {
+        let nowMS = now.millisecondsSince1970
+        let claim = IdempotencyClaim(clientID: clientID, key: key, reservationID: UUID().uuidString.lowercased())
+        // The primary key makes this the one reservation, however many duplicates (on any replica) race for it.
+        let inserted = try await database.execute(
+            """
+            INSERT INTO idempotency_key (client_id, key, state, reservation_id, reserved_at)
+            VALUES (?, ?, 'pending', ?, ?)
+            ON CONFLICT (client_id, key) DO NOTHING
+            """, [clientID, key, claim.reservationID, nowMS])
+        if inserted > 0 { return .reserved(claim) }
+        return try await database.transaction { db in
+            // Deleted since the insert (released): the caller may simply try again.
+            guard
+                let row = try await db.query(
+                    """
+                    SELECT state, reserved_at, notification_id FROM idempotency_key WHERE client_id = ? AND key = ?
+                    \(db.dialect.lockRows)
+                    """, [clientID, key]
+                ).first
+            else { return .inProgress }
+            if try row.decode(0, as: String.self) == "done", let notificationID = try row.decode(2, as: String?.self),
+                let json = try await db.query(
+                    "SELECT result FROM push_send WHERE notification_id = ?", [notificationID]
+                ).first?.decode(0, as: String.self)
+            {
+                return .completed(try RPCCodec.makeDecoder().decode(Push.Send.Result.self, from: Data(json.utf8)))
+            }
+            guard try row.decode(1, as: Int64.self) < staleBefore.millisecondsSince1970 else { return .inProgress }
+            // The holder crashed or hung: take the reservation over; its late `recordSend` will be refused.
+            _ = try await db.execute(
+                """
+                UPDATE idempotency_key SET state = 'pending', reservation_id = ?, reserved_at = ?
+                WHERE client_id = ? AND key = ?
+                """, [claim.reservationID, nowMS, clientID, key])
+            return .reserved(claim)
+        }
+    }
+
+    public func release(_ claim: IdempotencyClaim) async throws {
+        _ = try await database.execute(
+            "DELETE FROM idempotency_key WHERE client_id = ? AND key = ? AND reservation_id = ? AND state = 'pending'",
+            [claim.clientID, claim.key, claim.reservationID])
+    }
+
+    /// Marks `claim`'s key `done` with the send's notification, when `claim` is still its pending reservation
+    /// (otherwise `false`: it was taken over, or released).
+    static func complete(_ claim: IdempotencyClaim, notificationID: String, _ db: any SQLTransaction) async throws
+        -> Bool
+    {
+        try await db.execute(
+            """
+            UPDATE idempotency_key SET state = 'done', notification_id = ?
+            WHERE client_id = ? AND key = ? AND reservation_id = ? AND state = 'pending'
+            """, [notificationID, claim.clientID, claim.key, claim.reservationID]) > 0
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import ServiceCore
+import SharedModels
+
+extension SQLDeliveryRepository {
+    public func record(_ outcome: DeliveryOutcome, for job: DeliveryJob, leaseOwner owner: String, now: Date)
+        async throws -> DeliveryStatus?
+    {
+        if let recorded = Self.rowOnly(outcome, now: now) {
+            let (sql, binds) = Self.change(to: recorded, of: [job], leaseOwner: owner, now: now)
+            return try await database.execute(sql, binds) > 0 ? recorded.status : nil
+        }
+        return try await database.transaction { db in
+            try await Self.apply(outcome, to: job, leaseOwner: owner, now: now, db)
+        }
+    }
+
+    public func record(_ outcome: DeliveryOutcome, for jobs: [DeliveryJob], now: Date) async throws {
+        guard !jobs.isEmpty else { return }
+        if let recorded = Self.rowOnly(outcome, now: now) {
+            let (sql, binds) = Self.change(to: recorded, of: jobs, leaseOwner: nil, now: now)
+            _ = try await database.execute(sql, binds)
+            return
+        }
+        try await database.transaction { db in
+            for job in jobs {
+                _ = try await Self.apply(outcome, to: job, leaseOwner: nil, now: now, db)
+            }
+        }
+    }
+
+    /// What `outcome` writes when it changes the jobs' rows and nothing else (one statement, no transaction); `nil`
+    /// when it reads the device or deactivates it.
+    static func rowOnly(_ outcome: DeliveryOutcome, now: Date) -> DeliveryOutcome.Recorded? {
+        guard !outcome.needsLastRegistration else { return nil }
+        let recorded = outcome.recorded(now: now, lastRegisteredAt: nil)
+        return recorded.status == .deactivated ? nil : recorded
+    }
+
+    /// Records `outcome` on the job's row and frees its lease; `nil` (nothing recorded) when the job ended meanwhile
+    /// or, with `leaseOwner`, when that owner lost the lease. A deactivation also deactivates the device and ends its
+    /// other waiting jobs `deactivated`: its token is dead, so attempting them would only fail again.
+    static func apply(
+        _ outcome: DeliveryOutcome, to job: DeliveryJob, leaseOwner: String?, now: Date, _ db: any SQLTransaction
+    ) async throws -> DeliveryStatus? {
+        let nowMS = now.millisecondsSince1970
+        var registered: Int64?
+        if outcome.needsLastRegistration {
+            registered = try await db.query("SELECT last_registered_at FROM device WHERE id = ?", [job.deviceID])
+                .first?.decode(0, as: Int64.self)
+        }
+        let recorded = outcome.recorded(now: now, lastRegisteredAt: registered)
+        let (sql, binds) = change(to: recorded, of: [job], leaseOwner: leaseOwner, now: now)
+        guard try await db.execute(sql, binds) > 0 else { return nil }
+        if recorded.status == .deactivated {
+            _ = try await db.execute(
+                "UPDATE device SET active = FALSE, deactivated_at = ? WHERE id = ?", [nowMS, job.deviceID])
+            _ = try await db.execute(
+                """
+                UPDATE delivery SET status = 'deactivated', last_error = ?, updated_at = ?,
+                    lease_until = NULL, lease_owner = NULL
+                WHERE device_id = ? AND status IN ('queued', 'retrying')
+                """, [recorded.lastError, nowMS, job.deviceID])
+        }
+        return recorded.status
+    }
+
+    /// The statement that writes `recorded` on the rows of `jobs` still unfinished (with `leaseOwner`: still leased
+    /// to it) and frees their leases: attempts + 1, status, last error, next attempt, updated time.
+    static func change(
+        to recorded: DeliveryOutcome.Recorded, of jobs: [DeliveryJob], leaseOwner: String?, now: Date
+    ) -> (String, [any SQLBindable]) {
+        let held =
+            leaseOwner == nil ? "status IN \(unfinished)" : "lease_owner = ? AND status IN ('queued', 'retrying')"
+        // One statement per batch size (a stream writes at most its page of jobs at once).
+        let sequences = jobs.count == 1 ? "sequence = ?" : "sequence IN (\(Self.placeholders(jobs.count)))"
+        var binds: [any SQLBindable] = [
+            recorded.status.rawValue, recorded.lastError, recorded.nextAttemptMilliseconds, now.millisecondsSince1970,
+        ]
+        binds += jobs.map(\.sequence) as [any SQLBindable]
+        if let leaseOwner { binds.append(leaseOwner) }
+        return (
+            """
+            UPDATE delivery SET status = ?, attempts = attempts + 1, last_error = ?, next_attempt_at = ?,
+                updated_at = ?, lease_until = NULL, lease_owner = NULL
+            WHERE \(sequences) AND \(held)
+            """, binds
+        )
+    }
+
+    /// `count` comma-separated placeholders.
+    static func placeholders(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ", ")
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import ServiceCore
+import SharedModels
+
+/// `DeliveryRepository` on any ``SQLDatabase`` (SQLite or PostgreSQL), each operation written once: sends and their
+/// delivery jobs. Idempotency keys, leases, outcomes and the sweep are in the `SQLDeliveryRepository+…` files.
+///
+/// Delivery workers claim due jobs under a lease (on PostgreSQL with `FOR UPDATE SKIP LOCKED`), so each job is
+/// attempted by one replica at a time, and a replica that dies leaves its jobs to the others once their leases lapse.
+/// Committing a send notifies ``DispatchMigrations/wakeChannel`` (on PostgreSQL), so that the replica holding a
+/// device's event stream, or the platform's worker, wakes at once.
+public struct SQLDeliveryRepository: DeliveryRepository {
+    let database: any SQLDatabase
+
+    /// - Parameter database: a database migrated with ``DispatchMigrations/all``.
+    public init(database: any SQLDatabase) {
+        self.database = database
+    }
+
+    /// Statuses of a job that is not finished yet.
+    static let unfinished = "('queued', 'sent', 'retrying')"
+    /// Jobs that end `expired` when their notification expires: those still waiting for an attempt, and direct jobs
+    /// written to a stream but not acknowledged (a stream writes them again). A remote provider's `sent` is final.
+    static let expirable = "(status IN ('queued', 'retrying') OR (status = 'sent' AND platform = 'direct'))"
+    /// The job columns, joined with the device's token and APNs mode, in ``job(from:)``'s order.
+    static let jobColumns = """
+        delivery.sequence, delivery.notification_id, delivery.device_id, delivery.platform, device.token,
+        delivery.status, delivery.attempts, delivery.expires_at, device.apns_mode
+        """
+    /// A device's pending jobs (device id, sequence, limit): reads the partial index `delivery_unfinished_by_device`,
+    /// so the cost follows the device's unfinished jobs, not its history.
+    static let pendingJobsSQL = """
+        SELECT \(jobColumns) FROM delivery
+        LEFT JOIN device ON device.id = delivery.device_id
+        WHERE delivery.device_id = ? AND delivery.status IN \(unfinished)
+            AND (delivery.status = 'queued' OR (delivery.status = 'sent' AND delivery.sequence > ?))
+        ORDER BY delivery.sequence LIMIT ?
+        """
+
+    public func recordSend(_ send: SendRecord, claim: IdempotencyClaim?) async throws -> RecordedSend {
+        let createdMS = send.createdAt.millisecondsSince1970
+        let expiresMS = send.expiresAt.millisecondsSince1970
+        return try await database.transaction { db in
+            let devices = try await db.query(
+                """
+                SELECT id, platform, token, apns_mode FROM device WHERE owner_id = ? AND active = TRUE
+                ORDER BY created_at, \(DispatchMigrations.registrationOrder(db.dialect))
+                """, [send.recipientID]
+            ).map { row in
+                (
+                    id: try row.decode(0, as: String.self), platform: Platform(rawValue: try row.decode(1)),
+                    token: try row.decode(2, as: String?.self), apnsMode: try row.decode(3, as: String?.self)
+                )
+            }.filter { send.deviceIDs?.contains($0.id) ?? true }
+            let result = Push.Send.Result(
+                notificationId: send.notificationID,
+                deliveries: devices.map { Push.Send.Delivery(deviceId: $0.id, platform: $0.platform, status: .queued) })
+            let resultJSON = String(decoding: try RPCCodec.makeEncoder().encode(result), as: UTF8.self)
+            _ = try await db.execute(
+                """
+                INSERT INTO push_send (notification_id, client_id, recipient_id, expires_at, created_at, result)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """, [send.notificationID, send.clientID, send.recipientID, expiresMS, createdMS, resultJSON])
+            var jobs: [DeliveryJob] = []
+            for device in devices {
+                let inserted = try await db.query(
+                    """
+                    INSERT INTO delivery (
+                        notification_id, device_id, platform, status, attempts, next_attempt_at, expires_at, updated_at)
+                    VALUES (?, ?, ?, 'queued', 0, ?, ?, ?)
+                    RETURNING sequence
+                    """, [send.notificationID, device.id, device.platform.rawValue, createdMS, expiresMS, createdMS]
+                )
+                // No row back would be a schema that disagrees with the code: a decoding error, not a crash.
+                let sequence = try (inserted.first ?? SQLRow([])).decode(0, as: Int64.self)
+                jobs.append(
+                    DeliveryJob(
+                        sequence: sequence, notificationID: send.notificationID, deviceID: device.id,
+                        platform: device.platform, deviceToken: device.token, status: .queued, attempts: 0,
+                        expiresAt: Date(millisecondsSince1970: expiresMS), apnsMode: device.apnsMode))
+            }
+            // Completes the claim, unless it was taken over meanwhile: then nothing of this send is kept.
+            if let claim, try await !Self.complete(claim, notificationID: send.notificationID, db) {
+                throw DispatchError.sendInProgress
+            }
+            // Heard by every replica when this transaction commits, never before.
+            for signal in Set(jobs.map { $0.platform == .direct ? "d:\($0.deviceID)" : "p:\($0.platform.rawValue)" }) {
+                try await db.notify(DispatchMigrations.wakeChannel, signal)
+            }
+            return RecordedSend(result: result, jobs: jobs)
+        }
+    }
+
+    public func deliveries(notificationID: String, clientID: String, now: Date) async throws
+        -> [Push.Status.DeliveryState]?
+    {
+        let nowMS = now.millisecondsSince1970
+        return try await database.transaction { db -> [Push.Status.DeliveryState]? in
+            let sender = try await db.query(
+                "SELECT client_id FROM push_send WHERE notification_id = ?", [notificationID]
+            ).first?.decode(0, as: String.self)
+            guard sender == clientID else { return nil }
+            _ = try await db.execute(
+                """
+                UPDATE delivery SET status = 'expired', updated_at = ?, lease_until = NULL, lease_owner = NULL
+                WHERE notification_id = ? AND \(Self.expirable) AND expires_at <= ?
+                """, [nowMS, notificationID, nowMS])
+            return try await db.query(
+                """
+                SELECT device_id, platform, status, attempts, last_error, updated_at FROM delivery
+                WHERE notification_id = ? ORDER BY sequence
+                """, [notificationID]
+            ).map { row in
+                Push.Status.DeliveryState(
+                    deviceId: try row.decode(0), platform: Platform(rawValue: try row.decode(1)),
+                    status: DeliveryStatus(rawValue: try row.decode(2)), attempts: try row.decode(3),
+                    lastError: try row.decode(4), updatedAt: Date(millisecondsSince1970: try row.decode(5)))
+            }
+        }
+    }
+
+    public func pendingJobs(deviceID: String, after sequence: Int64, now: Date, limit: Int) async throws
+        -> [DeliveryJob]
+    {
+        let nowMS = now.millisecondsSince1970
+        // Two statements, no transaction: a job that ends `expired` here stays so (`now` does not move), and the read
+        // (on SQLite, a reader beside the writer) sees what the change committed.
+        _ = try await database.execute(
+            """
+            UPDATE delivery SET status = 'expired', updated_at = ?, lease_until = NULL, lease_owner = NULL
+            WHERE device_id = ? AND status IN \(Self.unfinished) AND \(Self.expirable) AND expires_at <= ?
+            """, [nowMS, deviceID, nowMS])
+        return try await database.read(Self.pendingJobsSQL, [deviceID, sequence, limit]).map(Self.job(from:))
+    }
+
+    public func acknowledge(deviceID: String, notificationID: String, now: Date) async throws -> Bool {
+        // One statement in the usual case; a delivery that already ended still counts as there.
+        let changed = try await database.execute(
+            """
+            UPDATE delivery SET status = 'acknowledged', updated_at = ?, lease_until = NULL, lease_owner = NULL
+            WHERE device_id = ? AND notification_id = ? AND status IN \(Self.unfinished)
+            """, [now.millisecondsSince1970, deviceID, notificationID])
+        if changed > 0 { return true }
+        return try await database.readOne(
+            "SELECT 1 FROM delivery WHERE device_id = ? AND notification_id = ?", [deviceID, notificationID]) != nil
+    }
+
+    public func expireDue(now: Date) async throws -> Int {
+        let nowMS = now.millisecondsSince1970
+        return try await database.transaction { db in
+            // Two statements, so each walks the (status, expires_at) index instead of the whole table.
+            let waiting = try await db.execute(
+                """
+                UPDATE delivery SET status = 'expired', updated_at = ?, lease_until = NULL, lease_owner = NULL
+                WHERE status IN ('queued', 'retrying') AND expires_at <= ?
+                """, [nowMS, nowMS])
+            let written = try await db.execute(
+                """
+                UPDATE delivery SET status = 'expired', updated_at = ?
+                WHERE status = 'sent' AND platform = 'direct' AND expires_at <= ?
+                """, [nowMS, nowMS])
+            return waiting + written
+        }
+    }
+
+    public func purge(before cutoff: Date) async throws -> Int {
+        let cutoffMS = cutoff.millisecondsSince1970
+        // One replica at a time: the others skip this round.
+        let purged = try await database.exclusively("purge") { db in
+            let sends = try await db.execute("DELETE FROM push_send WHERE expires_at < ?", [cutoffMS])
+            _ = try await db.execute(
+                "DELETE FROM idempotency_key WHERE state = 'pending' AND reserved_at < ?", [cutoffMS])
+            return sends
+        }
+        return purged ?? 0
+    }
+
+    /// Decodes a row selected with ``jobColumns``.
+    static func job(from row: SQLRow) throws -> DeliveryJob {
+        DeliveryJob(
+            sequence: try row.decode(0), notificationID: try row.decode(1), deviceID: try row.decode(2),
+            platform: Platform(rawValue: try row.decode(3)), deviceToken: try row.decode(4),
+            status: DeliveryStatus(rawValue: try row.decode(5)), attempts: try row.decode(6),
+            expiresAt: Date(millisecondsSince1970: try row.decode(7)), apnsMode: try row.decode(8))
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import ServiceCore
+import SharedModels
+
+/// `DeviceRepository` on any ``SQLDatabase`` (SQLite or PostgreSQL), each operation written once. A registration runs
+/// in one transaction that locks the token's row; with a device quota it first takes a per-owner lock, so the count
+/// and the insert of concurrent registrations cannot interleave on any replica. Two replicas inserting the same new
+/// token meet at the unique index; the loser registers again, now as an update.
+public struct SQLDeviceRepository: DeviceRepository {
+    let database: any SQLDatabase
+
+    /// - Parameter database: a database migrated with ``DispatchMigrations/all``.
+    public init(database: any SQLDatabase) {
+        self.database = database
+    }
+
+    /// The device columns, in ``device(from:)``'s order.
+    static let columns =
+        "id, owner_id, platform, token, name, created_at, last_registered_at, active, apns_mode, public_key"
+
+    /// How often a registration that lost the race for a new token is tried again (as an update).
+    static let attempts = 3
+
+    public func register(
+        ownerID: String, platform: Platform, token: String?, name: String?, apnsMode: String?, publicKey: String?,
+        maxDevices: Int?, now: Date
+    ) async throws -> DeviceRegistration {
+        for _ in 0..<Self.attempts {
+            if let registration = try await registerOnce(
+                ownerID: ownerID, platform: platform, token: token, name: name, apnsMode: apnsMode,
+                publicKey: publicKey, maxDevices: maxDevices, now: now)
+            {
+                return registration
+            }
+        }
+        throw DispatchError.dependencyUnavailable("database", "the device token kept changing during registration")
+    }
+
+    /// One registration transaction; `nil` when another transaction inserted the same token first.
+    private func registerOnce(
+        ownerID: String, platform: Platform, token: String?, name: String?, apnsMode: String?, publicKey: String?,
+        maxDevices: Int?, now: Date
+    ) async throws -> DeviceRegistration? {
+        let nowMS = now.millisecondsSince1970
+        return try await database.transaction { db in
+            if maxDevices != nil {
+                // Registrations for one owner queue here until this transaction ends, on every replica: the quota
+                // count below and the insert cannot interleave with another registration's.
+                try await db.lock("dispatch.device.owner:" + ownerID)
+            }
+            if let token,
+                let row = try await db.query(
+                    "SELECT \(Self.columns) FROM device WHERE platform = ? AND token = ? \(db.dialect.lockRows)",
+                    [platform.rawValue, token]
+                ).first
+            {
+                return try await Self.update(
+                    try Self.device(from: row), ownerID: ownerID, name: name, apnsMode: apnsMode,
+                    publicKey: publicKey, maxDevices: maxDevices, nowMS: nowMS, db)
+            }
+            try await Self.checkQuota(maxDevices, ownerID: ownerID, db)
+            let device = DeviceRecord(
+                id: UUID().uuidString.lowercased(), ownerID: ownerID, platform: platform, token: token, name: name,
+                createdAt: Date(millisecondsSince1970: nowMS), lastRegisteredAt: Date(millisecondsSince1970: nowMS),
+                isActive: true, apnsMode: apnsMode, publicKey: publicKey)
+            // A token another replica registered since the SELECT above conflicts here: nothing is inserted.
+            let inserted = try await db.execute(
+                """
+                INSERT INTO device (
+                    id, owner_id, platform, token, name, created_at, last_registered_at, active, apns_mode, public_key)
+                VALUES (?, ?, ?, ?, ?, ?, ?, TRUE, ?, ?)
+                ON CONFLICT (platform, token) DO NOTHING
+                """, [device.id, ownerID, platform.rawValue, token, name, nowMS, nowMS, apnsMode, publicKey])
+            return inserted > 0 ? DeviceRegistration(device: device) : nil
+        }
+    }
+
+    /// Registers `existing` (locked) again for `ownerID`. When it changes hands, the quota counts and its undelivered
+    /// jobs for the previous owner end `failed`: ids queued for one user must not reach the next.
+    private static func update(
+        _ existing: DeviceRecord, ownerID: String, name: String?, apnsMode: String?, publicKey: String?,
+        maxDevices: Int?, nowMS: Int64, _ db: any SQLTransaction
+    ) async throws -> DeviceRegistration {
+        var device = existing
+        let changesHands = existing.ownerID != ownerID
+        if changesHands {
+            try await checkQuota(maxDevices, ownerID: ownerID, db)
+            try await failUnfinishedJobs(of: existing.id, reason: "device re-registered by another user", nowMS, db)
+        }
+        device.ownerID = ownerID
+        device.name = changesHands ? name : (name ?? existing.name)
+        device.lastRegisteredAt = Date(millisecondsSince1970: nowMS)
+        device.isActive = true
+        // The latest registration says how the app wants to be woken; unset means the deployment's mode.
+        device.apnsMode = apnsMode
+        // Re-registering may change the key (or drop it: the device is then unsealed).
+        device.publicKey = publicKey
+        _ = try await db.execute(
+            """
+            UPDATE device SET owner_id = ?, name = ?, last_registered_at = ?, active = TRUE, deactivated_at = NULL,
+                apns_mode = ?, public_key = ?
+            WHERE id = ?
+            """, [ownerID, device.name, nowMS, apnsMode, publicKey, device.id])
+        return DeviceRegistration(device: device, previousOwnerID: changesHands ? existing.ownerID : nil)
+    }
+
+    /// Throws `quotaExceeded` when `ownerID` already has `maxDevices` devices (active or not: each is a row).
+    private static func checkQuota(_ maxDevices: Int?, ownerID: String, _ db: any SQLTransaction) async throws {
+        guard let maxDevices else { return }
+        let count = try await db.query("SELECT COUNT(*) FROM device WHERE owner_id = ?", [ownerID]).first?.decode(
+            0, as: Int.self)
+        if (count ?? 0) >= maxDevices { throw DispatchError.quotaExceeded(.devicesPerUser, limit: maxDevices) }
+    }
+
+    /// Ends the device's undelivered jobs `failed`, and wakes its streams on every replica when the transaction
+    /// commits: they re-check who owns the device and end when it was removed or moved to another user.
+    private static func failUnfinishedJobs(
+        of deviceID: String, reason: String, _ nowMS: Int64, _ db: any SQLTransaction
+    ) async throws {
+        _ = try await db.execute(
+            """
+            UPDATE delivery SET status = 'failed', last_error = ?, updated_at = ?, lease_until = NULL, lease_owner = NULL
+            WHERE device_id = ? AND \(SQLDeliveryRepository.expirable)
+            """, [reason, nowMS, deviceID])
+        try await db.notify(DispatchMigrations.wakeChannel, "d:" + deviceID)
+    }
+
+    public func devices(ownerID: String) async throws -> [DeviceRecord] {
+        try await database.read(
+            """
+            SELECT \(Self.columns) FROM device WHERE owner_id = ?
+            ORDER BY created_at, \(DispatchMigrations.registrationOrder(database.dialect))
+            """, [ownerID]
+        ).map(Self.device(from:))
+    }
+
+    public func device(id: String) async throws -> DeviceRecord? {
+        try await database.readOne("SELECT \(Self.columns) FROM device WHERE id = ?", [id]).map(Self.device(from:))
+    }
+
+    public func unregister(id: String, ownerID: String, now: Date) async throws -> Bool {
+        let nowMS = now.millisecondsSince1970
+        return try await database.transaction { db in
+            guard try await db.execute("DELETE FROM device WHERE id = ? AND owner_id = ?", [id, ownerID]) > 0 else {
+                return false
+            }
+            try await Self.failUnfinishedJobs(of: id, reason: "device unregistered", nowMS, db)
+            return true
+        }
+    }
+
+    /// Decodes a row selected with ``columns``.
+    static func device(from row: SQLRow) throws -> DeviceRecord {
+        DeviceRecord(
+            id: try row.decode(0), ownerID: try row.decode(1), platform: Platform(rawValue: try row.decode(2)),
+            token: try row.decode(3), name: try row.decode(4),
+            createdAt: Date(millisecondsSince1970: try row.decode(5)),
+            lastRegisteredAt: Date(millisecondsSince1970: try row.decode(6)), isActive: try row.decode(7),
+            apnsMode: try row.decode(8), publicKey: try row.decode(9))
+    }
+}
