@@ -37,6 +37,15 @@ public struct ServiceTracing: Sendable {
             self = .off
             return
         }
+        // swift-otel is built with OTLP/HTTP only, and would end the process (fatalError) if asked for gRPC.
+        let protocolVariable =
+            environment.string("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") != nil
+            ? "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL" : "OTEL_EXPORTER_OTLP_PROTOCOL"
+        if let wanted = environment.string(protocolVariable), wanted.lowercased().hasPrefix("grpc") {
+            throw ConfigurationError(
+                "\(protocolVariable) must be 'http/protobuf' or 'http/json' (OTLP/gRPC is not built in), got '\(wanted)'"
+            )
+        }
         var configuration = OTel.Configuration.default
         configuration.serviceName = serviceName
         configuration.traces.exporter = .otlp

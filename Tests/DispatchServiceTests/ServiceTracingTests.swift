@@ -57,6 +57,17 @@ struct ServiceTracingTests {
         #expect(error?.description.contains("OTEL_TRACES_EXPORTER") == true)
     }
 
+    @Test(
+        "OTLP/gRPC (not built in) is refused at start, naming the variable, instead of ending the process",
+        arguments: ["OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"])
+    func grpcRefused(variable: String) {
+        let environment = ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317", variable: "grpc"]
+        let error = #expect(throws: ConfigurationError.self) {
+            try ServiceTracing(serviceName: "auth", environment: ServiceEnvironment(environment), logger: Self.logger)
+        }
+        #expect(error?.description.contains(variable) == true)
+    }
+
     @Test("a JSON log line written inside a span carries its trace_id and span_id; outside, neither")
     func logLinesNameTheSpan() async throws {
         let tracer = RecordingTracer()
