@@ -31,6 +31,9 @@ let metrics: Target.Dependency = .product(name: "Metrics", package: "swift-metri
 let coreMetrics: Target.Dependency = .product(name: "CoreMetrics", package: "swift-metrics")
 let metricsTestKit: Target.Dependency = .product(name: "MetricsTestKit", package: "swift-metrics")
 let prometheus: Target.Dependency = .product(name: "Prometheus", package: "swift-prometheus")
+let tracing: Target.Dependency = .product(name: "Tracing", package: "swift-distributed-tracing")
+let instrumentation: Target.Dependency = .product(name: "Instrumentation", package: "swift-distributed-tracing")
+let otel: Target.Dependency = .product(name: "OTel", package: "swift-otel")
 
 /// Every service has the same shape: a library with all its logic under `Services/<Directory>/Sources/<Library>`,
 /// a thin executable beside it, and unit tests in `Tests/<Library>Tests`.
@@ -45,7 +48,7 @@ func service(
         .target(
             name: library,
             dependencies: [
-                "ServiceCore", "SharedModels", "RPCServer", grdb, postgresNIO, hummingbird, logging, metrics,
+                "ServiceCore", "SharedModels", "RPCServer", grdb, postgresNIO, hummingbird, logging, metrics, tracing,
             ]
                 + dependencies,
             path: "Services/\(directory)/Sources/\(library)",
@@ -61,6 +64,7 @@ func service(
             name: "\(library)Tests",
             dependencies: [
                 .target(name: library), "ServiceCore", "SharedModels", "TestSupport", logging, metrics, metricsTestKit,
+                tracing,
             ]
                 + testDependencies,
             swiftSettings: swiftSettings
@@ -76,7 +80,7 @@ func providerTests(_ name: String, extra: [Target.Dependency] = []) -> Target {
             "DispatchService", "ServiceCore", "SharedModels", "TestSupport", "HTTP2Client", hummingbird,
             hummingbirdCore,
             hummingbirdHTTP2, nioCore, nioSSL, jwtKit, crypto, cryptoExtras, httpTypes, serviceLifecycle, logging,
-            metrics, metricsTestKit,
+            metrics, metricsTestKit, tracing,
         ],
         swiftSettings: swiftSettings
     )
@@ -113,6 +117,9 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        // OTLP/HTTP only: the gRPC exporter would pull grpc-swift and add many build minutes for nothing we need.
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // MARK: Shared — what both sides of a wire need. No database code here.
@@ -127,14 +134,14 @@ let package = Package(
             name: "RPCServer",
             dependencies: [
                 "JSONRPC", "SharedModels", hummingbird, hummingbirdCore, hummingbirdHTTP2, nioCore, nioSSL, httpTypes,
-                nioHTTPTypes, serviceLifecycle, logging, metrics, prometheus,
+                nioHTTPTypes, serviceLifecycle, logging, metrics, prometheus, tracing,
             ],
             path: "Shared/RPCServer",
             swiftSettings: swiftSettings
         ),
         .target(
             name: "HTTP2Client",
-            dependencies: ["JSONRPC", nioCore, nioPosix, nioHTTP1, nioHTTP2, nioSSL, logging],
+            dependencies: ["JSONRPC", nioCore, nioPosix, nioHTTP1, nioHTTP2, nioSSL, logging, tracing],
             path: "Shared/HTTP2Client",
             swiftSettings: swiftSettings
         ),
@@ -144,7 +151,7 @@ let package = Package(
             name: "ServiceCore",
             dependencies: [
                 "JSONRPC", "SharedModels", "RPCServer", "HTTP2Client", grdb, postgresNIO, jwtKit, hummingbird,
-                serviceLifecycle, logging, metrics, prometheus,
+                serviceLifecycle, logging, metrics, prometheus, tracing, otel,
             ],
             path: "Services/Common",
             swiftSettings: swiftSettings
@@ -170,7 +177,7 @@ let package = Package(
                 name: "SecurePushStack",
                 dependencies: [
                     "ServiceCore", "AuthService", "StoreService", "DispatchService", hummingbird, serviceLifecycle,
-                    logging, metrics, prometheus,
+                    logging, metrics, prometheus, tracing,
                 ],
                 path: "Services/Stack",
                 swiftSettings: swiftSettings
@@ -212,7 +219,7 @@ let package = Package(
                     hummingbird,
                     hummingbirdCore,
                     hummingbirdHTTP2,
-                    httpTypes, serviceLifecycle, logging, metrics, metricsTestKit, prometheus,
+                    httpTypes, serviceLifecycle, logging, metrics, metricsTestKit, prometheus, tracing, instrumentation,
                 ],
                 path: "Tests/TestSupport",
                 swiftSettings: swiftSettings
@@ -265,9 +272,8 @@ let package = Package(
             .testTarget(
                 name: "HTTP2ClientTests",
                 dependencies: [
-                    "HTTP2Client", "JSONRPC", "TestSupport", hummingbird, hummingbirdCore, hummingbirdHTTP2, httpTypes,
-                    nioCore,
-                    nioHTTP2, nioSSL, serviceLifecycle, logging,
+                    "HTTP2Client", "JSONRPC", "SharedModels", "TestSupport", hummingbird, hummingbirdCore,
+                    hummingbirdHTTP2, httpTypes, nioCore, nioHTTP2, nioSSL, serviceLifecycle, logging, tracing,
                 ],
                 swiftSettings: swiftSettings
             ),
@@ -283,7 +289,7 @@ let package = Package(
                 dependencies: [
                     "SecurePushClient", "SecurePushStack", "TestSupport", "ServiceCore", "SharedModels", "HTTP2Client",
                     "AuthService", "StoreService", "DispatchService", jwtKit, crypto, postgresNIO, logging, metrics,
-                    metricsTestKit, prometheus,
+                    metricsTestKit, prometheus, tracing,
                 ],
                 swiftSettings: swiftSettings
             ),

@@ -31,6 +31,8 @@ public actor SecurePushDevice {
     private let now: @Sendable () -> Date
     /// This device's id and key once it registered sealed: fetches ask for its sealed copy and open it.
     private var sealedDevice: (id: String, key: DeviceKey)?
+    /// The trace context each pushed id came with (echoed on `fetch`).
+    private let traceContexts = TraceContexts()
 
     /// The current session; `nil` until signed in.
     public private(set) var session: DeviceSession?
@@ -125,28 +127,36 @@ public actor SecurePushDevice {
     /// A sealed device fetches with the access token while it is valid, and otherwise with a device proof alone: no
     /// refresh (a Notification Service Extension must not spend the app's single-use refresh token), no session at all
     /// needed.
-    public func fetch(_ notificationId: String) async throws -> Store.StoredNotification {
+    ///
+    /// The request carries the W3C `traceparent` the notification came with, so the fetch joins the send's trace:
+    /// `traceparent` when given (the `traceparent` field of an APNs or FCM payload), else the one its direct-channel
+    /// event carried. A malformed value is not sent.
+    public func fetch(_ notificationId: String, traceparent: String? = nil) async throws -> Store.StoredNotification {
+        let trace = (traceparent.flatMap(TraceParent.init) ?? traceContexts.traceParent(for: notificationId))?
+            .description
         guard let sealedDevice else {
             return try await authorized { token in
-                try await self.store.call(Store.Get.self, .init(notificationId: notificationId), token: token)
+                try await self.store.call(
+                    Store.Get.self, .init(notificationId: notificationId), token: token, traceparent: trace)
             }
         }
         let params = Store.Get.Params(notificationId: notificationId, deviceId: sealedDevice.id)
         var notification: Store.StoredNotification
         if let session, session.accessTokenExpiresAt.timeIntervalSince(now()) > 30 {
             do {
-                notification = try await store.call(Store.Get.self, params, token: session.accessToken)
+                notification = try await store.call(
+                    Store.Get.self, params, token: session.accessToken, traceparent: trace)
             } catch let refused as RPCError where refused.code == RPCErrorCode.unauthenticated {
                 // The token was refused (revoked, or the server forgot it): the key may still fetch. If it cannot
                 // either, the session is what needs fixing, so that is the error the caller sees.
                 do {
-                    notification = try await fetchWithProof(params, device: sealedDevice)
+                    notification = try await fetchWithProof(params, device: sealedDevice, traceparent: trace)
                 } catch let error as RPCError where error.code != RPCErrorCode.gone {
                     throw refused
                 }
             }
         } else {
-            notification = try await fetchWithProof(params, device: sealedDevice)
+            notification = try await fetchWithProof(params, device: sealedDevice, traceparent: trace)
         }
         if let sealed = notification.sealed {
             notification.payload = try sealedDevice.key.open(sealed, notificationId: notificationId)
@@ -157,16 +167,16 @@ public actor SecurePushDevice {
     }
 
     /// `store.get` with a `SecurePush-Device-Proof` made now with the device's key, and no token.
-    private func fetchWithProof(_ params: Store.Get.Params, device: (id: String, key: DeviceKey)) async throws
-        -> Store.StoredNotification
-    {
+    private func fetchWithProof(
+        _ params: Store.Get.Params, device: (id: String, key: DeviceKey), traceparent: String?
+    ) async throws -> Store.StoredNotification {
         let proof = try device.key.proof(notificationId: params.notificationId, deviceId: device.id, now: now())
         let proving = RPCClient(
             transport: HTTP2RPCTransport(
                 client: storeHTTP, peerName: "notification-store",
                 extraHeaders: [(DeviceProof.headerName.lowercased(), proof)]),
             peerName: "notification-store")
-        return try await proving.call(Store.Get.self, params)
+        return try await proving.call(Store.Get.self, params, traceparent: traceparent)
     }
 
     /// Marks a notification read.
@@ -223,6 +233,7 @@ public actor SecurePushDevice {
         yield: @escaping @Sendable (String) -> Void
     ) async throws {
         var seen = Set<String>()
+        let traces = traceContexts
         var backoff = Duration.milliseconds(200)
         while !Task.isCancelled {
             report(.connecting)
@@ -242,8 +253,10 @@ public actor SecurePushDevice {
                     var parser = ServerSentEventParser()
                     for try await chunk in response.body {
                         for event in parser.feed(chunk.readableBytesView) {
-                            guard let id = Self.notificationID(in: event), seen.insert(id).inserted else { continue }
-                            yield(id)
+                            guard let notify = Self.notify(in: event), seen.insert(notify.notificationId).inserted
+                            else { continue }
+                            traces.remember(notify.traceparent, for: notify.notificationId)
+                            yield(notify.notificationId)
                         }
                     }
                     return 200
@@ -274,13 +287,13 @@ public actor SecurePushDevice {
         }
     }
 
-    /// The notification id in a `push.notify` event, if it is one.
-    static func notificationID(in event: ServerSentEventParser.Event) -> String? {
+    /// The params of a `push.notify` event (its id and trace context), if it is one.
+    static func notify(in event: ServerSentEventParser.Event) -> Push.Notify.Params? {
         guard let data = event.data.data(using: .utf8),
             let message = try? RPCCodec.makeDecoder().decode(NotifyMessage.self, from: data),
             message.jsonrpc == "2.0", message.method == Push.Notify.name
         else { return nil }
-        return message.params.notificationId
+        return message.params
     }
 
     private struct NotifyMessage: Decodable {

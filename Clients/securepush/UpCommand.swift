@@ -68,10 +68,17 @@ struct UpCommand: AsyncParsableCommand {
 
         let logger: Logger
         let stack: LocalStack
+        let tracing: ServiceTracing
         do {
+            let variables = ServiceEnvironment(environment)
+            // One process, one `service.name` (`securepush` unless OTEL_SERVICE_NAME says otherwise).
+            tracing = try ServiceTracing(
+                serviceName: "securepush", environment: variables,
+                logger: try ServiceRunner.makeLogger(label: "securepush.otel", environment: variables))
             logger = try ServiceRunner.makeLogger(
-                label: "securepush", environment: ServiceEnvironment(environment), defaultLevel: .notice)
-            stack = try await LocalStack.start(environment: environment, logger: logger)
+                label: "securepush", environment: variables, defaultLevel: .notice,
+                metadataProvider: tracing.metadataProvider)
+            stack = try await LocalStack.start(environment: environment, logger: logger, tracer: tracing.tracer)
         } catch {
             throw Self.explainStartFailure(error)
         }
@@ -90,7 +97,9 @@ struct UpCommand: AsyncParsableCommand {
         let shutdownTimeout = try ServiceEnvironment(environment).seconds(
             "SECUREPUSH_SHUTDOWN_TIMEOUT", default: 10, in: 1...600)
         let service = StackService(stack: stack, dataDir: dataDir, backendNote: backendNote)
-        try await ServiceRunner.run(.init(services: [service], shutdownTimeout: shutdownTimeout), logger: logger)
+        // Tracing first, so it stops last and exports the spans of the shutdown too.
+        try await ServiceRunner.run(
+            .init(services: tracing.services + [service], shutdownTimeout: shutdownTimeout), logger: logger)
     }
 
     /// Why the stack did not start, and what to do.

@@ -19,11 +19,14 @@ extension ServiceRunner {
             self = format
         }
 
-        /// A logger labelled `label` writing in this format.
-        public func logger(label: String) -> Logger {
+        /// A logger labelled `label` writing in this format, with `metadataProvider`'s metadata (the active span's
+        /// ids) on every line.
+        public func logger(label: String, metadataProvider: Logger.MetadataProvider? = nil) -> Logger {
             switch self {
-            case .text: Logger(label: label)
-            case .json: Logger(label: label) { label in JSONLogHandler(label: label) }
+            case .text:
+                metadataProvider.map { Logger(label: label, metadataProvider: $0) } ?? Logger(label: label)
+            case .json:
+                Logger(label: label) { label in JSONLogHandler(label: label, metadataProvider: metadataProvider) }
             }
         }
     }

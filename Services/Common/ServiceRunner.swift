@@ -20,11 +20,13 @@ public enum ServiceRunner {
     }
 
     /// The process's logger: `SECUREPUSH_LOG_LEVEL` (`trace` … `critical`), `defaultLevel` when unset, writing in
-    /// `SECUREPUSH_LOG_FORMAT` (`text` or `json`, see ``LogFormat``).
-    public static func makeLogger(label: String, environment: ServiceEnvironment, defaultLevel: Logger.Level = .info)
-        throws -> Logger
-    {
-        var logger = try LogFormat(environment: environment).logger(label: label)
+    /// `SECUREPUSH_LOG_FORMAT` (`text` or `json`, see ``LogFormat``), with `metadataProvider`'s metadata on every line
+    /// (``ServiceTracing/metadataProvider``: `trace_id` and `span_id` while a span is active).
+    public static func makeLogger(
+        label: String, environment: ServiceEnvironment, defaultLevel: Logger.Level = .info,
+        metadataProvider: Logger.MetadataProvider? = nil
+    ) throws -> Logger {
+        var logger = try LogFormat(environment: environment).logger(label: label, metadataProvider: metadataProvider)
         guard let name = environment.string("SECUREPUSH_LOG_LEVEL") else {
             logger.logLevel = defaultLevel
             return logger
@@ -41,21 +43,29 @@ public enum ServiceRunner {
     /// - Parameters:
     ///   - name: the executable's name, first on every line it prints (`auth-service`).
     ///   - label: the logger's label (`securepush.auth`).
-    ///   - build: reads the configuration and builds the services; throws `ConfigurationError` to refuse to start.
+    ///   - service: the service's name (`auth`), OpenTelemetry's `service.name` unless `OTEL_SERVICE_NAME` is set.
+    ///   - build: reads the configuration and builds the services with the process's tracing (``ServiceTracing``:
+    ///     off unless the OpenTelemetry variables ask for it); throws `ConfigurationError` to refuse to start.
     public static func main(
         name: String,
         label: String,
+        service: String,
         environment: ServiceEnvironment = ServiceEnvironment(),
-        build: (Logger) async throws -> Plan
+        build: (Logger, ServiceTracing) async throws -> Plan
     ) async -> Never {
         let logger: Logger
+        let tracing: ServiceTracing
         do {
-            logger = try makeLogger(label: label, environment: environment)
+            let diagnostics = try makeLogger(label: "\(label).otel", environment: environment)
+            tracing = try ServiceTracing(serviceName: service, environment: environment, logger: diagnostics)
+            logger = try makeLogger(label: label, environment: environment, metadataProvider: tracing.metadataProvider)
         } catch {
             refuse(name: name, error, logger: Logger(label: label), environment: environment)
         }
         do {
-            let plan = try await build(logger)
+            var plan = try await build(logger, tracing)
+            // First to start, last to stop: spans of the whole shutdown are still exported.
+            plan.services.insert(contentsOf: tracing.services, at: 0)
             try await run(plan, logger: logger)
             exit(0)
         } catch {

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import ServiceCore
 import StoreService
+import Tracing
 
 /// All three services in one process, configured by the same `SECUREPUSH_*` variables as the standalone executables.
 ///
@@ -51,7 +52,10 @@ public final class LocalStack: Sendable {
     ///   - environment: the `SECUREPUSH_*` variables (ports, data directory, TLS files, clients…). Peer URLs are set
     ///     by the stack itself from the ports the services actually bound.
     ///   - logger: the parent logger; each service gets a child labelled with its name.
-    public static func start(environment: [String: String], logger: Logger) async throws -> LocalStack {
+    ///   - tracer: traces all three services and the calls between them (`nil`, the default: tracing off).
+    public static func start(
+        environment: [String: String], logger: Logger, tracer: (any Tracer)? = nil
+    ) async throws -> LocalStack {
         var environment = environment
         // One process on embedded SQLite: a PostgreSQL URL is for the separate services (auth-service, …).
         environment["SECUREPUSH_DATABASE_URL"] = nil
@@ -73,28 +77,31 @@ public final class LocalStack: Sendable {
             let auth = try await RunningService.start(name: "auth", logger: logger) { onRunning in
                 let configuration = try AuthConfiguration(environment: ServiceEnvironment(environment))
                 return try await buildAuthApplication(
-                    configuration: configuration, logger: child(logger, "auth"), onServerRunning: onRunning)
+                    configuration: configuration, logger: child(logger, "auth"), tracer: tracer,
+                    onServerRunning: onRunning)
             }
             started.append(auth)
             environment["SECUREPUSH_AUTH_URL"] = "\(scheme)://\(peerHostLiteral):\(auth.port)"
 
             let storeAuth = try PeerClient(
-                url: environment["SECUREPUSH_AUTH_URL"]!, peerName: "auth", caFile: caFile, logger: logger)
+                url: environment["SECUREPUSH_AUTH_URL"]!, peerName: "auth", caFile: caFile, logger: logger,
+                tracer: tracer)
             peers.append(storeAuth)
             let store = try await RunningService.start(name: "notification-store", logger: logger) { onRunning in
                 let configuration = try StoreConfiguration(environment: ServiceEnvironment(environment))
                 return try await buildStoreApplication(
                     configuration: configuration, auth: storeAuth.rpc, logger: child(logger, "notification-store"),
-                    onServerRunning: onRunning)
+                    tracer: tracer, onServerRunning: onRunning)
             }
             started.append(store)
             environment["SECUREPUSH_STORE_URL"] = "\(scheme)://\(peerHostLiteral):\(store.port)"
 
             let dispatchAuth = try PeerClient(
-                url: environment["SECUREPUSH_AUTH_URL"]!, peerName: "auth", caFile: caFile, logger: logger)
+                url: environment["SECUREPUSH_AUTH_URL"]!, peerName: "auth", caFile: caFile, logger: logger,
+                tracer: tracer)
             let dispatchStore = try PeerClient(
                 url: environment["SECUREPUSH_STORE_URL"]!, peerName: "notification-store", caFile: caFile,
-                logger: logger)
+                logger: logger, tracer: tracer)
             peers += [dispatchAuth, dispatchStore]
             let dispatch = try await RunningService.start(name: "push-dispatch", logger: logger) { onRunning in
                 let serviceEnvironment = ServiceEnvironment(environment)
@@ -103,7 +110,8 @@ public final class LocalStack: Sendable {
                     environment: serviceEnvironment, logger: child(logger, "push-dispatch"))
                 return try await buildDispatchApplication(
                     configuration: configuration, auth: dispatchAuth.rpc, store: dispatchStore.rpc,
-                    providers: providers, logger: child(logger, "push-dispatch"), onServerRunning: onRunning)
+                    providers: providers, logger: child(logger, "push-dispatch"), tracer: tracer,
+                    onServerRunning: onRunning)
             }
             return LocalStack(
                 auth: auth, store: store, dispatch: dispatch, scheme: scheme, host: peerHost, peers: peers)

@@ -11,7 +11,7 @@ public protocol RPCCallObserver: Sendable {
 
 extension RPCCallObserver {
     /// The one name calls to unregistered methods are counted under (callers choose names; labels must stay bounded).
-    public static var unknownMethod: String { "unknown" }
+    public static var unknownMethod: String { RPCDispatcher.unknownMethod }
     /// The name unparsable bodies and invalid request objects are counted under.
     public static var invalidRequest: String { "invalid" }
 }

@@ -5,6 +5,17 @@ public protocol RPCTransport: Sendable {
     /// Posts `body` with an optional bearer token; `nil` when the server answered with no body (HTTP 204).
     /// Connection failures and timeouts are thrown as `RPCError` with code `-32050`.
     func post(_ body: Data, bearerToken: String?) async throws -> Data?
+
+    /// Posts the body of a call to `method`; `traceparent` is a W3C trace context the caller wants the call to join
+    /// (a device echoing the one its notification came with). Tracing transports name their span after `method` and
+    /// send the trace context; the default ignores both.
+    func post(_ body: Data, bearerToken: String?, method: String, traceparent: String?) async throws -> Data?
+}
+
+extension RPCTransport {
+    public func post(_ body: Data, bearerToken: String?, method: String, traceparent: String?) async throws -> Data? {
+        try await post(body, bearerToken: bearerToken)
+    }
 }
 
 /// A typed JSON-RPC client: `try await client.call(Auth.Login.self, params)`.
@@ -20,11 +31,15 @@ public struct RPCClient: Sendable {
     }
 
     /// Calls `method` and returns its result, or throws the server's `RPCError`.
-    public func call<M: RPCMethod>(_ method: M.Type, _ params: M.Params, token: String? = nil) async throws -> M.Result
-    {
+    /// - Parameter traceparent: a W3C `traceparent` for the call to join (see ``RPCTransport``); `nil` by default.
+    public func call<M: RPCMethod>(
+        _ method: M.Type, _ params: M.Params, token: String? = nil, traceparent: String? = nil
+    ) async throws -> M.Result {
         let request = RPCRequestEnvelope(method: M.name, params: params, id: .string(UUID().uuidString))
         let body = try RPCCodec.makeEncoder().encode(request)
-        guard let data = try await transport.post(body, bearerToken: token) else {
+        guard
+            let data = try await transport.post(body, bearerToken: token, method: M.name, traceparent: traceparent)
+        else {
             throw RPCError.unavailable(peerName, "empty response to a call")
         }
         let response: RPCResponseEnvelope<M.Result>
@@ -41,7 +56,8 @@ public struct RPCClient: Sendable {
     /// Sends `method` as a notification: no id, no response.
     public func notify<M: RPCMethod>(_ method: M.Type, _ params: M.Params, token: String? = nil) async throws {
         let request = RPCRequestEnvelope(method: M.name, params: params, id: nil)
-        _ = try await transport.post(try RPCCodec.makeEncoder().encode(request), bearerToken: token)
+        _ = try await transport.post(
+            try RPCCodec.makeEncoder().encode(request), bearerToken: token, method: M.name, traceparent: nil)
     }
 }
 

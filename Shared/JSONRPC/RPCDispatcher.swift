@@ -11,6 +11,8 @@ public struct RPCDispatcher: Sendable {
     public var maxBatchLength: Int
     /// Told how every call ended (method, error code, duration); `nil` measures nothing.
     public var observer: (any RPCCallObserver)?
+    /// Runs around every valid call (tracing); `nil` adds nothing.
+    public var interceptor: (any RPCCallInterceptor)?
     private var handlers: [String: Handler] = [:]
 
     public init(maxBatchLength: Int = 100) {
@@ -77,22 +79,13 @@ public struct RPCDispatcher: Sendable {
         case .success(let valid):
             request = valid
         }
-        let outcome: RPCResponse.Outcome
         let handler = handlers[request.method]
-        if let handler {
-            do {
-                outcome = .result(try await handler(request.params, context))
-            } catch let error as any RPCErrorConvertible {
-                outcome = .error(error.rpcError)
-            } catch {
-                context.logger.error(
-                    "rpc.handler.failed",
-                    metadata: ["rpc.method": "\(request.method)", "error": "\(String(reflecting: error))"]
-                )
-                outcome = .error(.internalError)
-            }
+        let outcome: RPCResponse.Outcome
+        if let interceptor {
+            let name = handler == nil ? RPCDispatcher.unknownMethod : request.method
+            outcome = await interceptor.intercept(method: name) { await run(request, handler, context: context) }
         } else {
-            outcome = .error(.methodNotFound(request.method))
+            outcome = await run(request, handler, context: context)
         }
         if let observer, let start {
             let code: Int? = if case .error(let error) = outcome { error.code } else { nil }
@@ -102,6 +95,27 @@ public struct RPCDispatcher: Sendable {
         }
         guard let id = request.id else { return nil }
         return RPCResponse(id: id, outcome: outcome)
+    }
+
+    /// The name calls to unregistered methods are reported under (``RPCCallObserver/unknownMethod``).
+    static let unknownMethod = "unknown"
+
+    /// Runs a valid request's handler and turns what it threw into the error sent back.
+    private func run(_ request: ValidRequest, _ handler: Handler?, context: RPCRequestContext) async
+        -> RPCResponse.Outcome
+    {
+        guard let handler else { return .error(.methodNotFound(request.method)) }
+        do {
+            return .result(try await handler(request.params, context))
+        } catch let error as any RPCErrorConvertible {
+            return .error(error.rpcError)
+        } catch {
+            context.logger.error(
+                "rpc.handler.failed",
+                metadata: ["rpc.method": "\(request.method)", "error": "\(String(reflecting: error))"]
+            )
+            return .error(.internalError)
+        }
     }
 
     /// Tells the observer about a call that was not valid JSON-RPC.

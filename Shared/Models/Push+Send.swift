@@ -100,7 +100,14 @@ extension Push {
 
         public struct Params: Codable, Sendable, Hashable {
             public var notificationId: String
-            public init(notificationId: String) { self.notificationId = notificationId }
+            /// The W3C `traceparent` of the send (when push-dispatch traces): send it back on `store.get` so the
+            /// fetch joins the send's trace. Trace context only, nothing else; absent when not traced.
+            public var traceparent: String?
+
+            public init(notificationId: String, traceparent: String? = nil) {
+                self.notificationId = notificationId
+                self.traceparent = traceparent
+            }
         }
 
         public typealias Result = Empty

@@ -10,6 +10,7 @@ import NIOCore
 import NIOSSL
 import ServiceLifecycle
 import SharedModels
+import Tracing
 
 /// Builds the Hummingbird application every SecurePush service runs: `POST /rpc`, `GET /health`, and any extra routes.
 public enum RPCServerBuilder {
@@ -26,6 +27,8 @@ public enum RPCServerBuilder {
     ///   - logger: the service's logger.
     ///   - metrics: where RPC metrics are recorded, and the registry `GET /metrics` serves (on the service port, or on
     ///     `configuration.metricsPort` when set).
+    ///   - tracer: traces every call (one server span each, continuing the caller's `traceparent`); `nil` (tracing off)
+    ///     costs nothing.
     ///   - addRoutes: adds service-specific routes (e.g. push-dispatch's event stream).
     ///   - onServerRunning: called with the bound port once listening.
     public static func buildApplication(
@@ -36,6 +39,7 @@ public enum RPCServerBuilder {
         services: [any Service] = [],
         logger: Logger,
         metrics: ServiceMetrics = .disabled,
+        tracer: (any Tracer)? = nil,
         addRoutes: (ServiceRouter) -> Void = { _ in },
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
@@ -50,6 +54,8 @@ public enum RPCServerBuilder {
             dispatcher.observer = recorder
             rpcMetrics = recorder
         }
+        let tracing = tracing(tracer)
+        dispatcher.interceptor = tracing
         if let registry = metrics.registry {
             let endpoint = MetricsEndpoint(metrics: metrics, registry: registry)
             if let port = configuration.metricsPort {
@@ -58,18 +64,26 @@ public enum RPCServerBuilder {
                 endpoint.addRoute(to: router)
             }
         }
-        router.post("/rpc") { [dispatcher, rpcMetrics] request, context in
-            guard let rpcMetrics else {
+        let (served, recorder) = (dispatcher, rpcMetrics)  // what the route captures, settled now
+        @Sendable func serve(_ request: Request, _ context: RPCServerRequestContext) async throws -> Response {
+            guard let recorder else {
                 return try await handleRPC(
-                    request: request, context: context, dispatcher: dispatcher, maxBodyBytes: maxBodyBytes,
+                    request: request, context: context, dispatcher: served, maxBodyBytes: maxBodyBytes,
                     addresses: addresses)
             }
-            rpcMetrics.inFlight.increment()
-            defer { rpcMetrics.inFlight.decrement() }
+            recorder.inFlight.increment()
+            defer { recorder.inFlight.decrement() }
             let response = try await handleRPC(
-                request: request, context: context, dispatcher: dispatcher, maxBodyBytes: maxBodyBytes,
-                addresses: addresses, metrics: rpcMetrics)
+                request: request, context: context, dispatcher: served, maxBodyBytes: maxBodyBytes,
+                addresses: addresses, metrics: recorder)
             return response
+        }
+        router.post("/rpc") { request, context in
+            guard let tracing else { return try await serve(request, context) }
+            // Calls run in the caller's trace (when its headers carry one): each call's span is a child of it.
+            return try await ServiceContext.withValue(tracing.context(from: request.headers)) {
+                try await serve(request, context)
+            }
         }
         router.get("/health") { _, _ in
             let checks = await health()

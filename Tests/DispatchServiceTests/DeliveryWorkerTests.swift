@@ -54,11 +54,13 @@ struct DeliveryWorkerTests {
         #expect(job.attempts == 0)
         #expect(abs(job.expiresAt.timeIntervalSince(before) - 3_600) < 2)
         #expect(job.apnsMode == nil)
+        #expect(job.traceParent == nil)
+        // `traceParent` is W3C trace context only (ids of a trace and a span), never anything of the notification.
         #expect(
             Mirror(reflecting: job).children.compactMap(\.label)
                 == [
                     "sequence", "notificationID", "deviceID", "platform", "deviceToken", "status", "attempts",
-                    "expiresAt", "apnsMode",
+                    "expiresAt", "apnsMode", "traceParent",
                 ])
         #expect(!String(describing: job).contains(payload))
         #expect(!String(reflecting: job).contains(payload))

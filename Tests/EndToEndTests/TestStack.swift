@@ -7,6 +7,7 @@ import ServiceCore
 import SharedModels
 import TestSupport
 import Testing
+import Tracing
 
 /// Transport security a test runs under.
 enum TransportMode: String, CaseIterable, CustomTestStringConvertible, Sendable {
@@ -59,7 +60,9 @@ struct TestStack {
         return environment
     }
 
-    static func start(_ mode: TransportMode, extra: [String: String] = [:]) async throws -> TestStack {
+    static func start(
+        _ mode: TransportMode, extra: [String: String] = [:], tracer: (any Tracer)? = nil
+    ) async throws -> TestStack {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "securepush-e2e-\(UUID().uuidString)"
         ).path
@@ -69,7 +72,7 @@ struct TestStack {
             mode: mode, dataDirectory: directory, backendSecret: secret, certificates: certificates)
         environment.merge(extra) { _, new in new }
         let logger = logger()
-        let stack = try await LocalStack.start(environment: environment, logger: logger)
+        let stack = try await LocalStack.start(environment: environment, logger: logger, tracer: tracer)
         return TestStack(
             stack: stack, environment: environment, certificates: certificates, dataDirectory: directory,
             backendClientSecret: secret, logger: logger)
@@ -82,9 +85,10 @@ struct TestStack {
 
     /// Runs `body` on a fresh stack and stops the stack afterwards, awaited, whether `body` threw or not.
     static func with<T>(
-        _ mode: TransportMode, extra: [String: String] = [:], _ body: (TestStack) async throws -> T
+        _ mode: TransportMode, extra: [String: String] = [:], tracer: (any Tracer)? = nil,
+        _ body: (TestStack) async throws -> T
     ) async throws -> T {
-        let stack = try await start(mode, extra: extra)
+        let stack = try await start(mode, extra: extra, tracer: tracer)
         do {
             let result = try await body(stack)
             await stack.stop()

@@ -3,11 +3,13 @@ import Hummingbird
 import Logging
 import RPCServer
 import ServiceCore
+import Tracing
 
 /// Builds the auth service: every dependency is created here and passed down.
 ///
 /// Serves `POST /rpc` (the `auth.*` methods) and `GET /health` (check `database`), and purges expired refresh
-/// tokens in the background; `GET /metrics` serves `metrics` (a registry of its own by default).
+/// tokens in the background; `GET /metrics` serves `metrics` (a registry of its own by default); `tracer` traces
+/// every call (`nil`: tracing off).
 /// Throws `ConfigurationError` when the configuration must not start.
 /// - Parameter database: auth's database, running (``AuthDatabase/services`` run first); `nil` opens the SQLite
 ///   database `configuration` names (a PostgreSQL one must be given, running: `auth-service` runs it first).
@@ -16,6 +18,7 @@ public func buildAuthApplication(
     logger: Logger,
     database: AuthDatabase? = nil,
     metrics: ServiceMetrics = .prometheus(),
+    tracer: (any Tracer)? = nil,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
     guard database != nil || configuration.postgresURL == nil else {
@@ -32,6 +35,7 @@ public func buildAuthApplication(
         services: components.services,
         logger: logger,
         metrics: metrics,
+        tracer: tracer,
         onServerRunning: onServerRunning
     )
 }

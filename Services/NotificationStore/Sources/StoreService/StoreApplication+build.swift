@@ -3,6 +3,7 @@ import Logging
 import RPCServer
 import ServiceCore
 import SharedModels
+import Tracing
 
 /// The notification store's composition root: opens the database, wires the domain, the token verifier and the
 /// background workers, and returns the Hummingbird application serving `POST /rpc` and `GET /health`.
@@ -11,12 +12,14 @@ import SharedModels
 ///   - auth: a client to the auth service (for `auth.keys`); the application starts even while auth is down.
 ///   - logger: the service's logger.
 ///   - metrics: where metrics are recorded and what `GET /metrics` serves (a registry of its own by default).
+///   - tracer: traces every call (`nil`: tracing off); give `auth` a client with the same tracer.
 ///   - onServerRunning: called with the bound port once listening.
 public func buildStoreApplication(
     configuration: StoreConfiguration,
     auth: RPCClient,
     logger: Logger,
     metrics: ServiceMetrics = .prometheus(),
+    tracer: (any Tracer)? = nil,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
     let components = try StoreComponents.make(
@@ -29,6 +32,7 @@ public func buildStoreApplication(
         services: components.services,
         logger: logger,
         metrics: metrics,
+        tracer: tracer,
         onServerRunning: onServerRunning
     )
 }

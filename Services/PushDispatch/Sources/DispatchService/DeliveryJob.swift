@@ -17,10 +17,14 @@ public struct DeliveryJob: Sendable, Hashable {
     public var expiresAt: Date
     /// The device's own APNs push mode (`alert` or `background`); `nil` uses the deployment's mode.
     public var apnsMode: String?
+    /// The W3C trace context of the `push.send` that queued the job (when that send was traced): attempts continue
+    /// its trace, and the device receives it with the id.
+    public var traceParent: TraceParent?
 
     public init(
         sequence: Int64, notificationID: String, deviceID: String, platform: Platform, deviceToken: String?,
-        status: DeliveryStatus, attempts: Int, expiresAt: Date, apnsMode: String? = nil
+        status: DeliveryStatus, attempts: Int, expiresAt: Date, apnsMode: String? = nil,
+        traceParent: TraceParent? = nil
     ) {
         self.sequence = sequence
         self.notificationID = notificationID
@@ -31,5 +35,6 @@ public struct DeliveryJob: Sendable, Hashable {
         self.attempts = attempts
         self.expiresAt = expiresAt
         self.apnsMode = apnsMode
+        self.traceParent = traceParent
     }
 }

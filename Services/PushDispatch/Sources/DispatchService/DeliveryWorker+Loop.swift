@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ServiceCore
 import SharedModels
+import Tracing
 
 extension DeliveryWorker {
     /// Claims and starts jobs while there is room, sleeps until something can change, repeats until shutdown.
@@ -74,7 +75,13 @@ extension DeliveryWorker {
 
     /// One attempt at `job`, recorded (or, when abandoned at shutdown, handed back) before it returns.
     func attempt(_ job: DeliveryJob, owner: String) async -> Event {
-        let outcome = await provider.deliver(job)
+        let span = tracing.start("push.deliver", job: job, platform: provider.platform, kind: .client)
+        let outcome = await tracing.run(in: span) { await provider.deliver(job) }
+        if let span {
+            span.attributes["securepush.delivery.result"] = outcome.metricResult
+            if case .sent = outcome {} else { span.setStatus(SpanStatus(code: .error)) }
+            span.end()
+        }
         if Task.isCancelled, case .retry = outcome {
             // Cancelled mid-attempt (shutdown ran out of time): not the device's fault, so no attempt is counted and
             // the job is free for the next start at once.

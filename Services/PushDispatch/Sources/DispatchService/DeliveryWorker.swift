@@ -26,6 +26,8 @@ public struct DeliveryWorker: Service {
     let attemptCounts: CounterFamily
     /// `securepush_devices_deactivated_total` of this worker's platform.
     let deactivationCounts: CounterFamily
+    /// A span around each attempt.
+    let tracing: DeliveryTracing
 
     /// What ends one wait of the worker's loop.
     enum Event: Sendable {
@@ -43,6 +45,7 @@ public struct DeliveryWorker: Service {
     ///   - now: the clock recorded in the database.
     ///   - logger: the service's logger.
     ///   - metrics: counts attempts and deliveries.
+    ///   - tracing: traces each attempt (off by default).
     public init(
         provider: any RemotePushProvider,
         deliveries: any DeliveryRepository,
@@ -50,7 +53,8 @@ public struct DeliveryWorker: Service {
         configuration: DeliveryConfiguration,
         now: @escaping @Sendable () -> Date,
         logger: Logger,
-        metrics: DispatchMetrics = .disabled
+        metrics: DispatchMetrics = .disabled,
+        tracing: DeliveryTracing = .off
     ) {
         self.provider = provider
         self.deliveries = deliveries
@@ -63,6 +67,7 @@ public struct DeliveryWorker: Service {
         deliveryCounts = metrics.deliveries(provider.platform)
         attemptCounts = metrics.attempts(provider.platform)
         deactivationCounts = metrics.deactivations(provider.platform)
+        self.tracing = tracing
     }
 
     /// The most attempts in flight at once.

@@ -26,6 +26,8 @@ struct DirectEventRoute: Sendable {
     let metrics: DispatchMetrics
     /// `securepush_deliveries_total{platform="direct"}`, created once for every stream.
     let deliveryCounts: CounterFamily
+    /// A span for each event written.
+    var tracing: DeliveryTracing = .off
 
     func register(on router: RPCServerBuilder.ServiceRouter) {
         router.get(RouterPath(stringLiteral: Self.path)) { request, context in
@@ -66,7 +68,7 @@ struct DirectEventRoute: Sendable {
             devices: devices,
             deliveries: deliveries, hub: hub,
             keepaliveInterval: keepaliveInterval, now: now, logger: logger,
-            metrics: metrics, deliveryCounts: deliveryCounts
+            metrics: metrics, deliveryCounts: deliveryCounts, tracing: tracing
         )
         return Response(
             status: .ok,

@@ -5,6 +5,7 @@ import NIOCore
 import ServiceCore
 import ServiceLifecycle
 import SharedModels
+import Tracing
 
 /// One open `GET /devices/{deviceId}/events` stream: writes the device's pending ids in sequence order, then new
 /// ones as `push.send` queues them, until the client goes away, the device is removed or changes hands, the token it
@@ -31,6 +32,8 @@ struct DirectEventStream: Sendable {
     var metrics: DispatchMetrics = .disabled
     /// `securepush_deliveries_total{platform="direct"}`.
     var deliveryCounts: CounterFamily = DispatchMetrics.disabled.deliveries(.direct)
+    /// A span for each event written.
+    var tracing: DeliveryTracing = .off
 
     /// Jobs read from the database per query.
     static let batchSize = 100
@@ -117,7 +120,15 @@ struct DirectEventStream: Sendable {
                 // A queued job may sort before `last` (another replica committed it late): never move back.
                 last = max(last, job.sequence)
             }
-            try await writer.write(events)
+            let spans = jobs.compactMap { tracing.start("direct.write", job: $0, platform: .direct, kind: .producer) }
+            do {
+                try await writer.write(events)
+            } catch {
+                for span in spans { span.recordError(error) }
+                for span in spans { span.end() }
+                throw error
+            }
+            for span in spans { span.end() }
             try await deliveries.record(.sent, for: jobs, now: now())
             metrics.eventsWritten.increment(by: jobs.count)
             deliveryCounts.increment("sent", by: jobs.count)
@@ -131,10 +142,11 @@ struct DirectEventStream: Sendable {
         return device.ownerID == ownerID && device.isActive
     }
 
-    /// `id: <notificationId>`, `event: push.notify`, and the JSON-RPC notification as `data`.
+    /// `id: <notificationId>`, `event: push.notify`, and the JSON-RPC notification as `data` (with the send's
+    /// `traceparent` when it was traced: the device echoes it on `store.get`).
     static func event(for job: DeliveryJob) throws -> ByteBuffer {
-        let notification = RPCRequestEnvelope(
-            method: Push.Notify.name, params: Push.Notify.Params(notificationId: job.notificationID), id: nil)
+        let params = Push.Notify.Params(notificationId: job.notificationID, traceparent: job.traceParent?.description)
+        let notification = RPCRequestEnvelope(method: Push.Notify.name, params: params, id: nil)
         let data = String(decoding: try RPCCodec.makeEncoder().encode(notification), as: UTF8.self)
         return ByteBuffer(string: "id: \(job.notificationID)\nevent: \(Push.Notify.name)\ndata: \(data)\n\n")
     }

@@ -3,6 +3,7 @@ import Logging
 import RPCServer
 import ServiceCore
 import SharedModels
+import Tracing
 
 /// push-dispatch's composition root: opens the database, wires the domain, the token verifier, the direct channel
 /// and the background workers, and returns the Hummingbird application serving `POST /rpc`, `GET /health` and
@@ -15,6 +16,8 @@ import SharedModels
 ///     its own `DeliveryWorker`; the direct channel is always there.
 ///   - logger: the service's logger.
 ///   - metrics: where metrics are recorded and what `GET /metrics` serves (a registry of its own by default).
+///   - tracer: traces every call, provider attempt and event written (`nil`: tracing off); give `auth` and `store`
+///     clients with the same tracer.
 ///   - onServerRunning: called with the bound port once listening.
 public func buildDispatchApplication(
     configuration: DispatchConfiguration,
@@ -23,11 +26,12 @@ public func buildDispatchApplication(
     providers: [any RemotePushProvider] = [],
     logger: Logger,
     metrics: ServiceMetrics = .prometheus(),
+    tracer: (any Tracer)? = nil,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
     let components = try DispatchComponents.make(
         configuration: configuration, auth: auth, store: store, providers: providers, logger: logger,
-        metrics: metrics.factory)
+        metrics: metrics.factory, tracer: tracer)
     return try buildDispatchApplication(
         components: components, configuration: configuration, logger: logger, metrics: metrics,
         onServerRunning: onServerRunning)
@@ -49,6 +53,7 @@ public func buildDispatchApplication(
         services: components.services,
         logger: logger,
         metrics: metrics,
+        tracer: components.tracer,
         addRoutes: { router in components.addRoutes(to: router) },
         onServerRunning: onServerRunning
     )

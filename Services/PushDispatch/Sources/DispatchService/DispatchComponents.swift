@@ -6,6 +6,7 @@ import RPCServer
 import ServiceCore
 import ServiceLifecycle
 import SharedModels
+import Tracing
 
 /// Every piece of a running push-dispatch except the HTTP server: what `buildDispatchApplication` serves, and what
 /// tests drive directly through an `InProcessTransport`.
@@ -34,6 +35,8 @@ public struct DispatchComponents: Sendable {
     public let services: [any Service]
     /// The delivery workers, one per remote provider (also in `services`).
     public let workers: [DeliveryWorker]
+    /// Traces calls, provider attempts and events written; `nil` when tracing is off.
+    public let tracer: (any Tracer)?
     /// The direct channel's periodic sweep (also in `services`, every `sweepInterval`).
     let sweep: DirectSweep
     let eventRoute: DirectEventRoute
@@ -50,6 +53,8 @@ public struct DispatchComponents: Sendable {
     ///   - logger: the service's logger.
     ///   - now: the clock for expiry and delivery times (tests move it forward instead of sleeping).
     ///   - metrics: where push-dispatch's metrics are recorded.
+    ///   - tracer: traces `push.send` (its trace context is kept with the jobs), each provider attempt and each event
+    ///     the direct channel writes; `nil` (the default) traces nothing.
     public static func make(
         configuration: DispatchConfiguration,
         auth: RPCClient,
@@ -57,8 +62,10 @@ public struct DispatchComponents: Sendable {
         providers remoteProviders: [any RemotePushProvider] = [],
         logger: Logger,
         now: @escaping @Sendable () -> Date = { Date() },
-        metrics: any MetricsFactory = NOOPMetricsHandler.instance
+        metrics: any MetricsFactory = NOOPMetricsHandler.instance,
+        tracer: (any Tracer)? = nil
     ) throws -> DispatchComponents {
+        let tracing = DeliveryTracing(tracer: tracer)
         let dispatchMetrics = DispatchMetrics(factory: metrics)
         try Self.checkRemote(remoteProviders)
         let sqlite: (any DatabaseWriter)?
@@ -89,7 +96,8 @@ public struct DispatchComponents: Sendable {
         let workers = remoteProviders.map { provider in
             DeliveryWorker(
                 provider: provider, deliveries: deliveryRepository, doorbell: DeliveryDoorbell(),
-                configuration: configuration.delivery, now: now, logger: logger, metrics: dispatchMetrics)
+                configuration: configuration.delivery, now: now, logger: logger, metrics: dispatchMetrics,
+                tracing: tracing)
         }
         let providers = PushProviderRegistry(direct: DirectProvider(hub: hub), workers: workers)
         let devices = DeviceRegistry(
@@ -146,11 +154,12 @@ public struct DispatchComponents: Sendable {
                 maxBatchLength: configuration.server.maxBatchLength),
             services: services,
             workers: workers,
+            tracer: tracer,
             sweep: sweep,
             eventRoute: DirectEventRoute(
                 verifier: verifier, devices: deviceRepository, deliveries: deliveryRepository, hub: hub,
                 revocations: revocations, keepaliveInterval: configuration.keepaliveInterval, now: now,
-                metrics: dispatchMetrics, deliveryCounts: dispatchMetrics.deliveries(.direct))
+                metrics: dispatchMetrics, deliveryCounts: dispatchMetrics.deliveries(.direct), tracing: tracing)
         )
     }
 

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import ServiceCore
+import SharedModels
 
 /// How push-dispatch reaches APNs: endpoint, token-based credentials, topic and the notification's shape.
 ///
@@ -82,8 +83,11 @@ public struct APNsConfiguration: Sendable {
     public func validate() throws {
         guard mode == .alert else { return }
         let longestID = String(repeating: "f", count: Self.maxNotificationIDBytes)
-        let size = APNsPayload(notificationID: longestID, mode: .alert, alertTitle: alertTitle, alertBody: alertBody)
-            .encoded().count
+        // A traced send adds its `traceparent`: room for it is kept.
+        let traced = TraceParent(traceID: String(repeating: "f", count: 32), spanID: String(repeating: "f", count: 16))
+        let size = APNsPayload(
+            notificationID: longestID, mode: .alert, alertTitle: alertTitle, alertBody: alertBody, traceParent: traced
+        ).encoded().count
         guard size <= APNsPayload.maxBytes else {
             throw ConfigurationError(
                 "SECUREPUSH_APNS_ALERT_TITLE and SECUREPUSH_APNS_ALERT_BODY are too long: the alert payload would be "

@@ -1,4 +1,5 @@
 import Foundation
+import SharedModels
 
 /// The JSON body of an APNs request: the notification id, plus the operator's fallback text in alert mode.
 ///
@@ -26,9 +27,14 @@ struct APNsPayload: Encodable, Sendable {
 
     var aps: APS
     var secureId: String
+    /// The send's W3C trace context, when it was traced (the app passes it to `store.get`); absent otherwise.
+    var traceparent: String?
 
     /// The payload for `notificationID` in `mode`; `alertTitle` and `alertBody` are used in alert mode only.
-    init(notificationID: String, mode: APNsPushMode, alertTitle: String, alertBody: String) {
+    init(
+        notificationID: String, mode: APNsPushMode, alertTitle: String, alertBody: String,
+        traceParent: TraceParent? = nil
+    ) {
         switch mode {
         case .alert:
             aps = APS(alert: Alert(title: alertTitle, body: alertBody), mutableContent: 1)
@@ -36,6 +42,7 @@ struct APNsPayload: Encodable, Sendable {
             aps = APS(contentAvailable: 1)
         }
         secureId = notificationID
+        traceparent = traceParent?.description
     }
 
     /// The JSON bytes, keys sorted.

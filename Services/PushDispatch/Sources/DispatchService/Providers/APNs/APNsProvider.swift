@@ -89,7 +89,8 @@ public final class APNsProvider: RemotePushProvider {
             notificationID: job.notificationID,
             mode: mode,
             alertTitle: configuration.alertTitle,
-            alertBody: configuration.alertBody
+            alertBody: configuration.alertBody,
+            traceParent: job.traceParent
         ).encoded()
         guard body.count <= APNsPayload.maxBytes else {
             return .failed(reason: "PayloadTooLarge")

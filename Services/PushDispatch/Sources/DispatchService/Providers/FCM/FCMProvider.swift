@@ -73,7 +73,8 @@ public final class FCMProvider: RemotePushProvider {
         }
         let ttl = Int(job.expiresAt.timeIntervalSince(now()).rounded(.down))
         let body = FCMSendRequest(
-            registrationToken: registrationToken, notificationID: job.notificationID, ttlSeconds: ttl)
+            registrationToken: registrationToken, notificationID: job.notificationID, ttlSeconds: ttl,
+            traceParent: job.traceParent)
         guard let json = try? JSONEncoder.fcm.encode(body) else {
             return .failed(reason: "cannot encode the FCM message")
         }

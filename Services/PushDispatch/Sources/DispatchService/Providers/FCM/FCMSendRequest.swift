@@ -1,4 +1,7 @@
-/// The body of `messages:send`: a data-only, high-priority message carrying only the notification id.
+import SharedModels
+
+/// The body of `messages:send`: a data-only, high-priority message carrying only the notification id (and, when the
+/// send was traced, its W3C `traceparent`).
 ///
 /// Data-only so the app's `onMessageReceived` runs and fetches the payload itself; nothing is displayed by FCM.
 struct FCMSendRequest: Encodable, Sendable {
@@ -20,11 +23,13 @@ struct FCMSendRequest: Encodable, Sendable {
     var message: Message
 
     /// - Parameter ttlSeconds: seconds until the notification expires (clamped to 0...four weeks).
-    init(registrationToken: String, notificationID: String, ttlSeconds: Int) {
+    init(registrationToken: String, notificationID: String, ttlSeconds: Int, traceParent: TraceParent? = nil) {
         let ttl = min(max(ttlSeconds, 0), Self.maxTTLSeconds)
+        var data = ["secureId": notificationID]
+        if let traceParent { data["traceparent"] = traceParent.description }
         message = Message(
             token: registrationToken,
-            data: ["secureId": notificationID],
+            data: data,
             android: AndroidConfig(priority: "high", ttl: "\(ttl)s")
         )
     }

@@ -1,0 +1,51 @@
+import Foundation
+import NIOCore
+import SharedModels
+import Testing
+
+@testable import DispatchService
+
+/// A traced send's W3C trace context goes to the device with the id; an untraced one changes nothing on the wire.
+@Suite("Trace context with the pushed id")
+struct DeliveryTraceContextTests {
+    static let traceParent = TraceParent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")!
+
+    static func job(traced: Bool) -> DeliveryJob {
+        DeliveryJob(
+            sequence: 1, notificationID: "c0ffee00-1234-4abc-8def-0123456789ab", deviceID: "d-1", platform: .direct,
+            deviceToken: nil, status: .queued, attempts: 0, expiresAt: Date(timeIntervalSince1970: 2_000_000_000),
+            traceParent: traced ? traceParent : nil)
+    }
+
+    @Test("the direct channel's push.notify event carries the send's traceparent, and only when traced")
+    func directEvent() throws {
+        let traced = String(buffer: try DirectEventStream.event(for: Self.job(traced: true)))
+        #expect(traced.contains(#","traceparent":"\#(Self.traceParent)""#))
+        let plain = String(buffer: try DirectEventStream.event(for: Self.job(traced: false)))
+        #expect(
+            plain
+                == "id: c0ffee00-1234-4abc-8def-0123456789ab\nevent: push.notify\ndata: "
+                + #"{"jsonrpc":"2.0","method":"push.notify","params":{"notificationId":"c0ffee00-1234-4abc-8def-0123456789ab"}}"#
+                + "\n\n")
+    }
+
+    @Test("the APNs payload and the FCM data map add a traceparent field beside secureId, and only when traced")
+    func providerPayloads() throws {
+        let apns = APNsPayload(
+            notificationID: "n-1", mode: .background, alertTitle: "", alertBody: "", traceParent: Self.traceParent)
+        #expect(
+            String(decoding: apns.encoded(), as: UTF8.self)
+                == #"{"aps":{"content-available":1},"secureId":"n-1","traceparent":"\#(Self.traceParent)"}"#)
+        let untraced = APNsPayload(notificationID: "n-1", mode: .background, alertTitle: "", alertBody: "")
+        #expect(
+            String(decoding: untraced.encoded(), as: UTF8.self) == #"{"aps":{"content-available":1},"secureId":"n-1"}"#)
+
+        let fcm = FCMSendRequest(
+            registrationToken: "token", notificationID: "n-1", ttlSeconds: 60, traceParent: Self.traceParent)
+        #expect(fcm.message.data == ["secureId": "n-1", "traceparent": Self.traceParent.description])
+        #expect(
+            FCMSendRequest(registrationToken: "token", notificationID: "n-1", ttlSeconds: 60).message.data == [
+                "secureId": "n-1"
+            ])
+    }
+}
