@@ -25,7 +25,7 @@ struct StoreSealedTests {
         // Without a device, there is nothing the server could hand out.
         let error = await rpcError { try await harness.get(put.notificationId, as: "alice") }
         #expect(error?.code == -32602 && error?.field == "deviceId")
-        let row = try await harness.components.sqlite!.read { db in
+        let row = try harness.components.sqlite!.read { db in
             try Row.fetchOne(db, sql: "SELECT payload, payload_scheme FROM notification")
         }
         #expect((row?["payload"] as Data?)?.isEmpty == true)
