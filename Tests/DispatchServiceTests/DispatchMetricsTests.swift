@@ -10,11 +10,10 @@ import Testing
 
 @Suite("push-dispatch metrics, and the RPC metrics and /metrics endpoint every service shares")
 struct DispatchMetricsTests {
-    @Test("each provider attempt counts by result, and each delivery once by its platform and final status")
-    func attemptsAndDeliveries() async throws {
-        let metrics = TestMetrics()
-        let provider = ScriptedProvider(script: [.failed(reason: "BadDeviceToken"), .sent])
-        let harness = try await DispatchHarness.remote([provider], metrics: metrics)
+    /// Sends one notification to alice's two APNs devices through a provider answering `script` in order, and waits
+    /// (bounded) until both deliveries reached a final status.
+    static func sendToTwoAPNsDevices(answering script: [DeliveryOutcome], metrics: TestMetrics) async throws {
+        let harness = try await DispatchHarness.remote([ScriptedProvider(script: script)], metrics: metrics)
         for token in ["a1a1", "b2b2"] {
             _ = try await harness.registerDevice(user: "alice", platform: .apns, token: token)
         }
@@ -22,9 +21,17 @@ struct DispatchMetricsTests {
         try await RunningWorkers.with(harness.components.workers) { () async throws in
             #expect(
                 try await eventually {
-                    try await harness.status(sent).deliveries.allSatisfy { $0.status == .sent || $0.status == .failed }
+                    try await harness.status(sent).deliveries.allSatisfy {
+                        [.sent, .failed, .deactivated].contains($0.status)
+                    }
                 })
         }
+    }
+
+    @Test("each provider attempt counts by result, and each delivery once by its platform and final status")
+    func attemptsAndDeliveries() async throws {
+        let metrics = TestMetrics()
+        try await Self.sendToTwoAPNsDevices(answering: [.failed(reason: "BadDeviceToken"), .sent], metrics: metrics)
         func count(_ label: String, _ dimensions: [(String, String)]) throws -> Int64 {
             try metrics.expectCounter(label, dimensions).totalValue
         }
@@ -38,20 +45,8 @@ struct DispatchMetricsTests {
     @Test("a device a provider reports gone counts once as deactivated, by platform and a bounded reason")
     func deactivations() async throws {
         let metrics = TestMetrics()
-        let provider = ScriptedProvider(script: [.deactivate(reason: "BadDeviceToken"), .sent])
-        let harness = try await DispatchHarness.remote([provider], metrics: metrics)
-        for token in ["a1a1", "b2b2"] {
-            _ = try await harness.registerDevice(user: "alice", platform: .apns, token: token)
-        }
-        let sent = try await harness.send(to: "alice").notificationId
-        try await RunningWorkers.with(harness.components.workers) { () async throws in
-            #expect(
-                try await eventually {
-                    try await harness.status(sent).deliveries.allSatisfy {
-                        $0.status == .sent || $0.status == .deactivated
-                    }
-                })
-        }
+        try await Self.sendToTwoAPNsDevices(
+            answering: [.deactivate(reason: "BadDeviceToken"), .sent], metrics: metrics)
         func deactivated(_ reason: String) throws -> Int64 {
             try metrics.expectCounter(
                 "securepush_devices_deactivated_total", [("platform", "apns"), ("reason", reason)]
