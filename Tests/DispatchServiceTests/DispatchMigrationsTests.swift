@@ -17,15 +17,15 @@ struct DispatchMigrationsTests {
 
     @Test("each backend keeps the version ids its earlier releases recorded, in their order")
     func versionIDs() {
-        // Released ids first, then the steps added since for both backends (`v5 device public key`: sealed devices).
+        // Released ids first, then the steps added since for both backends (`v5 device public key`: sealed devices; `v6 send trace context`).
         #expect(
             Self.shipped(on: .sqlite).map(\.version) == [
                 "v1", "v2 delivery leases", "v3 device apns mode", "v4 unfinished deliveries by device",
-                "v5 device public key",
+                "v5 device public key", "v6 send trace context",
             ])
         #expect(
             Self.shipped(on: .postgresql).map(\.version) == [
-                "v1", "v2 unfinished deliveries by device", "v5 device public key",
+                "v1", "v2 unfinished deliveries by device", "v5 device public key", "v6 send trace context",
             ])
     }
 

@@ -66,6 +66,9 @@ public enum DispatchMigrations {
         },
         // The device's P-256 public key (base64url) for sealed notifications; NULL for an unsealed device.
         SQLMigration("v5 device public key", ["ALTER TABLE device ADD COLUMN public_key TEXT"]),
+        // The W3C `traceparent` of the `push.send` span (NULL when the send was not traced): kept once per send, not
+        // per job, and read with each job through the send's primary key, as the send's `created_at` is.
+        SQLMigration("v6 send trace context", ["ALTER TABLE push_send ADD COLUMN traceparent TEXT"]),
     ]
 
     /// The channel push-dispatch replicas tell each other about new jobs on (`d:<device id>`, `p:<platform>`).
