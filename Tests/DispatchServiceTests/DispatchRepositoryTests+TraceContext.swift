@@ -56,7 +56,7 @@ extension DispatchRepositoryTests {
                 traced.traceParent = Self.sendTrace
                 _ = try await deliveries.recordSend(traced, claim: nil)
                 _ = try await database.execute(
-                    "UPDATE push_send SET traceparent = ? WHERE notification_id = ?", [value, "n\(index)"])
+                    "UPDATE delivery SET traceparent = ? WHERE notification_id = ?", [value, "n\(index)"])
             }
             let jobs = try await deliveries.pendingJobs(deviceID: laptop.id, after: 0, now: Self.start, limit: 10)
             #expect(jobs.count == malformed.count)

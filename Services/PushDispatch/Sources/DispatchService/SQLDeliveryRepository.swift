@@ -22,19 +22,15 @@ public struct SQLDeliveryRepository: DeliveryRepository {
     /// Jobs that end `expired` when their notification expires: those still waiting for an attempt, and direct jobs
     /// written to a stream but not acknowledged (a stream writes them again). A remote provider's `sent` is final.
     static let expirable = "(status IN ('queued', 'retrying') OR (status = 'sent' AND platform = 'direct'))"
-    /// The job columns, with the device's token and APNs mode and the send's creation time and trace context, in
-    /// ``job(from:)``'s order; select them `FROM` ``jobSource``.
+    /// The job columns (with the send's creation time and trace context, copied onto the job), joined with the
+    /// device's token and APNs mode, in ``job(from:)``'s order; select them `FROM` ``jobSource``.
     static let jobColumns = """
         delivery.sequence, delivery.notification_id, delivery.device_id, delivery.platform, device.token,
-        delivery.status, delivery.attempts, delivery.expires_at, device.apns_mode, push_send.created_at,
-        push_send.traceparent
+        delivery.status, delivery.attempts, delivery.expires_at, device.apns_mode, delivery.send_created_at,
+        delivery.traceparent
         """
-    /// Jobs with their devices and sends: one primary-key lookup each per job. `LEFT JOIN`s keep `delivery` the outer
-    /// table (SQLite never reorders them), so a query still walks `delivery`'s index it was planned on.
-    static let jobSource = """
-        delivery LEFT JOIN device ON device.id = delivery.device_id
-        LEFT JOIN push_send ON push_send.notification_id = delivery.notification_id
-        """
+    /// Jobs with their devices: one primary-key lookup per job.
+    static let jobSource = "delivery LEFT JOIN device ON device.id = delivery.device_id"
     /// A device's pending jobs (device id, sequence, limit): reads the partial index `delivery_unfinished_by_device`,
     /// so the cost follows the device's unfinished jobs, not its history.
     static let pendingJobsSQL = """
@@ -65,23 +61,24 @@ public struct SQLDeliveryRepository: DeliveryRepository {
             let resultJSON = String(decoding: try RPCCodec.makeEncoder().encode(result), as: UTF8.self)
             _ = try await db.execute(
                 """
-                INSERT INTO push_send (
-                    notification_id, client_id, recipient_id, expires_at, created_at, result, traceparent)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """,
-                [
-                    send.notificationID, send.clientID, send.recipientID, expiresMS, createdMS, resultJSON,
-                    send.traceParent?.description,
-                ])
+                INSERT INTO push_send (notification_id, client_id, recipient_id, expires_at, created_at, result)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """, [send.notificationID, send.clientID, send.recipientID, expiresMS, createdMS, resultJSON])
+            let traceParent = send.traceParent?.description
             var jobs: [DeliveryJob] = []
             for device in devices {
                 let inserted = try await db.query(
                     """
                     INSERT INTO delivery (
-                        notification_id, device_id, platform, status, attempts, next_attempt_at, expires_at, updated_at)
-                    VALUES (?, ?, ?, 'queued', 0, ?, ?, ?)
+                        notification_id, device_id, platform, status, attempts, next_attempt_at, expires_at, updated_at,
+                        send_created_at, traceparent)
+                    VALUES (?, ?, ?, 'queued', 0, ?, ?, ?, ?, ?)
                     RETURNING sequence
-                    """, [send.notificationID, device.id, device.platform.rawValue, createdMS, expiresMS, createdMS]
+                    """,
+                    [
+                        send.notificationID, device.id, device.platform.rawValue, createdMS, expiresMS, createdMS,
+                        createdMS, traceParent,
+                    ]
                 )
                 // No row back would be a schema that disagrees with the code: a decoding error, not a crash.
                 let sequence = try (inserted.first ?? SQLRow([])).decode(0, as: Int64.self)
@@ -155,8 +152,7 @@ public struct SQLDeliveryRepository: DeliveryRepository {
             """
             UPDATE delivery SET status = 'acknowledged', updated_at = ?, lease_until = NULL, lease_owner = NULL
             WHERE device_id = ? AND notification_id = ? AND status IN \(Self.unfinished)
-            RETURNING platform,
-                (SELECT created_at FROM push_send WHERE push_send.notification_id = delivery.notification_id)
+            RETURNING platform, send_created_at
             """, [now.millisecondsSince1970, deviceID, notificationID])
         if let row = changed.first {
             return .acknowledged(
