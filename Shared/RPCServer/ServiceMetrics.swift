@@ -15,10 +15,13 @@ public struct ServiceMetrics: Sendable {
         self.registry = registry
     }
 
-    /// A fresh Prometheus registry of the service's own (services sharing a process keep apart).
-    public static func prometheus() -> ServiceMetrics {
+    /// A fresh Prometheus registry of the service's own (services sharing a process keep apart);
+    /// `durationHistogramBuckets` gives named duration histograms buckets of their own.
+    public static func prometheus(durationHistogramBuckets: [String: [Duration]] = [:]) -> ServiceMetrics {
         let registry = PrometheusCollectorRegistry()
-        return ServiceMetrics(factory: PrometheusMetricsFactory(registry: registry), registry: registry)
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.durationHistogramBuckets = durationHistogramBuckets
+        return ServiceMetrics(factory: factory, registry: registry)
     }
 
     /// Records nothing and serves no `/metrics`.

@@ -4,7 +4,9 @@ import Logging
 import SecurePushClient
 import SecurePushStack
 import SharedModels
+import TestSupport
 import Testing
+import Tracing
 
 @Suite("push.send through the durable worker to the APNs mock")
 struct APNsEndToEndTests {
@@ -12,22 +14,7 @@ struct APNsEndToEndTests {
     func sendThroughTheWholeStack() async throws {
         let state = APNsMockState()
         try await withAPNsMock(state: state) { mock in
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "apns-e2e-\(UUID().uuidString)")
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let backendSecret = "backend-secret-\(UUID().uuidString)"
-            let logger = Logger(label: "apns-e2e") { _ in SwiftLogNoOpLogHandler() }
-            let stack = try await startStack(
-                against: mock, in: directory, backendSecret: backendSecret, logger: logger)
-            let endpoints = SecurePushEndpoints(auth: stack.authURL, store: stack.storeURL, dispatch: stack.dispatchURL)
-            let device = try SecurePushDevice(endpoints: endpoints, logger: logger)
-            let backend = try SecurePushBackend(
-                authURL: stack.authURL, dispatchURL: stack.dispatchURL, clientID: "backend",
-                clientSecret: backendSecret,
-                logger: logger)
-            do {
-                let userId = try await device.createAccount(username: "iphone-owner", password: "long enough password")
-                try await device.signIn(username: "iphone-owner", password: "long enough password")
+            try await withSignedInDevice(against: mock, username: "iphone-owner") { device, userId, backend in
                 let flaky = deviceToken(1)
                 let gone = deviceToken(2)
                 let flakyID = try await device.register(device: .init(platform: .apns, token: flaky))
@@ -58,16 +45,45 @@ struct APNsEndToEndTests {
                 }
                 // The payload is in the store, for the recipient.
                 #expect(try await device.fetch(sent.notificationId).payload == secret)
-            } catch {
-                await device.shutdown()
-                await backend.shutdown()
-                await stack.stop()
-                throw error
             }
-            await device.shutdown()
-            await backend.shutdown()
-            await stack.stop()
         }
+    }
+
+    @Test("each APNs attempt, a retry included, runs from the database in the send's trace, linked to the send")
+    func attemptsJoinTheSendsTrace() async throws {
+        let state = APNsMockState()
+        let tracer = RecordingTracer()
+        try await withAPNsMock(state: state) { mock in
+            try await withSignedInDevice(against: mock, username: "traced-owner", tracer: tracer) {
+                device, userId, backend in
+                let token = deviceToken(7)
+                _ = try await device.register(device: .init(platform: .apns, token: token))
+                state.script(token, [.serviceUnavailable])
+                let sent = try await backend.send(.init(recipientId: userId, payload: "traced"))
+
+                let succeeded = await tracer.spans(
+                    where: { $0.name == "push.deliver" && Self.isSent($0) }, timeout: .seconds(20))
+                #expect(succeeded.count == 1, "the second attempt succeeded")
+                let send = try #require(tracer.finishedSpans.first { $0.name == "push.send" && $0.kind == .server })
+                let attempts = tracer.finishedSpans.filter { $0.name == "push.deliver" }
+                #expect(attempts.count == 2)
+                for attempt in attempts {
+                    #expect(attempt.kind == .client)
+                    #expect(attempt.traceID == send.traceID, "push.deliver is in another trace")
+                    #expect(attempt.parentSpanID == send.spanID)
+                    #expect(attempt.links.contains { $0.traceID == send.traceID && $0.spanID == send.spanID })
+                }
+                // APNs receives the send's trace context with the id, so the device's fetch can join it.
+                let sendContext = try #require(TraceParent(traceID: send.traceID, spanID: send.spanID))
+                #expect(state.requests.count == 2)
+                #expect(state.requests.allSatisfy { $0.bodyText.contains(sendContext.description) })
+                #expect(state.requests.allSatisfy { $0.bodyText.contains(sent.notificationId) })
+            }
+        }
+    }
+
+    private static func isSent(_ span: RecordingTracer.FinishedSpan) -> Bool {
+        span.attributes["securepush.delivery.result"]?.toSpanAttribute() == "sent"
     }
 
     private static func settled(_ status: Push.Status.Result) -> Bool {
@@ -75,10 +91,44 @@ struct APNsEndToEndTests {
     }
 }
 
-/// The whole stack in one process, delivering to the APNs mock (backoff 1 s), with the backend client `backend`.
-func startStack(against mock: APNsMock, in directory: URL, backendSecret: String, logger: Logger) async throws
-    -> LocalStack
-{
+/// Runs `body` with a device signed in as a new user `username` (with its user id) and the backend client, on the
+/// whole stack delivering to `mock` (traced with `tracer` when given); stops everything afterwards, whether `body`
+/// threw or not.
+func withSignedInDevice(
+    against mock: APNsMock, username: String, tracer: (any Tracer)? = nil,
+    _ body: (SecurePushDevice, String, SecurePushBackend) async throws -> Void
+) async throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("apns-e2e-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let backendSecret = "backend-secret-\(UUID().uuidString)"
+    let logger = Logger(label: "apns-e2e") { _ in SwiftLogNoOpLogHandler() }
+    let stack = try await startStack(
+        against: mock, in: directory, backendSecret: backendSecret, logger: logger, tracer: tracer)
+    let endpoints = SecurePushEndpoints(auth: stack.authURL, store: stack.storeURL, dispatch: stack.dispatchURL)
+    let device = try SecurePushDevice(endpoints: endpoints, logger: logger)
+    let backend = try SecurePushBackend(
+        authURL: stack.authURL, dispatchURL: stack.dispatchURL, clientID: "backend", clientSecret: backendSecret,
+        logger: logger)
+    do {
+        let userId = try await device.createAccount(username: username, password: "long enough password")
+        try await device.signIn(username: username, password: "long enough password")
+        try await body(device, userId, backend)
+    } catch {
+        await device.shutdown()
+        await backend.shutdown()
+        await stack.stop()
+        throw error
+    }
+    await device.shutdown()
+    await backend.shutdown()
+    await stack.stop()
+}
+
+/// The whole stack in one process, delivering to the APNs mock (backoff 1 s), with the backend client `backend`;
+/// every service traces with `tracer` when one is given.
+func startStack(
+    against mock: APNsMock, in directory: URL, backendSecret: String, logger: Logger, tracer: (any Tracer)? = nil
+) async throws -> LocalStack {
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     let keyFile = directory.appendingPathComponent("AuthKey.p8").path
     try mock.key.p8.write(toFile: keyFile, atomically: true, encoding: .utf8)
@@ -94,5 +144,5 @@ func startStack(against mock: APNsMock, in directory: URL, backendSecret: String
         "SECUREPUSH_APNS_URL": mock.baseURL, "SECUREPUSH_APNS_CA_FILE": mock.certificates.caCertificatePath,
         "SECUREPUSH_DELIVERY_BACKOFF_BASE": "1", "SECUREPUSH_DELIVERY_BACKOFF_MAX": "1",
     ]
-    return try await LocalStack.start(environment: environment, logger: logger)
+    return try await LocalStack.start(environment: environment, logger: logger, tracer: tracer)
 }

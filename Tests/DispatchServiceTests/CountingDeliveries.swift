@@ -83,7 +83,7 @@ final class CountingDeliveries: DeliveryRepository {
         return try await base.nextDueDate(platform: platform, after: after)
     }
 
-    func acknowledge(deviceID: String, notificationID: String, now: Date) async throws -> Bool {
+    func acknowledge(deviceID: String, notificationID: String, now: Date) async throws -> DeliveryAcknowledgement? {
         counted()
         return try await base.acknowledge(deviceID: deviceID, notificationID: notificationID, now: now)
     }

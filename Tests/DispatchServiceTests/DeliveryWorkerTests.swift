@@ -55,12 +55,13 @@ struct DeliveryWorkerTests {
         #expect(abs(job.expiresAt.timeIntervalSince(before) - 3_600) < 2)
         #expect(job.apnsMode == nil)
         #expect(job.traceParent == nil)
-        // `traceParent` is W3C trace context only (ids of a trace and a span), never anything of the notification.
+        // `traceParent` is W3C trace context only (ids of a trace and a span), never anything of the notification;
+        // `sentAt` is when the send was accepted (for the latency metric).
         #expect(
             Mirror(reflecting: job).children.compactMap(\.label)
                 == [
                     "sequence", "notificationID", "deviceID", "platform", "deviceToken", "status", "attempts",
-                    "expiresAt", "apnsMode", "traceParent",
+                    "expiresAt", "apnsMode", "traceParent", "sentAt",
                 ])
         #expect(!String(describing: job).contains(payload))
         #expect(!String(reflecting: job).contains(payload))

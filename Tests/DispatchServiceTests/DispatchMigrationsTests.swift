@@ -10,22 +10,27 @@ import Testing
 struct DispatchMigrationsTests {
     static let start = Date(timeIntervalSince1970: 1_800_000_000)
 
-    /// The steps, by id, that earlier releases applied on `dialect` (the others are empty there).
+    /// The steps, by id, that apply on `dialect` (the others are empty there).
     static func shipped(on dialect: SQLDialect) -> [SQLMigration] {
         DispatchMigrations.all.filter { !$0.statements(dialect).isEmpty }
     }
 
+    /// The steps earlier releases applied on `dialect`: all but this release's `v6 delivery trace context`.
+    static func released(on dialect: SQLDialect) -> [SQLMigration] {
+        shipped(on: dialect).filter { $0.version != "v6 delivery trace context" }
+    }
+
     @Test("each backend keeps the version ids its earlier releases recorded, in their order")
     func versionIDs() {
-        // Released ids first, then the steps added since for both backends (`v5 device public key`: sealed devices).
+        // Released ids first, then the steps added since for both backends (`v5 device public key`: sealed devices; `v6 delivery trace context`).
         #expect(
             Self.shipped(on: .sqlite).map(\.version) == [
                 "v1", "v2 delivery leases", "v3 device apns mode", "v4 unfinished deliveries by device",
-                "v5 device public key",
+                "v5 device public key", "v6 delivery trace context",
             ])
         #expect(
             Self.shipped(on: .postgresql).map(\.version) == [
-                "v1", "v2 unfinished deliveries by device", "v5 device public key",
+                "v1", "v2 unfinished deliveries by device", "v5 device public key", "v6 delivery trace context",
             ])
     }
 
@@ -40,7 +45,7 @@ struct DispatchMigrationsTests {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             let path = directory.appendingPathComponent("dispatch.sqlite").path
-            let previous = try SQLiteDatabase.open(path: path, migrator: Self.shipped(on: .sqlite).sqliteMigrator)
+            let previous = try SQLiteDatabase.open(path: path, migrator: Self.released(on: .sqlite).sqliteMigrator)
             let registered = try await Self.registerDevice(SQLiteSQLDatabase(previous))
             try previous.close()
             let current = try SQLiteDatabase.open(path: path, migrator: DispatchMigrations.all.sqliteMigrator)
@@ -48,7 +53,7 @@ struct DispatchMigrationsTests {
         case .postgres:
             let url = try TestPostgres.isolatedURL()
             let registered = try await TestPostgres.withDatabase(
-                serviceName: "push-dispatch", migrations: Self.shipped(on: .postgresql).postgres, url: url,
+                serviceName: "push-dispatch", migrations: Self.released(on: .postgresql).postgres, url: url,
                 dropSchema: false
             ) { try await Self.registerDevice(PostgresSQLDatabase($0)) }
             try await TestPostgres.withDatabase(
@@ -57,13 +62,35 @@ struct DispatchMigrationsTests {
         }
     }
 
+    /// Registers a device and queues a job for it, as the previous schema stored them.
     static func registerDevice(_ database: any SQLDatabase) async throws -> DeviceRecord {
-        try await SQLDeviceRepository(database: database).register(
+        let device = try await SQLDeviceRepository(database: database).register(
             ownerID: "ada", platform: .apns, token: "aa11", name: "phone", apnsMode: "background", now: start)
+        let startMS = start.millisecondsSince1970
+        let expiresMS = start.addingTimeInterval(3600).millisecondsSince1970
+        _ = try await database.execute(
+            """
+            INSERT INTO push_send (notification_id, client_id, recipient_id, expires_at, created_at, result)
+            VALUES ('n0', 'backend', 'ada', ?, ?, '{}')
+            """, [expiresMS, startMS])
+        _ = try await database.execute(
+            """
+            INSERT INTO delivery (
+                notification_id, device_id, platform, status, attempts, next_attempt_at, expires_at, updated_at)
+            VALUES ('n0', ?, 'apns', 'queued', 0, ?, ?, ?)
+            """, [device.id, startMS, expiresMS, startMS])
+        return device
     }
 
     static func expectUsable(_ database: any SQLDatabase, holding device: DeviceRecord) async throws {
         #expect(try await SQLDeviceRepository(database: database).devices(ownerID: "ada") == [device])
+        // The job queued before the upgrade knows its send's time (for the latency), and has no trace context.
+        let waiting = try await SQLDeliveryRepository(database: database).claimDue(
+            platform: .apns, owner: "w", now: start.addingTimeInterval(1), leaseUntil: start.addingTimeInterval(60),
+            limit: 10)
+        #expect(waiting.map(\.notificationID) == ["n0"])
+        #expect(waiting.map(\.sentAt) == [start])
+        #expect(waiting.map(\.traceParent) == [nil])
         let recorded = try await SQLDeliveryRepository(database: database).recordSend(
             SendRecord(
                 notificationID: "n1", clientID: "backend", recipientID: "ada",

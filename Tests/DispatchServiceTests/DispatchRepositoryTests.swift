@@ -15,18 +15,21 @@ struct DispatchRepositoryTests {
         _ backend: TestDatabaseBackend,
         _ body: (any DeviceRepository, any DeliveryRepository) async throws -> Void
     ) async throws {
+        try await withDatabase(backend) { database in
+            try await body(SQLDeviceRepository(database: database), SQLDeliveryRepository(database: database))
+        }
+    }
+
+    /// A freshly migrated push-dispatch database on `backend` (for tests that also write rows by hand).
+    func withDatabase(_ backend: TestDatabaseBackend, _ body: (any SQLDatabase) async throws -> Void) async throws {
         switch backend {
         case .sqlite:
-            let database = SQLiteSQLDatabase(
-                try SQLiteDatabase.open(path: nil, migrator: DispatchMigrations.all.sqliteMigrator))
-            try await body(SQLDeviceRepository(database: database), SQLDeliveryRepository(database: database))
+            try await body(
+                SQLiteSQLDatabase(try SQLiteDatabase.open(path: nil, migrator: DispatchMigrations.all.sqliteMigrator)))
         case .postgres:
             try await TestPostgres.withDatabase(
                 serviceName: "push-dispatch", migrations: DispatchMigrations.all.postgres
-            ) {
-                let database = PostgresSQLDatabase($0)
-                try await body(SQLDeviceRepository(database: database), SQLDeliveryRepository(database: database))
-            }
+            ) { try await body(PostgresSQLDatabase($0)) }
         }
     }
 
@@ -82,7 +85,9 @@ struct DispatchRepositoryTests {
             for id in ["n1", "n2", "n3"] { _ = try await deliveries.recordSend(send(id, to: "ada"), claim: nil) }
             let jobs = try await deliveries.pendingJobs(deviceID: device.id, after: 0, now: Self.start, limit: 100)
             #expect(jobs.map(\.notificationID) == ["n1", "n2", "n3"])
-            #expect(try await deliveries.acknowledge(deviceID: device.id, notificationID: "n2", now: Self.start))
+            #expect(
+                try await deliveries.acknowledge(deviceID: device.id, notificationID: "n2", now: Self.start)
+                    == .acknowledged(platform: .direct, sentAt: Self.start))
 
             try await deliveries.record(.sent, for: jobs, now: Self.start)
 
@@ -207,9 +212,14 @@ struct DispatchRepositoryTests {
             let pending = try await deliveries.pendingJobs(deviceID: device.id, after: 0, now: Self.start, limit: 10)
             #expect(pending.map(\.notificationID) == ["n0", "n1", "n2"])
             try await deliveries.record(.sent, for: pending[0], now: Self.start)
-            #expect(try await deliveries.acknowledge(deviceID: device.id, notificationID: "n0", now: Self.start))
             #expect(
-                try await deliveries.acknowledge(deviceID: device.id, notificationID: "nope", now: Self.start) == false)
+                try await deliveries.acknowledge(deviceID: device.id, notificationID: "n0", now: Self.start)
+                    == .acknowledged(platform: .direct, sentAt: Self.start))
+            #expect(
+                try await deliveries.acknowledge(deviceID: device.id, notificationID: "n0", now: Self.start)
+                    == .alreadyEnded)
+            #expect(
+                try await deliveries.acknowledge(deviceID: device.id, notificationID: "nope", now: Self.start) == nil)
             let later = Self.start.addingTimeInterval(11)
             #expect(
                 try await deliveries.pendingJobs(deviceID: device.id, after: 0, now: later, limit: 10)

@@ -66,7 +66,8 @@ final class ScriptedProvider: RemotePushProvider {
         return token
     }
 
-    func deliver(_ job: DeliveryJob) async -> DeliveryOutcome {
+    /// Scripted outcomes come from no service: nothing is told to `responses`.
+    func deliver(_ job: DeliveryJob, responses: ProviderResponses) async -> DeliveryOutcome {
         let (outcome, mustWait): (DeliveryOutcome?, Bool) = state.withLock { state in
             state.jobs.append(job)
             state.inFlight += 1

@@ -31,6 +31,8 @@ struct MetricsEndpointTests {
             "securepush_deliveries": ("counter", ["platform", "status"]),
             "securepush_direct_streams_open": ("gauge", []),
             "securepush_direct_events_written": ("counter", []),
+            "securepush_delivery_latency_seconds": ("histogram", ["platform"]),
+            "securepush_direct_ack_latency_seconds": ("histogram", []),
             "securepush_process_resident_memory_bytes": ("gauge", []),
         ],
     ]
@@ -110,6 +112,20 @@ struct MetricsEndpointTests {
                 dispatch.value(
                     "securepush_rpc_request_duration_seconds_count", family: "securepush_rpc_request_duration_seconds",
                     ["method": "push.send"]) == 1)
+            // The demo's one send was written to its device's stream once, and acknowledged once.
+            #expect(
+                dispatch.value(
+                    "securepush_delivery_latency_seconds_count", family: "securepush_delivery_latency_seconds",
+                    ["platform": "direct"]) == 1)
+            #expect(
+                dispatch.value(
+                    "securepush_direct_ack_latency_seconds_count", family: "securepush_direct_ack_latency_seconds")
+                    == 1)
+            // Push latency buckets, up to minutes (not the RPC defaults that stop at 10 s).
+            #expect(
+                dispatch.value(
+                    "securepush_delivery_latency_seconds_bucket", family: "securepush_delivery_latency_seconds",
+                    ["platform": "direct", "le": "300.0"]) == 1)
         } catch {
             await stack.stop()
             throw error

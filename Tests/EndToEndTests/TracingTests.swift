@@ -9,7 +9,9 @@ import Tracing
 /// One trace from `push.send` to the device's fetch, over real sockets, with a recording tracer in every service.
 @Suite("Tracing across the services")
 struct TracingTests {
-    @Test("push.send and its store.put are one trace; the device's store.get with the send's traceparent joins it")
+    @Test(
+        "push.send, its store.put, the direct channel's write (linked to the send) and the device's store.get are one trace"
+    )
     func oneTrace() async throws {
         let tracer = RecordingTracer()
         try await TestStack.with(.cleartext, tracer: tracer) { stack in
@@ -30,6 +32,7 @@ struct TracingTests {
             await backend.shutdown()
 
             _ = await tracer.spans { $0.name == "store.get" && $0.kind == .server }
+            let write = try #require(await tracer.spans { $0.name == "direct.write" }.first)
             let spans = tracer.finishedSpans
             let putClient = try #require(spans.first { $0.name == "store.put" && $0.kind == .client })
             let putServer = try #require(spans.first { $0.name == "store.put" && $0.kind == .server })
@@ -40,7 +43,11 @@ struct TracingTests {
             #expect(putClient.parentSpanID == send.spanID)
             #expect(putServer.parentSpanID == putClient.spanID)
             #expect(fetch.parentSpanID == send.spanID, "the device's fetch is a child of the send")
-            #expect(spans.contains { $0.name == "direct.write" }, "the direct channel's write is traced")
+            // The write ran from the job in the database, in the send's trace, linked to the send's span.
+            #expect(write.kind == .producer)
+            #expect(write.traceID == send.traceID, "direct.write is in another trace")
+            #expect(write.parentSpanID == send.spanID)
+            #expect(write.links.contains { $0.traceID == send.traceID && $0.spanID == send.spanID })
             #expect(send.attributes["rpc.system"]?.toSpanAttribute() == "jsonrpc")
             #expect(send.attributes["rpc.method"]?.toSpanAttribute() == "push.send")
             // Attributes name methods and codes, never users, devices, notifications or payloads.

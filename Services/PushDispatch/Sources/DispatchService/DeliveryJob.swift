@@ -20,11 +20,14 @@ public struct DeliveryJob: Sendable, Hashable {
     /// The W3C trace context of the `push.send` that queued the job (when that send was traced): attempts continue
     /// its trace, and the device receives it with the id.
     public var traceParent: TraceParent?
+    /// When `push.send` accepted the send that queued the job (read with the job, so every replica and every retry
+    /// measures delivery latency from the same moment); `nil` when not known.
+    public var sentAt: Date?
 
     public init(
         sequence: Int64, notificationID: String, deviceID: String, platform: Platform, deviceToken: String?,
         status: DeliveryStatus, attempts: Int, expiresAt: Date, apnsMode: String? = nil,
-        traceParent: TraceParent? = nil
+        traceParent: TraceParent? = nil, sentAt: Date? = nil
     ) {
         self.sequence = sequence
         self.notificationID = notificationID
@@ -36,5 +39,6 @@ public struct DeliveryJob: Sendable, Hashable {
         self.expiresAt = expiresAt
         self.apnsMode = apnsMode
         self.traceParent = traceParent
+        self.sentAt = sentAt
     }
 }

@@ -58,8 +58,8 @@ public protocol DeliveryRepository: Sendable {
     /// lease that will lapse; `nil` when nothing is waiting.
     func nextDueDate(platform: Platform, after: Date) async throws -> Date?
 
-    /// Marks the device's delivery of the notification `acknowledged`; `false` when there is no such delivery.
-    func acknowledge(deviceID: String, notificationID: String, now: Date) async throws -> Bool
+    /// Marks the device's delivery of the notification `acknowledged`; `nil` when there is no such delivery.
+    func acknowledge(deviceID: String, notificationID: String, now: Date) async throws -> DeliveryAcknowledgement?
 
     /// Marks every unfinished job past its expiry `expired`; returns how many.
     func expireDue(now: Date) async throws -> Int
@@ -105,12 +105,16 @@ public struct SendRecord: Sendable, Hashable {
     /// The devices targeted (sealed sends: exactly those the store sealed for, or kept a copy for); `nil`: every active
     /// device of the recipient.
     public var deviceIDs: Set<String>?
+    /// The trace context of the `push.send` span, when the send was traced: kept with the send, so its jobs' attempts
+    /// join its trace.
+    public var traceParent: TraceParent?
 
     public init(
         notificationID: String, clientID: String, recipientID: String, expiresAt: Date, createdAt: Date,
-        deviceIDs: Set<String>? = nil
+        deviceIDs: Set<String>? = nil, traceParent: TraceParent? = nil
     ) {
         self.deviceIDs = deviceIDs
+        self.traceParent = traceParent
         self.notificationID = notificationID
         self.clientID = clientID
         self.recipientID = recipientID
@@ -135,6 +139,15 @@ extension DeliveryRepository {
     public func record(_ outcome: DeliveryOutcome, for job: DeliveryJob, now: Date) async throws {
         try await record(outcome, for: [job], now: now)
     }
+}
+
+/// What ``DeliveryRepository/acknowledge(deviceID:notificationID:now:)`` did to an existing delivery.
+public enum DeliveryAcknowledgement: Sendable, Hashable {
+    /// The delivery was unfinished and is now `acknowledged`: its platform, and when its send was accepted (`nil`
+    /// when not known).
+    case acknowledged(platform: Platform, sentAt: Date?)
+    /// The delivery had ended before (acknowledged already, expired, failed): nothing changed.
+    case alreadyEnded
 }
 
 /// The waiting jobs of one platform (``DeliveryRepository/queueStatistics(now:)``).

@@ -76,7 +76,7 @@ extension DeliveryWorker {
     /// One attempt at `job`, recorded (or, when abandoned at shutdown, handed back) before it returns.
     func attempt(_ job: DeliveryJob, owner: String) async -> Event {
         let span = tracing.start("push.deliver", job: job, platform: provider.platform, kind: .client)
-        let outcome = await tracing.run(in: span) { await provider.deliver(job) }
+        let outcome = await tracing.run(in: span) { await provider.deliver(job, responses: responses) }
         if let span {
             span.attributes["securepush.delivery.result"] = outcome.metricResult
             if case .sent = outcome {} else { span.setStatus(SpanStatus(code: .error)) }
@@ -107,6 +107,7 @@ extension DeliveryWorker {
                     "delivery.attempts": "\(attempts)", "delivery.status": "\(status.map(\.rawValue) ?? "superseded")",
                 ])
             if let status, status != .retrying { deliveryCounts.increment(status.rawValue) }
+            if status == .sent { deliveryLatency.recordLatency(since: job.sentAt, until: recordedAt) }
             if status == .deactivated, let reason = resolved.deactivationReason { deactivationCounts.increment(reason) }
             if status == .retrying, case .retry(let after, _) = resolved {
                 return .attempted(retryAt: recordedAt.adding(after))

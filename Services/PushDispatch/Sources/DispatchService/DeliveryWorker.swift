@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import Logging
 import ServiceCore
@@ -26,6 +27,10 @@ public struct DeliveryWorker: Service {
     let attemptCounts: CounterFamily
     /// `securepush_devices_deactivated_total` of this worker's platform.
     let deactivationCounts: CounterFamily
+    /// `securepush_delivery_latency_seconds` of this worker's platform.
+    let deliveryLatency: CoreMetrics.Timer
+    /// `securepush_provider_responses_total` of this worker's platform.
+    let responses: ProviderResponses
     /// A span around each attempt.
     let tracing: DeliveryTracing
 
@@ -44,7 +49,7 @@ public struct DeliveryWorker: Service {
     ///   - configuration: concurrency, leases, idle interval and retry policy.
     ///   - now: the clock recorded in the database.
     ///   - logger: the service's logger.
-    ///   - metrics: counts attempts and deliveries.
+    ///   - metrics: counts attempts, deliveries and the provider's responses, and measures delivery latency.
     ///   - tracing: traces each attempt (off by default).
     public init(
         provider: any RemotePushProvider,
@@ -67,6 +72,8 @@ public struct DeliveryWorker: Service {
         deliveryCounts = metrics.deliveries(provider.platform)
         attemptCounts = metrics.attempts(provider.platform)
         deactivationCounts = metrics.deactivations(provider.platform)
+        deliveryLatency = metrics.deliveryLatency(provider.platform)
+        responses = metrics.responses(provider.platform)
         self.tracing = tracing
     }
 

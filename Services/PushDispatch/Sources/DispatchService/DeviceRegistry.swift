@@ -19,6 +19,8 @@ public struct DeviceRegistry: Sendable {
     let maxDevicesPerUser: Int?
     let now: @Sendable () -> Date
     let logger: Logger
+    /// `securepush_direct_ack_latency_seconds`.
+    let metrics: DispatchMetrics
 
     public init(
         devices: any DeviceRepository,
@@ -27,7 +29,8 @@ public struct DeviceRegistry: Sendable {
         hub: DirectHub,
         maxDevicesPerUser: Int? = DispatchConfiguration.defaultMaxDevicesPerUser,
         now: @escaping @Sendable () -> Date,
-        logger: Logger
+        logger: Logger,
+        metrics: DispatchMetrics = .disabled
     ) {
         self.devices = devices
         self.deliveries = deliveries
@@ -36,6 +39,7 @@ public struct DeviceRegistry: Sendable {
         self.maxDevicesPerUser = maxDevicesPerUser
         self.now = now
         self.logger = logger
+        self.metrics = metrics
     }
 
     /// Registers a device for `ownerID`, or updates the device already registered with this platform token.
@@ -122,8 +126,16 @@ public struct DeviceRegistry: Sendable {
     /// The device has the notification id: its delivery is `acknowledged` and never sent again.
     public func acknowledge(deviceID: String, notificationID: String, ownerID: String) async throws {
         _ = try await device(id: deviceID, ownerID: ownerID)
-        guard try await deliveries.acknowledge(deviceID: deviceID, notificationID: notificationID, now: now()) else {
+        let acknowledgedAt = now()
+        switch try await deliveries.acknowledge(deviceID: deviceID, notificationID: notificationID, now: acknowledgedAt)
+        {
+        case nil:
             throw DispatchError.notificationNotFound
+        case .acknowledged(.direct, let sentAt):
+            // The first acknowledgement only: a repeated one changes nothing and is not measured again.
+            metrics.directAckLatency.recordLatency(since: sentAt, until: acknowledgedAt)
+        case .acknowledged, .alreadyEnded:
+            break
         }
     }
 

@@ -129,7 +129,12 @@ struct DirectEventStream: Sendable {
                 throw error
             }
             for span in spans { span.end() }
-            try await deliveries.record(.sent, for: jobs, now: now())
+            let writtenAt = now()
+            try await deliveries.record(.sent, for: jobs, now: writtenAt)
+            // Latency to the first write only: a job written before (a reconnect re-sends it) is no longer `queued`.
+            for job in jobs where job.status == .queued {
+                metrics.directDeliveryLatency.recordLatency(since: job.sentAt, until: writtenAt)
+            }
             metrics.eventsWritten.increment(by: jobs.count)
             deliveryCounts.increment("sent", by: jobs.count)
             if jobs.count < Self.batchSize { return last }

@@ -25,7 +25,7 @@ public func buildDispatchApplication(
     store: RPCClient,
     providers: [any RemotePushProvider] = [],
     logger: Logger,
-    metrics: ServiceMetrics = .prometheus(),
+    metrics: ServiceMetrics = .prometheus(durationHistogramBuckets: DispatchMetrics.durationHistogramBuckets),
     tracer: (any Tracer)? = nil,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {

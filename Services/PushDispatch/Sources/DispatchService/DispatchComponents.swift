@@ -102,7 +102,7 @@ public struct DispatchComponents: Sendable {
         let providers = PushProviderRegistry(direct: DirectProvider(hub: hub), workers: workers)
         let devices = DeviceRegistry(
             devices: deviceRepository, deliveries: deliveryRepository, providers: providers, hub: hub,
-            maxDevicesPerUser: configuration.maxDevicesPerUser, now: now, logger: logger)
+            maxDevicesPerUser: configuration.maxDevicesPerUser, now: now, logger: logger, metrics: dispatchMetrics)
         let pushes = PushSender(
             deliveries: deliveryRepository,
             devices: deviceRepository,
@@ -113,7 +113,8 @@ public struct DispatchComponents: Sendable {
                 maxPayloadBytes: configuration.maxPayloadBytes, maxTTLSeconds: configuration.maxTTLSeconds,
                 idempotencyTimeout: configuration.idempotencyTimeout),
             now: now,
-            logger: logger
+            logger: logger,
+            tracer: tracer
         )
         let revocations = RevokedSessionsFeed(auth: auth, tokens: tokens, now: now)
         let sweep = DirectSweep(

@@ -66,6 +66,21 @@ public enum DispatchMigrations {
         },
         // The device's P-256 public key (base64url) for sealed notifications; NULL for an unsealed device.
         SQLMigration("v5 device public key", ["ALTER TABLE device ADD COLUMN public_key TEXT"]),
+        SQLMigration("v6 delivery trace context") { dialect in
+            [
+                // The W3C `traceparent` of the `push.send` span that queued the job (NULL when it was not traced), and
+                // the send's `created_at` (for the delivery latency): copied onto each job, so the hot reads (claims,
+                // a stream's pending jobs) need no lookup of the send per job.
+                "ALTER TABLE delivery ADD COLUMN traceparent TEXT",
+                "ALTER TABLE delivery ADD COLUMN send_created_at \(dialect == .postgresql ? "BIGINT" : "INTEGER")",
+                // Jobs waiting at the upgrade get their send's time too (older finished ones keep NULL).
+                """
+                UPDATE delivery SET send_created_at =
+                    (SELECT created_at FROM push_send WHERE push_send.notification_id = delivery.notification_id)
+                WHERE status IN ('queued', 'sent', 'retrying')
+                """,
+            ]
+        },
     ]
 
     /// The channel push-dispatch replicas tell each other about new jobs on (`d:<device id>`, `p:<platform>`).

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ServiceCore
 import SharedModels
+import Tracing
 
 /// The `push.*` logic: store the payload, record one delivery job per device, wake the channels. Knows nothing of HTTP.
 public struct PushSender: Sendable {
@@ -40,6 +41,8 @@ public struct PushSender: Sendable {
     let limits: Limits
     let now: @Sendable () -> Date
     let logger: Logger
+    /// Reads the `push.send` span's trace context, kept with the send for its deliveries; `nil`: not traced.
+    let tracer: (any Tracer)?
 
     public init(
         deliveries: any DeliveryRepository,
@@ -49,7 +52,8 @@ public struct PushSender: Sendable {
         providers: PushProviderRegistry,
         limits: Limits,
         now: @escaping @Sendable () -> Date,
-        logger: Logger
+        logger: Logger,
+        tracer: (any Tracer)? = nil
     ) {
         self.deliveries = deliveries
         self.devices = devices
@@ -59,6 +63,7 @@ public struct PushSender: Sendable {
         self.limits = limits
         self.now = now
         self.logger = logger
+        self.tracer = tracer
     }
 
     /// Sends `params.payload` to `params.recipientId`'s devices on behalf of `clientID`.
@@ -101,7 +106,8 @@ public struct PushSender: Sendable {
             recorded = try await deliveries.recordSend(
                 SendRecord(
                     notificationID: stored.notificationId, clientID: clientID, recipientID: params.recipientId,
-                    expiresAt: stored.expiresAt, createdAt: now(), deviceIDs: targets),
+                    expiresAt: stored.expiresAt, createdAt: now(), deviceIDs: targets,
+                    traceParent: currentTraceParent()),
                 claim: claim
             )
         } catch let error as DispatchError where error == .sendInProgress {
@@ -187,6 +193,12 @@ public struct PushSender: Sendable {
         if let key = params.idempotencyKey, let reason = TextLimit.idempotencyKey.violation(in: key) {
             throw .invalidField("idempotencyKey", reason)
         }
+    }
+
+    /// The trace context of the span this call runs in (the `push.send` server span), when tracing is on.
+    private func currentTraceParent() -> TraceParent? {
+        guard let tracer, let context = ServiceContext.current else { return nil }
+        return tracer.traceParent(of: context)
     }
 
     private func release(_ claim: IdempotencyClaim?) async {

@@ -35,7 +35,7 @@ extension SQLDeliveryRepository {
         // most `limit` of them cached).
         let jobs = try await database.read(
             """
-            SELECT \(Self.jobColumns) FROM delivery LEFT JOIN device ON device.id = delivery.device_id
+            SELECT \(Self.jobColumns) FROM \(Self.jobSource)
             WHERE delivery.sequence IN (\(Self.placeholders(claimed.count)))
             ORDER BY delivery.next_attempt_at, delivery.sequence
             """, claimed

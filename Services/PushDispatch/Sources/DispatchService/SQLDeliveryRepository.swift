@@ -22,16 +22,19 @@ public struct SQLDeliveryRepository: DeliveryRepository {
     /// Jobs that end `expired` when their notification expires: those still waiting for an attempt, and direct jobs
     /// written to a stream but not acknowledged (a stream writes them again). A remote provider's `sent` is final.
     static let expirable = "(status IN ('queued', 'retrying') OR (status = 'sent' AND platform = 'direct'))"
-    /// The job columns, joined with the device's token and APNs mode, in ``job(from:)``'s order.
+    /// The job columns (with the send's creation time and trace context, copied onto the job), joined with the
+    /// device's token and APNs mode, in ``job(from:)``'s order; select them `FROM` ``jobSource``.
     static let jobColumns = """
         delivery.sequence, delivery.notification_id, delivery.device_id, delivery.platform, device.token,
-        delivery.status, delivery.attempts, delivery.expires_at, device.apns_mode
+        delivery.status, delivery.attempts, delivery.expires_at, device.apns_mode, delivery.send_created_at,
+        delivery.traceparent
         """
+    /// Jobs with their devices: one primary-key lookup per job.
+    static let jobSource = "delivery LEFT JOIN device ON device.id = delivery.device_id"
     /// A device's pending jobs (device id, sequence, limit): reads the partial index `delivery_unfinished_by_device`,
     /// so the cost follows the device's unfinished jobs, not its history.
     static let pendingJobsSQL = """
-        SELECT \(jobColumns) FROM delivery
-        LEFT JOIN device ON device.id = delivery.device_id
+        SELECT \(jobColumns) FROM \(jobSource)
         WHERE delivery.device_id = ? AND delivery.status IN \(unfinished)
             AND (delivery.status = 'queued' OR (delivery.status = 'sent' AND delivery.sequence > ?))
         ORDER BY delivery.sequence LIMIT ?
@@ -61,15 +64,21 @@ public struct SQLDeliveryRepository: DeliveryRepository {
                 INSERT INTO push_send (notification_id, client_id, recipient_id, expires_at, created_at, result)
                 VALUES (?, ?, ?, ?, ?, ?)
                 """, [send.notificationID, send.clientID, send.recipientID, expiresMS, createdMS, resultJSON])
+            let traceParent = send.traceParent?.description
             var jobs: [DeliveryJob] = []
             for device in devices {
                 let inserted = try await db.query(
                     """
                     INSERT INTO delivery (
-                        notification_id, device_id, platform, status, attempts, next_attempt_at, expires_at, updated_at)
-                    VALUES (?, ?, ?, 'queued', 0, ?, ?, ?)
+                        notification_id, device_id, platform, status, attempts, next_attempt_at, expires_at, updated_at,
+                        send_created_at, traceparent)
+                    VALUES (?, ?, ?, 'queued', 0, ?, ?, ?, ?, ?)
                     RETURNING sequence
-                    """, [send.notificationID, device.id, device.platform.rawValue, createdMS, expiresMS, createdMS]
+                    """,
+                    [
+                        send.notificationID, device.id, device.platform.rawValue, createdMS, expiresMS, createdMS,
+                        createdMS, traceParent,
+                    ]
                 )
                 // No row back would be a schema that disagrees with the code: a decoding error, not a crash.
                 let sequence = try (inserted.first ?? SQLRow([])).decode(0, as: Int64.self)
@@ -77,7 +86,8 @@ public struct SQLDeliveryRepository: DeliveryRepository {
                     DeliveryJob(
                         sequence: sequence, notificationID: send.notificationID, deviceID: device.id,
                         platform: device.platform, deviceToken: device.token, status: .queued, attempts: 0,
-                        expiresAt: Date(millisecondsSince1970: expiresMS), apnsMode: device.apnsMode))
+                        expiresAt: Date(millisecondsSince1970: expiresMS), apnsMode: device.apnsMode,
+                        traceParent: send.traceParent, sentAt: Date(millisecondsSince1970: createdMS)))
             }
             // Completes the claim, unless it was taken over meanwhile: then nothing of this send is kept.
             if let claim, try await !Self.complete(claim, notificationID: send.notificationID, db) {
@@ -133,16 +143,25 @@ public struct SQLDeliveryRepository: DeliveryRepository {
         return try await database.read(Self.pendingJobsSQL, [deviceID, sequence, limit]).map(Self.job(from:))
     }
 
-    public func acknowledge(deviceID: String, notificationID: String, now: Date) async throws -> Bool {
-        // One statement in the usual case; a delivery that already ended still counts as there.
-        let changed = try await database.execute(
+    public func acknowledge(deviceID: String, notificationID: String, now: Date) async throws
+        -> DeliveryAcknowledgement?
+    {
+        // One statement in the usual case (the send's creation time comes back with it, for the acknowledgement
+        // latency); a delivery that already ended still counts as there.
+        let changed = try await database.write(
             """
             UPDATE delivery SET status = 'acknowledged', updated_at = ?, lease_until = NULL, lease_owner = NULL
             WHERE device_id = ? AND notification_id = ? AND status IN \(Self.unfinished)
+            RETURNING platform, send_created_at
             """, [now.millisecondsSince1970, deviceID, notificationID])
-        if changed > 0 { return true }
-        return try await database.readOne(
-            "SELECT 1 FROM delivery WHERE device_id = ? AND notification_id = ?", [deviceID, notificationID]) != nil
+        if let row = changed.first {
+            return .acknowledged(
+                platform: Platform(rawValue: try row.decode(0)),
+                sentAt: try row.decode(1, as: Int64?.self).map(Date.init(millisecondsSince1970:)))
+        }
+        let exists = try await database.readOne(
+            "SELECT 1 FROM delivery WHERE device_id = ? AND notification_id = ?", [deviceID, notificationID])
+        return exists == nil ? nil : .alreadyEnded
     }
 
     public func expireDue(now: Date) async throws -> Int {
@@ -175,12 +194,15 @@ public struct SQLDeliveryRepository: DeliveryRepository {
         return purged ?? 0
     }
 
-    /// Decodes a row selected with ``jobColumns``.
+    /// Decodes a row selected with ``jobColumns``. A stored trace context that is not a valid `traceparent` is
+    /// ignored (the attempt starts a trace of its own), never an error.
     static func job(from row: SQLRow) throws -> DeliveryJob {
         DeliveryJob(
             sequence: try row.decode(0), notificationID: try row.decode(1), deviceID: try row.decode(2),
             platform: Platform(rawValue: try row.decode(3)), deviceToken: try row.decode(4),
             status: DeliveryStatus(rawValue: try row.decode(5)), attempts: try row.decode(6),
-            expiresAt: Date(millisecondsSince1970: try row.decode(7)), apnsMode: try row.decode(8))
+            expiresAt: Date(millisecondsSince1970: try row.decode(7)), apnsMode: try row.decode(8),
+            traceParent: (try? row.decode(10, as: String?.self)).flatMap(TraceParent.init),
+            sentAt: try row.decode(9, as: Int64?.self).map(Date.init(millisecondsSince1970:)))
     }
 }

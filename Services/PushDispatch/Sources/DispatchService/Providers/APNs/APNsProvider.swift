@@ -75,7 +75,7 @@ public final class APNsProvider: RemotePushProvider {
     }
 
     /// Sends the job's notification id to its device once (twice when the provider token had expired).
-    public func deliver(_ job: DeliveryJob) async -> DeliveryOutcome {
+    public func deliver(_ job: DeliveryJob, responses: ProviderResponses) async -> DeliveryOutcome {
         var logger = logger
         logger[metadataKey: LogMetadataKey.notificationID] = "\(job.notificationID)"
         logger[metadataKey: LogMetadataKey.deviceID] = "\(job.deviceID)"
@@ -105,12 +105,12 @@ public final class APNsProvider: RemotePushProvider {
 
         do {
             let token = try tokens.token()
-            var response = try await send(request, token: token)
+            var response = try await send(request, token: token, responses: responses)
             if response.status == 403, response.reason == "ExpiredProviderToken" {
                 switch try tokens.replace(token) {
                 case .token(let fresh):
                     logger.debug("apns.token.expired", metadata: ["apns.retry": "with a new provider token"])
-                    response = try await send(request, token: fresh)
+                    response = try await send(request, token: fresh, responses: responses)
                 case .tooSoon(let retryAfter):
                     logger.warning(
                         "apns.token.expired",

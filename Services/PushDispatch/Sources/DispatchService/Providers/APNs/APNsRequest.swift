@@ -17,8 +17,11 @@ struct APNsRequest: Sendable {
 }
 
 extension APNsProvider {
-    /// Sends `request` with `token` and parses the answer; throws only `HTTP2ClientError` or `CancellationError`.
-    func send(_ request: APNsRequest, token: APNsProviderToken) async throws -> APNsResponse {
+    /// Sends `request` with `token` and parses the answer, telling `responses` what came back; throws only
+    /// `HTTP2ClientError` or `CancellationError`.
+    func send(_ request: APNsRequest, token: APNsProviderToken, responses: ProviderResponses) async throws
+        -> APNsResponse
+    {
         let mode = request.mode
         let headers: [(String, String)] = [
             ("authorization", "bearer \(token.jwt)"),
@@ -29,14 +32,23 @@ extension APNsProvider {
             ("apns-id", request.apnsID),
             ("content-type", "application/json"),
         ]
-        let response = try await client.execute(
-            HTTP2Request(
-                method: .POST,
-                path: "/3/device/\(request.deviceToken)",
-                headers: headers,
-                body: ByteBuffer(bytes: request.body)
-            )
-        )
-        return APNsResponse(response, now: now())
+        let answer: APNsResponse
+        do {
+            answer = APNsResponse(
+                try await client.execute(
+                    HTTP2Request(
+                        method: .POST,
+                        path: "/3/device/\(request.deviceToken)",
+                        headers: headers,
+                        body: ByteBuffer(bytes: request.body)
+                    )
+                ),
+                now: now())
+        } catch let error as HTTP2ClientError {
+            responses.recordTransportFailure()
+            throw error
+        }
+        responses.record(status: answer.status, reason: answer.reason)
+        return answer
     }
 }

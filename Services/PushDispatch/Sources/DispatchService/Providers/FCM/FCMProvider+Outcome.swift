@@ -16,6 +16,13 @@ extension FCMProvider {
         }
     }
 
+    /// The code an error answer names: its `FcmError` code, else its Google API status; `nil` for a success.
+    static func reasonCode(of response: RemoteProviderHTTP.Response) -> String? {
+        guard !(200..<300).contains(response.status) else { return nil }
+        let error = try? JSONDecoder().decode(FCMErrorResponse.self, from: Data(response.body.readableBytesView))
+        return error?.fcmErrorCode ?? error?.error.status
+    }
+
     /// Maps an FCM answer onto a delivery outcome (FCM HTTP v1 `ErrorCode` reference).
     ///
     /// Only an explicit `UNREGISTERED` deactivates a device: a bare 404 (a wrong base URL or project) must not

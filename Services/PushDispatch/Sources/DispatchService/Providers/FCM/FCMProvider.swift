@@ -64,7 +64,7 @@ public final class FCMProvider: RemotePushProvider {
     }
 
     /// Sends the job's id to its device; a 401 refreshes the access token once and tries again.
-    public func deliver(_ job: DeliveryJob) async -> DeliveryOutcome {
+    public func deliver(_ job: DeliveryJob, responses: ProviderResponses) async -> DeliveryOutcome {
         let registrationToken: String
         do {
             registrationToken = try FCMRegistrationToken.validate(job.deviceToken)
@@ -78,16 +78,16 @@ public final class FCMProvider: RemotePushProvider {
         guard let json = try? JSONEncoder.fcm.encode(body) else {
             return .failed(reason: "cannot encode the FCM message")
         }
-        var outcome = await send(json, notificationID: job.notificationID)
+        var outcome = await send(json, notificationID: job.notificationID, responses: responses)
         if case .refreshToken(let staleToken) = outcome {
             await tokens.invalidate(staleToken)
-            outcome = await send(json, notificationID: job.notificationID)
+            outcome = await send(json, notificationID: job.notificationID, responses: responses)
         }
         return outcome.deliveryOutcome
     }
 
-    /// One `messages:send` with the current access token.
-    private func send(_ json: Data, notificationID: String) async -> SendOutcome {
+    /// One `messages:send` with the current access token; its answer (or that none came) goes to `responses`.
+    private func send(_ json: Data, notificationID: String, responses: ProviderResponses) async -> SendOutcome {
         let accessToken: String
         do {
             accessToken = try await tokens.token()
@@ -99,9 +99,11 @@ public final class FCMProvider: RemotePushProvider {
             response = try await RemoteProviderHTTP.execute(
                 request(json: json, accessToken: accessToken), on: client, timeout: configuration.requestTimeout)
         } catch {
+            if !(error is CancellationError) { responses.recordTransportFailure() }
             logger.debug("fcm.send unreachable", metadata: ["fcm.error": "\(error)"])
             return .delivery(.retry(after: .zero, reason: "FCM unreachable: \(error)"))
         }
+        responses.record(status: Int(response.status), reason: Self.reasonCode(of: response))
         logger.debug(
             "fcm.send answered",
             metadata: ["fcm.status": "\(response.status)", LogMetadataKey.notificationID: "\(notificationID)"])

@@ -54,7 +54,7 @@ public final class WNSProvider: RemotePushProvider {
     }
 
     /// Posts the job's id to the device's channel; a 401 refreshes the access token once and tries again.
-    public func deliver(_ job: DeliveryJob) async -> DeliveryOutcome {
+    public func deliver(_ job: DeliveryJob, responses: ProviderResponses) async -> DeliveryOutcome {
         let channel: String
         do {
             // Checked again: the token may have been stored under a laxer configuration.
@@ -64,16 +64,19 @@ public final class WNSProvider: RemotePushProvider {
         }
         // WNS keeps an undelivered notification this long; it needs at least one second.
         let ttl = max(1, Int(job.expiresAt.timeIntervalSince(now()).rounded(.down)))
-        var outcome = await send(channel: channel, notificationID: job.notificationID, ttl: ttl)
+        var outcome = await send(channel: channel, notificationID: job.notificationID, ttl: ttl, responses: responses)
         if case .refreshToken(let staleToken) = outcome {
             await tokens.invalidate(staleToken)
-            outcome = await send(channel: channel, notificationID: job.notificationID, ttl: ttl)
+            outcome = await send(
+                channel: channel, notificationID: job.notificationID, ttl: ttl, responses: responses)
         }
         return outcome.deliveryOutcome
     }
 
-    /// One POST to the channel with the current access token.
-    private func send(channel: String, notificationID: String, ttl: Int) async -> SendOutcome {
+    /// One POST to the channel with the current access token; its answer (or that none came) goes to `responses`.
+    private func send(channel: String, notificationID: String, ttl: Int, responses: ProviderResponses) async
+        -> SendOutcome
+    {
         let accessToken: String
         do {
             accessToken = try await tokens.token()
@@ -86,9 +89,11 @@ public final class WNSProvider: RemotePushProvider {
                 request(channel: channel, notificationID: notificationID, ttl: ttl, accessToken: accessToken),
                 on: client, timeout: configuration.requestTimeout)
         } catch {
+            if !(error is CancellationError) { responses.recordTransportFailure() }
             logger.debug("wns.send unreachable", metadata: ["wns.error": "\(error)"])
             return .delivery(.retry(after: .zero, reason: "WNS unreachable: \(error)"))
         }
+        responses.record(status: Int(response.status), reason: response.header("X-WNS-Status")?.lowercased())
         logger.debug(
             "wns.send answered",
             metadata: [

@@ -75,7 +75,7 @@ public final class WebPushProvider: RemotePushProvider {
     }
 
     /// Encrypts `{"secureId":"<id>"}` for the subscription and POSTs it to its endpoint, once.
-    public func deliver(_ job: DeliveryJob) async -> DeliveryOutcome {
+    public func deliver(_ job: DeliveryJob, responses: ProviderResponses) async -> DeliveryOutcome {
         let subscription: WebPushSubscription
         do {
             subscription = try WebPushSubscription(token: job.deviceToken)
@@ -85,7 +85,11 @@ public final class WebPushProvider: RemotePushProvider {
         guard configuration.allows(host: subscription.host) else {
             return .failed(reason: "endpoint host '\(subscription.host)' is not in SECUREPUSH_WEBPUSH_ALLOWED_HOSTS")
         }
-        if let refusal = await refusalOfNonPublicEndpoint(subscription) { return refusal }
+        if let refusal = await refusalOfNonPublicEndpoint(subscription) {
+            // Not resolvable: no answer came.
+            if case .retry = refusal { responses.recordTransportFailure() }
+            return refusal
+        }
         let request: HTTPClientRequest
         do {
             request = try makeRequest(for: job, to: subscription)
@@ -108,9 +112,12 @@ public final class WebPushProvider: RemotePushProvider {
             retryAfter = response.headers.first(name: "Retry-After")
             excerpt = await Self.readExcerpt(of: response.body)
         } catch {
+            if !(error is CancellationError) { responses.recordTransportFailure() }
             logger.debug("webpush.unreachable", metadata: metadata.merging(["error": "\(error)"]) { $1 })
             return .retry(after: .zero, reason: "push service unreachable: \(error)")
         }
+        // Push services name no reason codes of their own: the status says it.
+        responses.record(status: status, reason: nil)
         if status == 401 || status == 403 {
             // The service rejected our VAPID token: sign a fresh one next time rather than repeat it.
             vapid.invalidate(origin: subscription.origin)
