@@ -148,6 +148,7 @@ struct StatusCommand: AsyncParsableCommand {
         }
         await backend.shutdown()
         print("notification \(status.notificationId)")
+        if let traceID = status.traceId { print("  trace \(traceID)") }
         for delivery in status.deliveries {
             let error = delivery.lastError.map { " — \($0)" } ?? ""
             print(

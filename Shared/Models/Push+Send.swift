@@ -63,9 +63,13 @@ extension Push {
         public struct Result: Codable, Sendable, Hashable {
             public var notificationId: String
             public var deliveries: [DeliveryState]
-            public init(notificationId: String, deliveries: [DeliveryState]) {
+            /// The id of the trace `push.send` started (32 hex digits), when push-dispatch traced the send: look
+            /// it up in the tracing backend to see the notification's whole journey. Absent when not traced.
+            public var traceId: String?
+            public init(notificationId: String, deliveries: [DeliveryState], traceId: String? = nil) {
                 self.notificationId = notificationId
                 self.deliveries = deliveries
+                self.traceId = traceId
             }
         }
 

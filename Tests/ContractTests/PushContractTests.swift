@@ -34,6 +34,7 @@ struct PushContractTests {
         #expect(try Fixture.params(Push.Status.self, "push.status").notificationId == StoreContractTests.notificationId)
         let full = try Fixture.result(Push.Status.self, "push.status")
         #expect(full.notificationId == StoreContractTests.notificationId)
+        #expect(full.traceId == "4bf92f3577b34da6a3ce929d0e0e4736")
         #expect(
             full.deliveries == [
                 Push.Status.DeliveryState(
@@ -45,6 +46,7 @@ struct PushContractTests {
                     lastError: "fcm: 404 UNREGISTERED", updatedAt: Fixture.utc(2026, 11, 22, 10, 0, 1)),
             ])
         let minimal = try Fixture.result(Push.Status.self, "push.status", minimal: true)
+        #expect(minimal.traceId == nil, "an untraced send has no traceId")
         #expect(
             minimal.deliveries == [
                 Push.Status.DeliveryState(

@@ -51,6 +51,11 @@ final class CountingDeliveries: DeliveryRepository {
         return try await base.deliveries(notificationID: notificationID, clientID: clientID, now: now)
     }
 
+    func traceParent(notificationID: String) async throws -> TraceParent? {
+        counted()
+        return try await base.traceParent(notificationID: notificationID)
+    }
+
     func pendingJobs(deviceID: String, after sequence: Int64, now: Date, limit: Int) async throws -> [DeliveryJob] {
         counted()
         return try await base.pendingJobs(deviceID: deviceID, after: sequence, now: now, limit: limit)

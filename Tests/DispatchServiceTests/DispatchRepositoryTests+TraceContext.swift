@@ -35,6 +35,11 @@ extension DispatchRepositoryTests {
                 deviceID: laptop.id, after: 0, now: Self.start.addingTimeInterval(6), limit: 10)
             #expect(streamed.map(\.traceParent) == [Self.sendTrace, nil])
             #expect(streamed.map(\.sentAt) == [Self.start, Self.start.addingTimeInterval(5)])
+
+            // push.status's traceId: the traced send's, nothing for the untraced one or an unknown id.
+            #expect(try await deliveries.traceParent(notificationID: "n1") == Self.sendTrace)
+            #expect(try await deliveries.traceParent(notificationID: "n2") == nil)
+            #expect(try await deliveries.traceParent(notificationID: "unknown") == nil)
         }
     }
 
@@ -61,6 +66,9 @@ extension DispatchRepositoryTests {
             let jobs = try await deliveries.pendingJobs(deviceID: laptop.id, after: 0, now: Self.start, limit: 10)
             #expect(jobs.count == malformed.count)
             #expect(jobs.allSatisfy { $0.traceParent == nil })
+            for index in malformed.indices {
+                #expect(try await deliveries.traceParent(notificationID: "n\(index)") == nil)
+            }
         }
     }
 }

@@ -12,6 +12,7 @@ struct StatusAndAckTests {
         let sent = try await harness.send(to: "alice", as: "shop")
 
         let status = try await harness.status(sent.notificationId, as: "shop")
+        #expect(status.traceId == nil, "push-dispatch does not trace here: no trace id")
         #expect(status.notificationId == sent.notificationId)
         #expect(status.deliveries.count == 1)
         let delivery = try #require(status.deliveries.first)

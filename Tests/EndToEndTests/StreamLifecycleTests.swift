@@ -9,14 +9,18 @@ struct StreamLifecycleTests {
     static func signedInDevice(_ stack: TestStack) async throws -> (Auth.TokenGrant, String) {
         let auth = try stack.rpcClient(stack.endpoints.auth, name: "auth")
         let dispatch = try stack.rpcClient(stack.endpoints.dispatch, name: "push-dispatch")
-        defer { Task { for peer in [auth, dispatch] { await peer.shutdown() } } }
-        let username = "user-\(UUID().uuidString.prefix(8).lowercased())"
-        _ = try await auth.rpc.call(Auth.Register.self, .init(username: username, password: "password-0123456789"))
-        let grant = try await auth.rpc.call(Auth.Login.self, .init(username: username, password: "password-0123456789"))
-        let device = try await dispatch.rpc.call(
-            Devices.Register.self, .init(platform: .direct), token: grant.accessToken
-        ).deviceId
-        return (grant, device)
+        return try await withFinally {
+            let username = "user-\(UUID().uuidString.prefix(8).lowercased())"
+            _ = try await auth.rpc.call(Auth.Register.self, .init(username: username, password: "password-0123456789"))
+            let grant = try await auth.rpc.call(
+                Auth.Login.self, .init(username: username, password: "password-0123456789"))
+            let device = try await dispatch.rpc.call(
+                Devices.Register.self, .init(platform: .direct), token: grant.accessToken
+            ).deviceId
+            return (grant, device)
+        } finally: {
+            for peer in [auth, dispatch] { await peer.shutdown() }
+        }
     }
 
     /// Holds the device's event stream open with curl until the server ends it (curl gives up after 20 s);

@@ -28,6 +28,8 @@ struct TracingTests {
             let traceparent = try #require(TraceParent(traceID: send.traceID, spanID: send.spanID))
             let fetched = try await device.fetch(sent.notificationId, traceparent: traceparent.description)
             #expect(fetched.payload == "traced secret")
+            // The sender finds the journey's trace through push.status.
+            #expect(try await backend.status(notificationId: sent.notificationId).traceId == send.traceID)
             await device.shutdown()
             await backend.shutdown()
 

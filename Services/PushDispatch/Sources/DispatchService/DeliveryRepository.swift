@@ -19,6 +19,11 @@ public protocol DeliveryRepository: Sendable {
     /// deliveries past the notification's expiry are marked `expired` first.
     func deliveries(notificationID: String, clientID: String, now: Date) async throws -> [Push.Status.DeliveryState]?
 
+    /// The trace context stored with the notification's jobs (the `push.send` span that queued them); `nil` when the
+    /// send was not traced or targeted no device. Ask only after ``deliveries(notificationID:clientID:now:)`` said
+    /// the caller sent it.
+    func traceParent(notificationID: String) async throws -> TraceParent?
+
     /// A device's pending jobs, not expired, in sequence order: every `queued` one (whatever its sequence: with
     /// several replicas, transactions commit out of sequence order) and the `sent` ones above `sequence`; its jobs
     /// past expiry are marked `expired` first.

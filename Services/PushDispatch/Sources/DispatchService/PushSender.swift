@@ -165,7 +165,8 @@ public struct PushSender: Sendable {
             // Delivery states are ours and still true; only the receipts are missing while the store is away.
             logger.warning("push.status.receipts_failed", metadata: ["error": "\(error)"])
         }
-        return Push.Status.Result(notificationId: notificationID, deliveries: states)
+        let traceID = try await deliveries.traceParent(notificationID: notificationID)?.traceID
+        return Push.Status.Result(notificationId: notificationID, deliveries: states, traceId: traceID)
     }
 
     /// Marks deliveries past expiry `expired` and forgets sends whose retention ended (run periodically).

@@ -129,6 +129,15 @@ public struct SQLDeliveryRepository: DeliveryRepository {
         }
     }
 
+    public func traceParent(notificationID: String) async throws -> TraceParent? {
+        // Every job of a send holds the same value; a malformed one is ignored like everywhere jobs are read.
+        let stored = try await database.readOne(
+            "SELECT traceparent FROM delivery WHERE notification_id = ? AND traceparent IS NOT NULL LIMIT 1",
+            [notificationID]
+        ).flatMap { try? $0.decode(0, as: String.self) }
+        return stored.flatMap(TraceParent.init)
+    }
+
     public func pendingJobs(deviceID: String, after sequence: Int64, now: Date, limit: Int) async throws
         -> [DeliveryJob]
     {
