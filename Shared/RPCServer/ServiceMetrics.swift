@@ -23,4 +23,10 @@ public struct ServiceMetrics: Sendable {
 
     /// Records nothing and serves no `/metrics`.
     public static var disabled: ServiceMetrics { ServiceMetrics(factory: NOOPMetricsHandler.instance) }
+
+    /// What a service listening with `configuration` records: a Prometheus registry of its own, or nothing at all
+    /// when its metrics are off (`SECUREPUSH_METRICS=off`).
+    public static func serving(_ configuration: RPCServerConfiguration) -> ServiceMetrics {
+        configuration.metricsEnabled ? .prometheus() : .disabled
+    }
 }
