@@ -55,7 +55,7 @@ struct DatabasePoolMetricsTests {
         let metrics = TestMetrics()
         try await withDatabase(backend, metrics: metrics) { database in
             let (inUse, waiting) = try gauges(metrics, database)
-            #expect(inUse.lastValue == 0 && waiting.lastValue == 0, "both exist at 0 before any call")
+            #expect(inUse.values.isEmpty && waiting.values.isEmpty, "nothing counted before the first call")
             let entered = Signal()
             let release = Signal()
             let first = Task {

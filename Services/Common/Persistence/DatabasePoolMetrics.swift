@@ -12,13 +12,12 @@ public struct DatabasePoolMetrics: Sendable {
     let inUse: Meter
     let waiting: Meter
 
-    /// Gauges labelled `backend` (`sqlite` or `postgresql`), both at 0 from the start.
+    /// Gauges labelled `backend` (`sqlite` or `postgresql`), at 0 from the start. They only ever move by one up and
+    /// one down, never set, so several databases recording into one registry add up instead of resetting each other.
     public init(backend: SQLDialect, factory: any MetricsFactory) {
         let dimensions = [("backend", backend.name)]
         inUse = Meter(label: "securepush_database_connections_in_use", dimensions: dimensions, factory: factory)
         waiting = Meter(label: "securepush_database_connections_waiting", dimensions: dimensions, factory: factory)
-        inUse.set(0)
-        waiting.set(0)
     }
 
     /// The gauges, or `nil` when `factory` records nothing (metrics off): then nothing is counted at all.
