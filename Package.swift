@@ -56,7 +56,7 @@ func service(
         ),
         .executableTarget(
             name: executable,
-            dependencies: [.target(name: library), "ServiceCore", serviceLifecycle, logging],
+            dependencies: [.target(name: library), "ServiceCore", "RPCServer", serviceLifecycle, logging],
             path: "Services/\(directory)/Sources/\(executable)",
             swiftSettings: swiftSettings
         ),

@@ -35,6 +35,7 @@ PROFILES = {
     # seconds-long version for CI
     "smoke": {
         "rounds": 1,
+        "metrics_rounds": 2,
         "fetch_requests": 2000,
         "fetch_warmup": 200,
         "login_requests": {12: 12, 10: 30},
@@ -48,6 +49,7 @@ PROFILES = {
     # the real thing (a few minutes)
     "full": {
         "rounds": 3,
+        "metrics_rounds": 6,
         "fetch_requests": 100000,
         "fetch_warmup": 5000,
         "login_requests": {12: 100, 10: 400},
@@ -84,6 +86,7 @@ TARGET_IDLE_MB = 40.0
 TARGET_SENDS_PER_S = 3000.0
 TARGET_SEND_P99_MS = 25.0  # end to end at 1000/s offered
 TARGET_DELIVERIES_PER_S = 5000.0
+TARGET_METRICS_COST_PCT = 5.0  # CPU per store.get with metrics on, over off
 LEAK_TOLERANCE_MB = 2.0  # RSS growth from round 1 to the last round above this counts as growth
 
 CMD_TIMEOUT = 600  # seconds, any single h2load/curl invocation
@@ -514,6 +517,53 @@ def nginx_quote(body):
     return text.replace("\\", "\\\\").replace("'", "\\'")
 
 
+def start_store(ctx, name, port, auth_url, tls=False, **extra):
+    """A store-service on its own data directory (TLS with the development certificate when `tls`); `extra` are more
+    SECUREPUSH_* variables. Returns (process, base URL); the caller waits for it to be healthy."""
+    certs = ctx["certs"]
+    data = os.path.join(ctx["work"], name)
+    os.makedirs(data, exist_ok=True)
+    extra.update(SECUREPUSH_DATA_DIR=data, SECUREPUSH_STORE_PORT=port, SECUREPUSH_AUTH_URL=auth_url,
+                 SECUREPUSH_CA_FILE=os.path.join(certs, "ca.pem"))
+    if tls:
+        extra.update(SECUREPUSH_TLS_CERT_FILE=os.path.join(certs, "notification-store.pem"),
+                     SECUREPUSH_TLS_KEY_FILE=os.path.join(certs, "notification-store-key.pem"))
+    proc = start(name, [os.path.join(ctx["bin"], "store-service")], service_env(ctx["work"], **extra),
+                 os.path.join(ctx["logs"], f"{name}.log"))
+    return proc, f"{'https' if tls else 'http'}://127.0.0.1:{port}"
+
+
+def fetch_user(auth_url):
+    """Registers and logs in the benchmark user and takes push-dispatch's store:write token:
+    (user id, the user's access token, the writer's access token)."""
+    user_id = rpc(auth_url, "auth.register", {"username": USERNAME, "password": PASSWORD})["userId"]
+    login = rpc(auth_url, "auth.login", {"username": USERNAME, "password": PASSWORD})
+    if login.get("expiresIn", 0) < ACCESS_TOKEN_TTL:
+        raise BenchError(f"access token lives {login.get('expiresIn')} s, expected {ACCESS_TOKEN_TTL}")
+    writer = rpc(auth_url, "auth.clientToken", {"clientId": DISPATCH_CLIENT_ID, "clientSecret": DISPATCH_CLIENT_SECRET})
+    if "store:write" not in writer.get("scopes", []):
+        raise BenchError(f"dispatch client lacks store:write: {writer.get('scopes')}")
+    return user_id, login["accessToken"], writer["accessToken"]
+
+
+def fetch_target(work, label, url, user_id, access, writer_token, verify=None):
+    """store.puts one notification of PAYLOAD_BYTES into the store at `url`, writes the store.get body h2load sends,
+    and checks that a sample store.get returns exactly it: {url, body_file, response, id}."""
+    payload = ("Your one-time code is 482913. " * 64)[:PAYLOAD_BYTES]
+    nid = rpc(url, "store.put", {"recipientId": user_id, "payload": payload}, writer_token, verify)["notificationId"]
+    body = json.dumps({"jsonrpc": "2.0", "method": "store.get", "params": {"notificationId": nid}, "id": 1},
+                      separators=(",", ":"))
+    body_file = os.path.join(work, f"get-{label}.json")
+    with open(body_file, "w") as f:
+        f.write(body)
+    sample = rpc_raw(url, "store.get", {"notificationId": nid}, access, verify)
+    reply = json.loads(sample)
+    if "result" not in reply or reply["result"].get("notificationId") != nid \
+            or reply["result"].get("payload") != payload:
+        raise BenchError(f"store.get ({label}) sample is not the stored notification: {sample[:400]!r}")
+    return {"url": url + "/rpc", "body_file": body_file, "response": sample, "id": nid}
+
+
 def bench_fetch(ctx, prof):
     work, certs = ctx["work"], ctx["certs"]
     cacert = os.path.join(certs, "ca.pem")
@@ -523,20 +573,8 @@ def bench_fetch(ctx, prof):
 
     auth, auth_url, _ = start_auth(ctx, "auth", auth_port, 10)
 
-    def start_store(name, port, tls):
-        data = os.path.join(work, name)
-        os.makedirs(data, exist_ok=True)
-        extra = dict(SECUREPUSH_DATA_DIR=data, SECUREPUSH_STORE_PORT=port, SECUREPUSH_AUTH_URL=auth_url,
-                     SECUREPUSH_CA_FILE=cacert)
-        if tls:
-            extra.update(SECUREPUSH_TLS_CERT_FILE=cert, SECUREPUSH_TLS_KEY_FILE=key)
-        proc = start(name, [os.path.join(ctx["bin"], "store-service")], service_env(work, **extra),
-                     os.path.join(ctx["logs"], f"{name}.log"))
-        url = f"{'https' if tls else 'http'}://127.0.0.1:{port}"
-        return proc, url
-
-    store_clear, clear_url = start_store("store-cleartext", clear_port, False)
-    store_tls, tls_url = start_store("store-tls", tls_port, True)
+    store_clear, clear_url = start_store(ctx, "store-cleartext", clear_port, auth_url)
+    store_tls, tls_url = start_store(ctx, "store-tls", tls_port, auth_url, tls=True)
     wait_healthy("store-cleartext", clear_url, store_clear)
     wait_healthy("store-tls", tls_url, store_tls, cacert)
 
@@ -555,31 +593,9 @@ def bench_fetch(ctx, prof):
     idle_detail = {name: rss_detail_mb(p.pid) for name, p in services.items()}
 
     # a user, a token, one notification in each store
-    user_id = rpc(auth_url, "auth.register", {"username": USERNAME, "password": PASSWORD})["userId"]
-    login = rpc(auth_url, "auth.login", {"username": USERNAME, "password": PASSWORD})
-    access = login["accessToken"]
-    if login.get("expiresIn", 0) < ACCESS_TOKEN_TTL:
-        raise BenchError(f"access token lives {login.get('expiresIn')} s, expected {ACCESS_TOKEN_TTL}")
-    writer = rpc(auth_url, "auth.clientToken", {"clientId": DISPATCH_CLIENT_ID, "clientSecret": DISPATCH_CLIENT_SECRET})
-    if "store:write" not in writer.get("scopes", []):
-        raise BenchError(f"dispatch client lacks store:write: {writer.get('scopes')}")
-    payload = ("Your one-time code is 482913. " * 64)[:PAYLOAD_BYTES]
-
-    targets = {}
-    for label, url, verify in (("cleartext", clear_url, None), ("tls", tls_url, cacert)):
-        put = rpc(url, "store.put", {"recipientId": user_id, "payload": payload}, writer["accessToken"], verify)
-        nid = put["notificationId"]
-        body = json.dumps({"jsonrpc": "2.0", "method": "store.get", "params": {"notificationId": nid}, "id": 1},
-                          separators=(",", ":"))
-        body_file = os.path.join(work, f"get-{label}.json")
-        with open(body_file, "w") as f:
-            f.write(body)
-        sample = rpc_raw(url, "store.get", {"notificationId": nid}, access, verify)
-        reply = json.loads(sample)
-        if "result" not in reply or reply["result"].get("notificationId") != nid \
-                or reply["result"].get("payload") != payload:
-            raise BenchError(f"store.get ({label}) sample is not the stored notification: {sample[:400]!r}")
-        targets[label] = {"url": url + "/rpc", "body_file": body_file, "response": sample, "id": nid}
+    user_id, access, writer_token = fetch_user(auth_url)
+    targets = {label: fetch_target(work, label, url, user_id, access, writer_token, verify)
+               for label, url, verify in (("cleartext", clear_url, None), ("tls", tls_url, cacert))}
     response = targets["cleartext"]["response"]
     response_len = len(response)
     if len(targets["tls"]["response"]) != response_len:
@@ -731,6 +747,121 @@ def bench_fetch(ctx, prof):
 
     for proc in (nginx, dispatch, store_tls, store_clear, auth):
         stop(proc)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# benchmark 1b: the cost of metrics on the fetch path (SECUREPUSH_METRICS on vs off)
+
+def scrape_metrics(base_url):
+    """(HTTP status, body) of GET /metrics."""
+    res = run(curl_base(base_url) + ["-w", "\n%{http_code}", base_url + "/metrics"], timeout=30)
+    body, _, status = res.stdout.decode(errors="replace").rpartition("\n")
+    return int(status), body
+
+
+def sample_value(exposition, name, labels):
+    """The value of the sample `name{labels…}` in a Prometheus text exposition (labels: a subset that must match)."""
+    for line in exposition.splitlines():
+        if line.startswith(name + "{") and all(f'{k}="{v}"' in line for k, v in labels.items()):
+            return float(line.rsplit(" ", 1)[1])
+    return None
+
+
+def bench_fetch_metrics(ctx, prof):
+    """Two cleartext store-services side by side, one with metrics on (the default), one with SECUREPUSH_METRICS=off,
+    driven by the same h2load command in alternating order, round after round, so the shared machine's noise shows in
+    the spread rather than in the difference."""
+    work = ctx["work"]
+    auth_port, on_port, off_port = free_ports(3)
+    auth, auth_url, _ = start_auth(ctx, "auth-metrics", auth_port, 10)
+    stores = {"on": start_store(ctx, "store-metrics-on", on_port, auth_url, SECUREPUSH_METRICS="on"),
+              "off": start_store(ctx, "store-metrics-off", off_port, auth_url, SECUREPUSH_METRICS="off")}
+    n, warm, rounds = prof["fetch_requests"], prof["fetch_warmup"], prof["metrics_rounds"]
+    results = {"on": [], "off": []}
+    try:
+        for mode, (proc, url) in stores.items():
+            wait_healthy(f"store-metrics-{mode}", url, proc)
+        user_id, access, writer_token = fetch_user(auth_url)
+        targets = {mode: fetch_target(work, f"metrics-{mode}", url, user_id, access, writer_token)
+                   for mode, (_, url) in stores.items()}
+        response_len = len(targets["on"]["response"])
+        if len(targets["off"]["response"]) != response_len:
+            raise BenchError("store.get responses of the two stores differ in size")
+        status_on, _ = scrape_metrics(stores["on"][1])
+        status_off, body_off = scrape_metrics(stores["off"][1])
+        if status_on != 200 or status_off != 404:
+            raise BenchError(f"GET /metrics: {status_on} with metrics on (expected 200), {status_off} with "
+                             f"SECUREPUSH_METRICS=off (expected 404): {body_off[:200]!r}")
+
+        headers = ["content-type: application/json", f"authorization: Bearer {access}"]
+        for rnd in range(1, rounds + 1):
+            for mode in (("on", "off") if rnd % 2 else ("off", "on")):
+                proc, _ = stores[mode]
+                target = targets[mode]
+                if warm:
+                    w = h2load(target["url"], warm, CLIENTS, STREAMS, target["body_file"], headers)
+                    check_h2load(f"metrics {mode} warm-up (round {rnd})", w, warm, response_len)
+                log_file = os.path.join(work, f"h2load-metrics-{mode}-{rnd}.log")
+                cpu0 = cpu_seconds([proc.pid])
+                r = h2load(target["url"], n, CLIENTS, STREAMS, target["body_file"], headers, log_file)
+                cpu1 = cpu_seconds([proc.pid])
+                check_h2load(f"metrics {mode} (round {rnd})", r, n, response_len)
+                r["server_cpu_us_per_request"] = round((cpu1 - cpu0) / n * 1e6, 1)
+                r["latency"] = percentiles(log_file)
+                r["round"] = rnd
+                results[mode].append(r)
+                print(f"  round {rnd} metrics {mode:3} {r['rps']:>10.0f} req/s  p50 {r['latency']['p50_ms']:.2f} ms  "
+                      f"p99 {r['latency']['p99_ms']:.2f} ms  server CPU {r['server_cpu_us_per_request']:.1f} us/req",
+                      flush=True)
+
+        # the store with metrics on really counted every call it served (sample + warm-ups + measured runs)
+        _, exposition = scrape_metrics(stores["on"][1])
+        counted = sample_value(exposition, "securepush_rpc_requests_total",
+                               {"method": "store.get", "code": "ok"}) or 0
+        expected = 1 + rounds * (n + warm)
+        if counted < expected:
+            raise BenchError(f"the store with metrics on counted {counted:.0f} store.get calls, expected {expected}")
+    finally:
+        for proc, _ in stores.values():
+            stop(proc)
+        stop(auth)
+
+    def median(mode, key):
+        return statistics.median(r[key] for r in results[mode])
+
+    rps_ratios = [on["rps"] / off["rps"] for on, off in zip(results["on"], results["off"])]
+    cpu_ratios = [on["server_cpu_us_per_request"] / off["server_cpu_us_per_request"]
+                  for on, off in zip(results["on"], results["off"])]
+    figures = {mode: {"store_rps": round(median(mode, "rps"), 1),
+                      "cpu_us_per_request": median(mode, "server_cpu_us_per_request"),
+                      "p50_ms": round(statistics.median(r["latency"]["p50_ms"] for r in results[mode]), 3),
+                      "p99_ms": round(statistics.median(r["latency"]["p99_ms"] for r in results[mode]), 3),
+                      "per_round_rps": [r["rps"] for r in results[mode]],
+                      "per_round_cpu_us_per_request": [r["server_cpu_us_per_request"] for r in results[mode]]}
+               for mode in ("on", "off")}
+    figures["rps_cost_pct"] = round((1 - statistics.median(rps_ratios)) * 100, 2)
+    figures["cpu_cost_pct"] = round((statistics.median(cpu_ratios) - 1) * 100, 2)
+    figures["per_round_rps_cost_pct"] = [round((1 - x) * 100, 2) for x in rps_ratios]
+    figures["per_round_cpu_cost_pct"] = [round((x - 1) * 100, 2) for x in cpu_ratios]
+    figures["store_get_counted_with_metrics_on"] = counted
+    figures["target_met"] = figures["cpu_cost_pct"] < TARGET_METRICS_COST_PCT
+    settings = {
+        "profile": ctx["profile"], "rounds": rounds, "h2load": f"-c {CLIENTS} -m {STREAMS} -n {n}",
+        "warmup_requests_per_run": warm, "payload_bytes": PAYLOAD_BYTES,
+        "stores": "two cleartext store-services on SQLite, side by side: SECUREPUSH_METRICS=on and =off",
+        "order": "on, off in odd rounds; off, on in even rounds",
+        "statistic": "median over rounds; cost: median of the per-round ratios (on over off), each round's pair run "
+                     "back to back",
+        "targets": {"cpu_cost_pct_max": TARGET_METRICS_COST_PCT},
+    }
+    write_result(ctx["out"], "fetch-metrics", settings, figures, {"runs": results})
+    for mode in ("on", "off"):
+        f = figures[mode]
+        summary(f"fetch_metrics.{mode}.rps {f['store_rps']:.0f} (cpu {f['cpu_us_per_request']:.1f} us/request, "
+                f"p50 {f['p50_ms']:.2f} ms, p99 {f['p99_ms']:.2f} ms)")
+    summary(f"fetch_metrics.cost_pct cpu {figures['cpu_cost_pct']:+.1f}% rps {figures['rps_cost_pct']:+.1f}% "
+            f"(per round cpu {figures['per_round_cpu_cost_pct']}, rps {figures['per_round_rps_cost_pct']}) "
+            f"[target cpu cost < {TARGET_METRICS_COST_PCT:.0f}%: {met(figures['target_met'])}]")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -1116,7 +1247,7 @@ def main():
     ap.add_argument("--bin-dir", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--smoke", action="store_true")
-    ap.add_argument("--only", choices=["fetch", "send", "fanout", "signin"], action="append")
+    ap.add_argument("--only", choices=["fetch", "fetch-metrics", "send", "fanout", "signin"], action="append")
     ap.add_argument("--keep-work", action="store_true", help="keep the temporary directory (logs, configs)")
     args = ap.parse_args()
 
@@ -1144,10 +1275,13 @@ def main():
     try:
         run([os.path.join(ctx["bin"], "securepush"), "certs", "--out", ctx["certs"], "--ca-dir",
              os.path.join(work, "ca")], timeout=60)
-        only = args.only or ["fetch", "send", "fanout", "signin"]
+        only = args.only or ["fetch", "fetch-metrics", "send", "fanout", "signin"]
         if "fetch" in only:
             print("== fetch path (store.get) vs nginx, and memory", flush=True)
             bench_fetch(ctx, prof)
+        if "fetch-metrics" in only:
+            print("== cost of metrics on the fetch path (store.get, SECUREPUSH_METRICS on vs off)", flush=True)
+            bench_fetch_metrics(ctx, prof)
         if "send" in only:
             print("== send path (push.send to a direct-channel device)", flush=True)
             bench_send(ctx, prof)

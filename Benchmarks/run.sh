@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# SecurePush benchmarks: fetch path (store.get over HTTP/2, cleartext and TLS) against an nginx ceiling, send path
+# SecurePush benchmarks: fetch path (store.get over HTTP/2, cleartext and TLS) against an nginx ceiling, the cost of
+# metrics on it (SECUREPUSH_METRICS on vs off), send path
 # (push.send to a direct-channel device), fan-out into the APNs mock, sign-in (auth.login at bcrypt cost 12 and 10,
 # auth.refresh) and resident memory; then a chart of it all. See Benchmarks/README.md and docs/benchmarks.md.
 #
-#   Benchmarks/run.sh [--smoke] [--out DIR] [--bin-dir DIR] [--only fetch|send|fanout|signin] [--keep-work]
+#   Benchmarks/run.sh [--smoke] [--out DIR] [--bin-dir DIR] [--only fetch|fetch-metrics|send|fanout|signin]
+#                     [--keep-work]
 #
 #   --smoke     seconds-long version for CI (h2load -n 2000, one round)
 #   --out DIR   where the JSON results, summary.txt and the service logs go (default: Benchmarks/results)
@@ -32,7 +34,7 @@ while [ $# -gt 0 ]; do
     --bin-dir=*) bin_dir="${1#--bin-dir=}" ;;
     --only) extra+=(--only "$2"); shift ;;
     --keep-work) extra+=(--keep-work) ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -95,7 +97,9 @@ driver=$!
 status=0
 wait "$driver" || status=$?
 driver=""
-if [ "$status" = 0 ]; then
+charted=0  # the chart needs one of its files (`--only fetch-metrics` writes none)
+for name in fetch send fanout signin memory; do [ -f "$out/$name.json" ] && charted=1; done
+if [ "$status" = 0 ] && [ "$charted" = 1 ]; then
   /usr/bin/python3 "$here/chart.py" "$out" || status=$?
 fi
 echo "== run.sh finished in $(( $(date +%s) - start )) s (exit $status)"

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import Logging
 import PostgresNIO
@@ -21,6 +22,10 @@ public final class PostgresServiceDatabase: Service, Sendable {
     public let logger: Logger
     private let migrations: [PostgresMigration]
     private let ready = ReadinessGate()
+    /// Connections in use and calls waiting for one (`nil`: metrics off). postgres-nio 1.33 keeps its pool's
+    /// observability delegate internal (it only logs), so calls are counted here, as they enter the pool: see
+    /// ``withConnection(_:)``, ``transaction(_:)`` and ``withAdvisoryLock(_:_:)``.
+    private let pool: DatabasePoolMetrics?
 
     /// - Parameters:
     ///   - url: where the database is.
@@ -28,14 +33,16 @@ public final class PostgresServiceDatabase: Service, Sendable {
     ///   - schema: the PostgreSQL schema for the service's tables (created when missing); the URL's `schema`
     ///     parameter overrides it.
     ///   - migrations: the schema, in order.
+    ///   - metrics: where the connections in use and the calls waiting for one are recorded (the service's metrics).
     /// The longest a query (waiting for the schema included) or a migration attempt may take.
     public let timeout: Duration
 
     public init(
         url: PostgresURL, serviceName: String, schema: String, migrations: [PostgresMigration], logger: Logger,
-        timeout: Duration = .seconds(30)
+        timeout: Duration = .seconds(30), metrics: any MetricsFactory = NOOPMetricsHandler.instance
     ) {
         self.timeout = timeout
+        pool = DatabasePoolMetrics.make(backend: .postgresql, factory: metrics)
         var logger = logger
         logger[metadataKey: "db.system"] = "postgresql"
         var configuration = url.configuration
@@ -95,15 +102,35 @@ public final class PostgresServiceDatabase: Service, Sendable {
         }
     }
 
+    /// Runs `body` on a connection of the pool once the schema is ready (counted in the pool's gauges).
+    public func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T)
+        async throws -> T
+    {
+        try await withDeadline(timeout) {
+            let turn = self.pool?.turn()
+            defer { turn?.end() }
+            try await self.ready.wait()
+            return try await self.client.withConnection { connection in
+                turn?.start()
+                defer { turn?.end() }
+                return try await body(connection)
+            }
+        }
+    }
+
     /// Runs `body` in one transaction once the schema is ready; an error rolls it back.
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T)
         async throws -> T
     {
         try await withDeadline(timeout) {
+            let turn = self.pool?.turn()
+            defer { turn?.end() }
             try await self.ready.wait()
             do {
                 return try await self.client.withTransaction(logger: self.logger) { connection in
-                    try await body(connection)
+                    turn?.start()
+                    defer { turn?.end() }
+                    return try await body(connection)
                 }
             } catch let error as PostgresTransactionError {
                 // The body's own error (rolled back) is what callers map to JSON-RPC errors; BEGIN/COMMIT failures
@@ -148,8 +175,12 @@ public final class PostgresServiceDatabase: Service, Sendable {
     /// start-up decisions that span several queries (which signing key the auth replicas use).
     public func withAdvisoryLock<T: Sendable>(_ name: String, _ body: () async throws -> T) async throws -> T {
         let key = Self.lockKey("\(serviceName).\(name)")
+        let turn = pool?.turn()
+        defer { turn?.end() }
         try await ready.wait()
         return try await client.withConnection { connection in
+            turn?.start()
+            defer { turn?.end() }
             try await connection.query("SELECT pg_advisory_lock(\(key))", logger: logger)
             do {
                 let result = try await body()

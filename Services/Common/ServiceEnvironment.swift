@@ -43,7 +43,7 @@ public struct ServiceEnvironment: Sendable {
     /// The listening configuration: `SECUREPUSH_HOST` (default 127.0.0.1), `portVariable` (default `defaultPort`),
     /// `SECUREPUSH_TLS_CERT_FILE` + `SECUREPUSH_TLS_KEY_FILE`, `SECUREPUSH_MAX_BODY_BYTES`, `SECUREPUSH_MAX_BATCH`,
     /// `SECUREPUSH_IDLE_TIMEOUT`, `SECUREPUSH_HANDSHAKE_TIMEOUT`, `SECUREPUSH_SHUTDOWN_TIMEOUT`,
-    /// `SECUREPUSH_TRUSTED_PROXIES`, `SECUREPUSH_METRICS_PORT`.
+    /// `SECUREPUSH_TRUSTED_PROXIES`, `SECUREPUSH_METRICS_PORT`, `SECUREPUSH_METRICS`.
     public func server(portVariable: String, defaultPort: Int) throws -> RPCServerConfiguration {
         let certificate = string("SECUREPUSH_TLS_CERT_FILE")
         let key = string("SECUREPUSH_TLS_KEY_FILE")
@@ -62,6 +62,7 @@ public struct ServiceEnvironment: Sendable {
         )
         configuration.trustedProxies = try trustedProxies()
         configuration.metricsPort = try metricsPort(servicePort: configuration.port)
+        configuration.metricsEnabled = try metricsEnabled()
         if isProduction { try ProductionPolicy.checkListener(configuration) }
         return configuration
     }
@@ -75,6 +76,17 @@ public struct ServiceEnvironment: Sendable {
             throw ConfigurationError("SECUREPUSH_METRICS_PORT must differ from the service port (\(servicePort))")
         }
         return port
+    }
+
+    /// `SECUREPUSH_METRICS`: `on` (the default) records metrics and serves `GET /metrics`; `off` installs no metrics
+    /// backend and serves no `/metrics`. Anything else throws naming the variable and the accepted values.
+    public func metricsEnabled() throws -> Bool {
+        guard let raw = string("SECUREPUSH_METRICS") else { return true }
+        switch raw.lowercased() {
+        case "on": return true
+        case "off": return false
+        default: throw ConfigurationError("SECUREPUSH_METRICS must be 'on' or 'off', got '\(raw.prefix(64))'")
+        }
     }
 
     /// `SECUREPUSH_TRUSTED_PROXIES`: comma-separated CIDRs (IPv4 or IPv6) whose forwarding headers are believed;

@@ -22,6 +22,9 @@ public struct RPCServerConfiguration: Sendable {
     /// A second, plain HTTP/1.1 port serving only `GET /metrics` (`SECUREPUSH_METRICS_PORT`); `nil` serves
     /// `GET /metrics` on the service port.
     public var metricsPort: Int? = nil
+    /// Whether the service records metrics and serves `GET /metrics` (`SECUREPUSH_METRICS`, `on` by default); off, it
+    /// installs no metrics backend and does no metric work per request (``ServiceMetrics/serving(_:)``).
+    public var metricsEnabled = true
 
     public init(
         host: String = "127.0.0.1", port: Int, tls: TLSFiles? = nil, maxBodyBytes: Int = 1 << 20,

@@ -26,4 +26,13 @@ public struct ServiceMetrics: Sendable {
 
     /// Records nothing and serves no `/metrics`.
     public static var disabled: ServiceMetrics { ServiceMetrics(factory: NOOPMetricsHandler.instance) }
+
+    /// What a service listening with `configuration` records: a Prometheus registry of its own (with
+    /// `durationHistogramBuckets`, as ``prometheus(durationHistogramBuckets:)``), or nothing at all when its metrics
+    /// are off (`SECUREPUSH_METRICS=off`).
+    public static func serving(
+        _ configuration: RPCServerConfiguration, durationHistogramBuckets: [String: [Duration]] = [:]
+    ) -> ServiceMetrics {
+        configuration.metricsEnabled ? .prometheus(durationHistogramBuckets: durationHistogramBuckets) : .disabled
+    }
 }

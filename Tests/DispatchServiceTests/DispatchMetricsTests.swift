@@ -154,6 +154,10 @@ struct DispatchMetricsTests {
         #expect(try calls("push.status", "-32001") == 1)
         #expect(try calls("invalid", "-32600") == 1)
         #expect(try calls("invalid", "-32700") == 1)
+        // Each method's `ok` series exists from the start (made up front, so a success takes no lock); the `unknown`
+        // and `invalid` labels never succeed and have none.
+        #expect(try calls("push.send", "ok") == 0)
+        #expect(throws: (any Error).self) { try calls("unknown", "ok") }
         #expect(metrics.counters.allSatisfy { !$0.dimensions.contains { $0.1.contains("made-up") } })
         let timer = try metrics.expectTimer(
             "securepush_rpc_request_duration_seconds", [("service", "push-dispatch"), ("method", "push.status")])

@@ -17,6 +17,8 @@ struct MetricsEndpointTests {
             "securepush_auth_refresh_reuse": ("counter", []),
             "securepush_process_resident_memory_bytes": ("gauge", []),
             "securepush_process_open_fds": ("gauge", []),
+            "securepush_database_connections_in_use": ("gauge", ["backend"]),
+            "securepush_database_connections_waiting": ("gauge", ["backend"]),
         ],
         "notification-store": [
             "securepush_rpc_requests": ("counter", ["service", "method", "code"]),
@@ -25,6 +27,8 @@ struct MetricsEndpointTests {
             "securepush_store_notifications_purged": ("counter", []),
             "securepush_store_fetches": ("counter", ["outcome"]),
             "securepush_process_open_fds": ("gauge", []),
+            "securepush_database_connections_in_use": ("gauge", ["backend"]),
+            "securepush_database_connections_waiting": ("gauge", ["backend"]),
         ],
         "push-dispatch": [
             "securepush_rpc_requests": ("counter", ["service", "method", "code"]),
@@ -34,6 +38,8 @@ struct MetricsEndpointTests {
             "securepush_delivery_latency_seconds": ("histogram", ["platform"]),
             "securepush_direct_ack_latency_seconds": ("histogram", []),
             "securepush_process_resident_memory_bytes": ("gauge", []),
+            "securepush_database_connections_in_use": ("gauge", ["backend"]),
+            "securepush_database_connections_waiting": ("gauge", ["backend"]),
         ],
     ]
 
@@ -78,6 +84,13 @@ struct MetricsEndpointTests {
                 }
                 #expect(exposition.value("securepush_process_open_fds") > 0)
                 #expect(exposition.value("securepush_process_resident_memory_bytes") > 1_000_000)
+                // One series per gauge, for the backend the service runs on (background work may hold a connection
+                // at the moment of the scrape, so only the bounds are certain).
+                for gauge in ["securepush_database_connections_in_use", "securepush_database_connections_waiting"] {
+                    let samples = exposition.families[gauge]?.samples ?? []
+                    #expect(samples.map(\.labels) == [["backend": "sqlite"]], "\(service) \(gauge)")
+                    #expect(samples.allSatisfy { (0...64).contains($0.value) }, "\(service) \(gauge)")
+                }
             }
 
             let store = try #require(scraped["notification-store"])

@@ -18,6 +18,26 @@ struct StoreConfigurationTests {
         #expect(configuration.purgeInterval == .seconds(60))
     }
 
+    @Test("SECUREPUSH_METRICS is on by default, off when asked in any case, and refused naming itself otherwise")
+    func metricsSwitch() throws {
+        func enabled(_ value: String?) throws -> Bool {
+            try StoreConfiguration(environment: ServiceEnvironment(value.map { ["SECUREPUSH_METRICS": $0] } ?? [:]))
+                .server.metricsEnabled
+        }
+        #expect(try enabled(nil))
+        #expect(try enabled(""))
+        #expect(try enabled("on"))
+        #expect(try !enabled("off"))
+        #expect(try !enabled("OFF"))
+        for bad in ["yes", "0", "false", "of f"] {
+            #expect {
+                try enabled(bad)
+            } throws: { error in
+                "\(error)" == "SECUREPUSH_METRICS must be 'on' or 'off', got '\(bad)'"
+            }
+        }
+    }
+
     @Test("variables override the defaults")
     func overrides() throws {
         let configuration = try StoreConfiguration(

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import Logging
 import PostgresNIO
@@ -21,12 +22,14 @@ public enum TestPostgres {
     /// The database backends a repository test runs on: SQLite always, PostgreSQL when configured.
     public static var backends: [TestDatabaseBackend] { isConfigured ? [.sqlite, .postgres] : [.sqlite] }
 
-    /// A URL for a fresh, private schema (so parallel tests never see each other's rows).
-    public static func isolatedURL(schemaPrefix: String = "t") throws -> PostgresURL {
+    /// A URL for a fresh, private schema (so parallel tests never see each other's rows); `poolSize` caps the
+    /// pool's connections (`pool_size`).
+    public static func isolatedURL(schemaPrefix: String = "t", poolSize: Int? = nil) throws -> PostgresURL {
         guard let url else { throw TestPostgresError.notConfigured }
         let schema =
             "\(schemaPrefix)_\(UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: ""))"
-        return try PostgresURL(url + (url.contains("?") ? "&" : "?") + "schema=\(schema)")
+        let pool = poolSize.map { "&pool_size=\($0)" } ?? ""
+        return try PostgresURL(url + (url.contains("?") ? "&" : "?") + "schema=\(schema)" + pool)
     }
 
     /// Two replicas' databases (two pools, each migrating at start) on one fresh schema, for `body`.
@@ -44,20 +47,21 @@ public enum TestPostgres {
     }
 
     /// Runs a migrated database on a fresh schema for the duration of `body`, then stops it and drops the schema
-    /// (unless `dropSchema` is false: another database on the same schema owns it).
+    /// (unless `dropSchema` is false: another database on the same schema owns it). Its pool's gauges go to `metrics`.
     public static func withDatabase<T: Sendable>(
         serviceName: String,
         migrations: [PostgresMigration],
         url: PostgresURL? = nil,
         timeout: Duration = .seconds(30),
         dropSchema: Bool = true,
+        metrics: any MetricsFactory = NOOPMetricsHandler.instance,
         _ body: (PostgresServiceDatabase) async throws -> T
     ) async throws -> T {
         let url = try url ?? isolatedURL()
         let logger = Logger(label: "test-postgres", factory: { _ in SwiftLogNoOpLogHandler() })
         let database = PostgresServiceDatabase(
             url: url, serviceName: serviceName, schema: "unused", migrations: migrations, logger: logger,
-            timeout: timeout)
+            timeout: timeout, metrics: metrics)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await database.run() }
             let result: Result<T, any Error>

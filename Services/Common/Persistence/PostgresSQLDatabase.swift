@@ -16,8 +16,8 @@ public struct PostgresSQLDatabase: SQLDatabase {
     public func read(_ sql: String, _ binds: [any SQLBindable]) async throws -> [SQLRow] {
         let query = try Self.query(sql, binds)
         let logger = database.logger
-        return try await database.withClient { client in
-            try await Self.rows(try await client.query(query, logger: logger))
+        return try await database.withConnection { connection in
+            try await Self.rows(try await connection.query(query, logger: logger))
         }
     }
 

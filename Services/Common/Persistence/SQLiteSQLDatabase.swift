@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import GRDB
 
@@ -7,38 +8,57 @@ public struct SQLiteSQLDatabase: SQLDatabase {
     /// The GRDB database (a `DatabasePool` in production, a `DatabaseQueue` in memory for tests).
     public let writer: any DatabaseWriter
     private let lock = WriteLock()
+    /// Connections in use and calls waiting (`nil`: metrics off): a read uses a reader from the moment GRDB runs its
+    /// closure, a change or transaction uses the writer from the moment it holds ``WriteLock``.
+    private let pool: DatabasePoolMetrics?
 
-    /// - Parameter writer: a database opened with ``SQLiteDatabase/open(path:migrator:synchronous:)``, which allows the
-    ///   transactions ``transaction(_:)`` keeps open across its body's awaits.
-    public init(_ writer: any DatabaseWriter) {
+    /// - Parameters:
+    ///   - writer: a database opened with ``SQLiteDatabase/open(path:migrator:synchronous:)``, which allows the
+    ///     transactions ``transaction(_:)`` keeps open across its body's awaits.
+    ///   - metrics: where the connections in use and the calls waiting for one are recorded (the service's metrics).
+    public init(_ writer: any DatabaseWriter, metrics: any MetricsFactory = NOOPMetricsHandler.instance) {
         self.writer = writer
+        pool = DatabasePoolMetrics.make(backend: .sqlite, factory: metrics)
     }
 
     public var dialect: SQLDialect { .sqlite }
 
     public func read(_ sql: String, _ binds: [any SQLBindable]) async throws -> [SQLRow] {
         let arguments = Self.arguments(binds)
-        return try await writer.read { db in try Self.rows(db, sql, arguments) }
+        let turn = pool?.turn()
+        defer { turn?.end() }
+        return try await writer.read { db in
+            turn?.start()
+            defer { turn?.end() }
+            return try Self.rows(db, sql, arguments)
+        }
     }
 
     public func write(_ sql: String, _ binds: [any SQLBindable]) async throws -> [SQLRow] {
         let arguments = Self.arguments(binds)
-        return try await lock.withLock {
-            try await writer.write { db in try Self.rows(db, sql, arguments) }
-        }
+        return try await onWriterLocked { try await writer.write { db in try Self.rows(db, sql, arguments) } }
     }
 
     public func execute(_ sql: String, _ binds: [any SQLBindable]) async throws -> Int {
         let arguments = Self.arguments(binds)
+        return try await onWriterLocked { try await writer.write { db in try Self.changes(db, sql, arguments) } }
+    }
+
+    /// Runs `body` holding the writer (``WriteLock``), counted as waiting until it has the lock, then as in use.
+    private func onWriterLocked<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        let turn = pool?.turn()
+        defer { turn?.end() }
         return try await lock.withLock {
-            try await writer.write { db in try Self.changes(db, sql, arguments) }
+            turn?.start()
+            defer { turn?.end() }
+            return try await body()
         }
     }
 
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) async throws -> T)
         async throws -> T
     {
-        try await lock.withLock {
+        try await onWriterLocked {
             try Self.onWriter(writer) { db in try db.beginTransaction(.immediate) }
             let result: T
             do {

@@ -8,8 +8,9 @@ import Tracing
 /// Builds the auth service: every dependency is created here and passed down.
 ///
 /// Serves `POST /rpc` (the `auth.*` methods) and `GET /health` (check `database`), and purges expired refresh
-/// tokens in the background; `GET /metrics` serves `metrics` (a registry of its own by default); `tracer` traces
-/// every call (`nil`: tracing off).
+/// tokens in the background; `GET /metrics` serves `metrics` (`nil`: a registry of its own, or nothing when
+/// `configuration.server.metricsEnabled` is false, `SECUREPUSH_METRICS=off`); `tracer` traces every call (`nil`:
+/// tracing off).
 /// Throws `ConfigurationError` when the configuration must not start.
 /// - Parameter database: auth's database, running (``AuthDatabase/services`` run first); `nil` opens the SQLite
 ///   database `configuration` names (a PostgreSQL one must be given, running: `auth-service` runs it first).
@@ -17,15 +18,17 @@ public func buildAuthApplication(
     configuration: AuthConfiguration,
     logger: Logger,
     database: AuthDatabase? = nil,
-    metrics: ServiceMetrics = .prometheus(),
+    metrics: ServiceMetrics? = nil,
     tracer: (any Tracer)? = nil,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
+    let metrics = metrics ?? .serving(configuration.server)
     guard database != nil || configuration.postgresURL == nil else {
         throw ConfigurationError("auth on PostgreSQL (SECUREPUSH_DATABASE_URL) needs its database running first")
     }
     let components = try await AuthComponents.make(
-        configuration: configuration, database: try database ?? AuthDatabase.open(configuration, logger: logger),
+        configuration: configuration,
+        database: try database ?? AuthDatabase.open(configuration, logger: logger, metrics: metrics.factory),
         logger: logger, metrics: metrics.factory)
     return try RPCServerBuilder.buildApplication(
         serviceName: "auth",

@@ -1,3 +1,4 @@
+import CoreMetrics
 import GRDB
 import Logging
 import ServiceCore
@@ -14,22 +15,28 @@ public struct AuthDatabase: Sendable {
     public let postgres: PostgresServiceDatabase?
 
     /// Opens (creating and migrating when needed) the SQLite database, or prepares the PostgreSQL pool (migrated when
-    /// it starts running).
-    public static func open(_ configuration: AuthConfiguration, logger: Logger) throws -> AuthDatabase {
+    /// it starts running); its connections in use and waiting are recorded with `metrics`.
+    public static func open(
+        _ configuration: AuthConfiguration, logger: Logger, metrics: any MetricsFactory = NOOPMetricsHandler.instance
+    ) throws -> AuthDatabase {
         if let url = configuration.postgresURL {
             return postgres(
                 PostgresServiceDatabase(
                     url: url, serviceName: "auth", schema: "auth", migrations: AuthMigrations.all.postgres,
-                    logger: logger))
+                    logger: logger, metrics: metrics))
         }
-        return try sqlite(path: configuration.databasePath, synchronous: configuration.sqliteSynchronous)
+        return try sqlite(
+            path: configuration.databasePath, synchronous: configuration.sqliteSynchronous, metrics: metrics)
     }
 
     /// The SQLite database at `path`, created and migrated when needed; `nil` is a private in-memory database.
-    public static func sqlite(path: String?, synchronous: SQLiteSynchronous = .normal) throws -> AuthDatabase {
+    public static func sqlite(
+        path: String?, synchronous: SQLiteSynchronous = .normal,
+        metrics: any MetricsFactory = NOOPMetricsHandler.instance
+    ) throws -> AuthDatabase {
         let writer = try SQLiteDatabase.open(
             path: path, migrator: AuthMigrations.all.sqliteMigrator, synchronous: synchronous)
-        return AuthDatabase(sql: SQLiteSQLDatabase(writer), sqlite: writer, postgres: nil)
+        return AuthDatabase(sql: SQLiteSQLDatabase(writer, metrics: metrics), sqlite: writer, postgres: nil)
     }
 
     /// auth on a PostgreSQL pool made with ``AuthMigrations/all``.

@@ -1,16 +1,20 @@
 import AuthService
+import RPCServer
 import ServiceCore
 
 // auth-service: the auth JSON-RPC service on its own, configured by SECUREPUSH_* variables (see README.md).
 await ServiceRunner.main(name: "auth-service", label: "securepush.auth", service: "auth") { logger, tracing in
     let configuration = try AuthConfiguration(environment: ServiceEnvironment())
-    let database = try AuthDatabase.open(configuration, logger: logger)
+    // One set of metrics for the database's pool and the service (none with SECUREPUSH_METRICS=off).
+    let metrics = ServiceMetrics.serving(configuration.server)
+    let database = try AuthDatabase.open(configuration, logger: logger, metrics: metrics.factory)
     // The database first, so that it stops last; auth is built once it runs (it reads its signing keys from it).
     return ServiceRunner.Plan(
         services: database.services + [
             DeferredService {
                 try await buildAuthApplication(
-                    configuration: configuration, logger: logger, database: database, tracer: tracing.tracer)
+                    configuration: configuration, logger: logger, database: database, metrics: metrics,
+                    tracer: tracing.tracer)
             }
         ],
         shutdownTimeout: configuration.server.shutdownTimeout)

@@ -11,17 +11,19 @@ import Tracing
 ///   - configuration: where to listen, where the database lives, limits.
 ///   - auth: a client to the auth service (for `auth.keys`); the application starts even while auth is down.
 ///   - logger: the service's logger.
-///   - metrics: where metrics are recorded and what `GET /metrics` serves (a registry of its own by default).
+///   - metrics: where metrics are recorded and what `GET /metrics` serves; `nil`: a registry of its own, or nothing
+///     when `configuration.server.metricsEnabled` is false (`SECUREPUSH_METRICS=off`).
 ///   - tracer: traces every call (`nil`: tracing off); give `auth` a client with the same tracer.
 ///   - onServerRunning: called with the bound port once listening.
 public func buildStoreApplication(
     configuration: StoreConfiguration,
     auth: RPCClient,
     logger: Logger,
-    metrics: ServiceMetrics = .prometheus(),
+    metrics: ServiceMetrics? = nil,
     tracer: (any Tracer)? = nil,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
+    let metrics = metrics ?? .serving(configuration.server)
     let components = try StoreComponents.make(
         configuration: configuration, auth: auth, logger: logger, metrics: metrics.factory)
     return try RPCServerBuilder.buildApplication(

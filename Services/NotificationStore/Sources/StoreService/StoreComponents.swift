@@ -48,7 +48,7 @@ public struct StoreComponents: Sendable {
             sqlite = nil
             let database = PostgresServiceDatabase(
                 url: url, serviceName: "notification-store", schema: "store", migrations: StoreMigrations.all.postgres,
-                logger: logger)
+                logger: logger, metrics: metrics)
             postgres = database
             repository = SQLNotificationRepository(database: PostgresSQLDatabase(database), sealer: sealer)
             // Replicas share one table, so a proof accepted by one is refused by every other.
@@ -59,7 +59,8 @@ public struct StoreComponents: Sendable {
                 synchronous: configuration.sqliteSynchronous)
             sqlite = database
             postgres = nil
-            repository = SQLNotificationRepository(database: SQLiteSQLDatabase(database), sealer: sealer)
+            repository = SQLNotificationRepository(
+                database: SQLiteSQLDatabase(database, metrics: metrics), sealer: sealer)
             replayCache = InMemoryProofReplayCache()
         }
         let verifier = AccessTokenVerifier(logger: logger) {

@@ -15,7 +15,8 @@ import Tracing
 ///   - providers: the remote push providers (see `PushProviders.remoteProviders(environment:logger:)`), each run by
 ///     its own `DeliveryWorker`; the direct channel is always there.
 ///   - logger: the service's logger.
-///   - metrics: where metrics are recorded and what `GET /metrics` serves (a registry of its own by default).
+///   - metrics: where metrics are recorded and what `GET /metrics` serves; `nil`: a registry of its own, or nothing
+///     when `configuration.server.metricsEnabled` is false (`SECUREPUSH_METRICS=off`).
 ///   - tracer: traces every call, provider attempt and event written (`nil`: tracing off); give `auth` and `store`
 ///     clients with the same tracer.
 ///   - onServerRunning: called with the bound port once listening.
@@ -25,10 +26,12 @@ public func buildDispatchApplication(
     store: RPCClient,
     providers: [any RemotePushProvider] = [],
     logger: Logger,
-    metrics: ServiceMetrics = .prometheus(durationHistogramBuckets: DispatchMetrics.durationHistogramBuckets),
+    metrics: ServiceMetrics? = nil,
     tracer: (any Tracer)? = nil,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
+    let metrics =
+        metrics ?? .serving(configuration.server, durationHistogramBuckets: DispatchMetrics.durationHistogramBuckets)
     let components = try DispatchComponents.make(
         configuration: configuration, auth: auth, store: store, providers: providers, logger: logger,
         metrics: metrics.factory, tracer: tracer)

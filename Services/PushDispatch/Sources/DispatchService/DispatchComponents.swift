@@ -74,7 +74,7 @@ public struct DispatchComponents: Sendable {
         if let url = configuration.postgresURL {
             let database = PostgresServiceDatabase(
                 url: url, serviceName: "push-dispatch", schema: "dispatch", migrations: DispatchMigrations.all.postgres,
-                logger: logger)
+                logger: logger, metrics: metrics)
             (sqlite, postgres) = (nil, database)
             sqlDatabase = PostgresSQLDatabase(database)
         } else {
@@ -82,7 +82,7 @@ public struct DispatchComponents: Sendable {
                 path: configuration.databasePath, migrator: DispatchMigrations.all.sqliteMigrator,
                 synchronous: configuration.sqliteSynchronous)
             (sqlite, postgres) = (database, nil)
-            sqlDatabase = SQLiteSQLDatabase(database)
+            sqlDatabase = SQLiteSQLDatabase(database, metrics: metrics)
         }
         let deviceRepository = SQLDeviceRepository(database: sqlDatabase)
         let deliveryRepository = SQLDeliveryRepository(database: sqlDatabase)
