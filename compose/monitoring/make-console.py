@@ -52,7 +52,7 @@ SUMMARY = [
     ("targets-up", "services scraped (up)", 'sum(up{job="securepush"})', "securepush_count"),
     ("deliveries-total", "deliveries since start", "sum(securepush_deliveries_total)", "securepush_count"),
     ("deliveries-by-status", None, "sum by (status) (securepush_deliveries_total)", "securepush_count"),
-    ("deliveries-5m", "deliveries in the last 5 min", "sum(increase(securepush_deliveries_total[5m]))", "securepush_number"),
+    ("deliveries-5m", "deliveries in the last 5 min", "sum(increase(securepush_deliveries_total[5m]))", "securepush_count"),
     ("queue-depth", "deliveries queued", "sum(securepush_delivery_queue_depth)", "securepush_count"),
     ("queue-oldest", "oldest queued delivery", "max(securepush_delivery_queue_oldest_age_seconds)", "securepush_duration"),
     (
