@@ -31,8 +31,11 @@ struct ResponseTests {
     @Test("a streaming response arrives in chunks, each write's future succeeding, then ends")
     func streamingResponse() async throws {
         let server = try await TestServer()
-        let result = try await Subprocess.curl(["--http2-prior-knowledge", "-N", "\(server.url)/events"])
+        let result = try await Subprocess.curl([
+            "--http2-prior-knowledge", "-N", "--max-time", "5", "\(server.url)/events",
+        ])
         await server.shutdown()
+        #expect(result.exit == 0, "the response must end (curl exit 28: it did not)")
         #expect(result.status == 200)
         #expect(result.body == "event 0\nevent 1\nevent 2\n")
         #expect(server.eventWrites.withLock { $0 } == [true, true, true])

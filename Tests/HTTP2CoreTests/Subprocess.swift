@@ -42,8 +42,9 @@ struct Subprocess {
             errorOutput: (try? String(contentsOf: errorPath, encoding: .utf8)) ?? "")
     }
 
-    /// curl with `-s`, a 20 s limit, and `-w` printing `status version` after the body on a last line.
-    static func curl(_ arguments: [String]) async throws -> (status: Int, version: String, body: String) {
+    /// curl with `-s`, a 20 s limit, and `-w` printing `status version` after the body on a last line; `exit` is
+    /// curl's exit status (28: timed out, e.g. a response that never ended).
+    static func curl(_ arguments: [String]) async throws -> (status: Int, version: String, body: String, exit: Int32) {
         let result = try await run(
             "/usr/bin/curl", ["-s", "--max-time", "20", "-w", "\n%{http_code} %{http_version}"] + arguments)
         var lines = result.output.split(separator: "\n", omittingEmptySubsequences: false)
@@ -51,7 +52,7 @@ struct Subprocess {
         let parts = last.split(separator: " ")
         return (
             parts.first.flatMap { Int($0) } ?? 0, parts.count > 1 ? String(parts[1]) : "",
-            lines.joined(separator: "\n")
+            lines.joined(separator: "\n"), result.status
         )
     }
 
