@@ -1,3 +1,4 @@
+import Foundation
 import HTTP2Core
 import Testing
 
@@ -38,8 +39,11 @@ struct HostileInputTests {
         let before = peakResidentBytes()
         let result = try await attack("hpack-bomb")
         #expect((result["statuses"] as? [String: Int]) == ["1": 431, "3": 431, "5": 431])
-        // kept, the decoded fields would be ~48 MB per stream
-        #expect(peakResidentBytes() - before < 40 << 20, "decoded header fields past the limit must not be kept")
+        // kept, the decoded fields would be ~48 MB per stream (not measurable under AddressSanitizer, whose
+        // quarantine keeps freed memory resident)
+        if dlsym(nil, "__asan_init") == nil {
+            #expect(peakResidentBytes() - before < 40 << 20, "decoded header fields past the limit must not be kept")
+        }
     }
 
     @Test("a SETTINGS flood from a client that never reads ends its connection")
