@@ -59,6 +59,15 @@ struct HostileInputTests {
         #expect(result["closed"] as? Bool == true)
     }
 
+    @Test("streams beyond SETTINGS_MAX_CONCURRENT_STREAMS (100) are refused, the first 100 are served")
+    func tooManyStreams() async throws {
+        let result = try await attack("too-many-streams")
+        let resets = result["resets"] as? [[Int]] ?? []
+        #expect(resets.count == 50)
+        #expect(resets.allSatisfy { $0[0] > 200 && $0[1] == 7 }, "REFUSED_STREAM for streams 201…299 only")
+        #expect(result["goaway"] is NSNull)
+    }
+
     @Test("a WINDOW_UPDATE that overflows the connection window gets GOAWAY FLOW_CONTROL_ERROR")
     func windowOverflow() async throws {
         let result = try await attack("window-overflow")

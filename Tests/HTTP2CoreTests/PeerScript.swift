@@ -58,7 +58,7 @@ let peerScript = #"""
                 headers = dict((k.decode() if isinstance(k, bytes) else k, v) for k, v in decoder.decode(payload, raw=True))
                 out["statuses"][str(stream)] = int(headers[":status"])
             elif kind == 3:
-                out["resets"].append(stream)
+                out["resets"].append([stream, struct.unpack(">I", payload[:4])[0]])
             elif kind == 0:
                 out["bodies"][str(stream)] = out["bodies"].get(str(stream), "") + payload.decode(errors="replace")
             elif kind == 7:
@@ -160,6 +160,9 @@ let peerScript = #"""
         burst = b"".join(frame(1, 5, 2 * i + 1, get_block(b"/hold")) + frame(3, 0, 2 * i + 1, struct.pack(">I", 8))
                          for i in range(3000))
         print(json.dumps(raw(PREFACE + frame(4, 0, 0) + burst, seconds=5)))
+    elif mode == "too-many-streams":
+        held = b"".join(frame(1, 5, 2 * i + 1, get_block(b"/hold")) for i in range(150))
+        print(json.dumps(raw(PREFACE + frame(4, 0, 0) + held)))
     elif mode == "window-overflow":
         overflow = frame(8, 0, 0, struct.pack(">I", 0x7FFFFFFF))
         print(json.dumps(raw(PREFACE + frame(4, 0, 0) + overflow)))
