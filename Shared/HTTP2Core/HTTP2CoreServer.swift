@@ -114,9 +114,14 @@ public final class HTTP2CoreServer: Sendable {
             return try pipeline.addHandler(HTTP2ConnectionHandler(configuration: connection, logger: logger))
         }
         try pipeline.addHandler(NIOSSLServerHandler(context: tls))
+        // Until ALPN has picked a protocol no idle timer runs: this one closes a client that never finishes.
+        let handshake = channel.eventLoop.scheduleTask(in: TimeAmount(connection.limits.handshakeTimeout)) {
+            channel.close(promise: nil)
+        }
         try pipeline.addHandler(
             ApplicationProtocolNegotiationHandler { result, channel in
-                channel.eventLoop.makeCompletedFuture {
+                handshake.cancel()
+                return channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
                     if case .negotiated("h2") = result {
                         try pipeline.addHandler(HTTP2ConnectionHandler(configuration: connection, logger: logger))

@@ -9,12 +9,15 @@ public struct HTTP2Limits: Sendable, Hashable {
     public var maxConcurrentStreams: Int = 100
     /// A connection with no open stream for this long is sent GOAWAY and closed.
     public var idleTimeout: Duration = .seconds(120)
+    /// A TLS connection that has not finished its handshake (ALPN included) after this long is closed.
+    public var handshakeTimeout: Duration = .seconds(10)
     /// RST_STREAM frames a client may send in a burst, and per second after it, before the connection is torn down
     /// (the rapid-reset attack, CVE-2023-44487).
     public var streamResetBurst: Int = 1000
     /// See ``streamResetBurst``.
     public var streamResetsPerSecond: Int = 33
 
-    /// The defaults: 1 MiB bodies, 16 KiB header lists, 100 concurrent streams, 120 s idle timeout.
+    /// The defaults: 1 MiB bodies, 16 KiB header lists, 100 concurrent streams, 120 s idle timeout, 10 s TLS
+    /// handshake timeout.
     public init() {}
 }

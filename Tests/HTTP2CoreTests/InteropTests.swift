@@ -36,14 +36,9 @@ struct InteropTests {
     func tlsAndHTTP1Fallback() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("h2core-pki-\(UUID())").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let pki = DevelopmentCertificates(certificatesDirectory: directory, caKeyDirectory: directory + "/ca-key")
-        _ = try pki.ensure([.init(name: "server", hosts: SubjectHost.loopback)])
-        let tls = TLSConfiguration.makeServerConfiguration(
-            certificateChain: try NIOSSLCertificate.fromPEMFile(pki.certificatePath("server")).map { .certificate($0) },
-            privateKey: .privateKey(try NIOSSLPrivateKey(file: pki.keyPath("server"), format: .pem)))
-        let server = try await TestServer(tls: tls)
+        let server = try await TestServer(tls: try Self.serverTLS(in: directory))
         let base = "https://localhost:\(server.port)"
-        let trust = ["--cacert", pki.caCertificatePath]
+        let trust = ["--cacert", directory + "/ca.pem"]
         let h2 = try await Subprocess.curl(trust + ["--http2", "\(base)/hello"])
         let h1 = try await Subprocess.curl(trust + ["--http1.1", "\(base)/hello"])
         let h1Async = try await Subprocess.curl(trust + ["--http1.1", "\(base)/async"])
@@ -53,6 +48,18 @@ struct InteropTests {
         #expect(h1.status == 200 && h1.version == "1.1" && h1.body == "hello over HTTP/1")
         #expect(h1Async.body == "answered after a suspension")
         #expect(h1Stream.exit == 0 && h1Stream.body == "event 0\nevent 1\nevent 2\n")
+    }
+
+    @Test("a TLS client that never finishes its handshake is disconnected after the handshake timeout")
+    func tlsHandshakeTimeout() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("h2core-pki-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var limits = HTTP2Limits()
+        limits.handshakeTimeout = .milliseconds(500)
+        let server = try await TestServer(tls: try Self.serverTLS(in: directory), limits: limits)
+        let result = try await Subprocess.peer("silent", port: server.port)
+        await server.shutdown()
+        #expect(result["closed"] as? Bool == true)
     }
 
     @Test("Python h2: 20 concurrent streams each get a 300 kB response, larger than the initial window")
@@ -76,5 +83,14 @@ struct InteropTests {
         await server.shutdown()
         #expect(result.status == 0)
         #expect(result.output.contains("2000 succeeded, 0 failed, 0 errored"))
+    }
+
+    /// A development CA (`ca.pem`) and a server certificate for the loopback names, written into `directory`.
+    private static func serverTLS(in directory: String) throws -> TLSConfiguration {
+        let pki = DevelopmentCertificates(certificatesDirectory: directory, caKeyDirectory: directory + "/ca-key")
+        _ = try pki.ensure([.init(name: "server", hosts: SubjectHost.loopback)])
+        return TLSConfiguration.makeServerConfiguration(
+            certificateChain: try NIOSSLCertificate.fromPEMFile(pki.certificatePath("server")).map { .certificate($0) },
+            privateKey: .privateKey(try NIOSSLPrivateKey(file: pki.keyPath("server"), format: .pem)))
     }
 }

@@ -138,6 +138,9 @@ let peerScript = #"""
         sock = socket.create_connection(("127.0.0.1", port))
         sock.sendall(PREFACE + frame(4, 0, 0) + frame(1, 5, 1, get_block(b"/slow")))
         print(json.dumps(summary(*read_frames(sock, 5))))
+    elif mode == "silent":
+        sock = socket.create_connection(("127.0.0.1", port))
+        print(json.dumps(summary(*read_frames(sock, 4))))
     elif mode == "idle":
         print(json.dumps(raw(PREFACE + frame(4, 0, 0), seconds=3)))
     elif mode == "bad-preface":
