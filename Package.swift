@@ -139,6 +139,18 @@ let package = Package(
             path: "Shared/RPCServer",
             swiftSettings: swiftSettings
         ),
+        // libnghttp2 (Debian libnghttp2-dev) and the HTTP/2 core on it: nghttp2 frames, our code moves bytes (issue 14).
+        .systemLibrary(
+            name: "CNGHTTP2", path: "Shared/CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+        .target(
+            name: "HTTP2Core",
+            dependencies: [
+                "CNGHTTP2", nioCore, nioPosix, nioSSL, nioHTTP1, .product(name: "NIOTLS", package: "swift-nio"),
+                logging,
+            ],
+            path: "Shared/HTTP2Core",
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "HTTP2Client",
             dependencies: ["JSONRPC", nioCore, nioPosix, nioHTTP1, nioHTTP2, nioSSL, logging, tracing],
@@ -246,6 +258,13 @@ let package = Package(
                 path: "Benchmarks/securepush-bench",
                 swiftSettings: swiftSettings
             ),
+            // The HTTP/2 core alone answering a fixed body: Benchmarks/run.sh --only h2core.
+            .executableTarget(
+                name: "h2core-bench-server",
+                dependencies: ["HTTP2Core", nioCore, nioPosix, logging],
+                path: "Benchmarks/h2core-bench-server",
+                swiftSettings: swiftSettings
+            ),
             .testTarget(
                 name: "DevelopmentPKITests",
                 dependencies: [
@@ -275,6 +294,11 @@ let package = Package(
                     "HTTP2Client", "JSONRPC", "SharedModels", "TestSupport", hummingbird, hummingbirdCore,
                     hummingbirdHTTP2, httpTypes, nioCore, nioHTTP2, nioSSL, serviceLifecycle, logging, tracing,
                 ],
+                swiftSettings: swiftSettings
+            ),
+            .testTarget(
+                name: "HTTP2CoreTests",
+                dependencies: ["HTTP2Core", "DevelopmentPKI", nioCore, nioPosix, nioSSL, logging],
                 swiftSettings: swiftSettings
             ),
             // Push providers: one test target each, with a mock server speaking the provider's real protocol.

@@ -4,7 +4,7 @@
 # (push.send to a direct-channel device), fan-out into the APNs mock, sign-in (auth.login at bcrypt cost 12 and 10,
 # auth.refresh) and resident memory; then a chart of it all. See Benchmarks/README.md and docs/benchmarks.md.
 #
-#   Benchmarks/run.sh [--smoke] [--out DIR] [--bin-dir DIR] [--only fetch|fetch-metrics|send|fanout|signin]
+#   Benchmarks/run.sh [--smoke] [--out DIR] [--bin-dir DIR] [--only fetch|fetch-metrics|send|fanout|signin|h2core]
 #                     [--keep-work]
 #
 #   --smoke     seconds-long version for CI (h2load -n 2000, one round)
@@ -12,7 +12,8 @@
 #   --bin-dir   directory holding release builds of auth-service, store-service, dispatch-service, securepush and
 #               securepush-bench
 #               (or SECUREPUSH_BENCH_BIN_DIR); default: build them with `swift build -c release`
-#   --only      run one benchmark (repeatable)
+#   --only      run one benchmark (repeatable); `h2core` (never run by default) compares the HTTP/2 core alone
+#               (h2core-bench-server) with nginx (1 worker) and nghttpd, and needs only that binary
 #   --keep-work keep the temporary work directory (configs, h2load logs)
 #
 # Everything runs on 127.0.0.1 on free ephemeral ports; every server is stopped on exit.
@@ -25,6 +26,8 @@ smoke=0
 out="$here/results"
 bin_dir="${SECUREPUSH_BENCH_BIN_DIR:-}"
 extra=()
+h2core=0
+others=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --smoke) smoke=1 ;;
@@ -32,9 +35,9 @@ while [ $# -gt 0 ]; do
     --out=*) out="${1#--out=}" ;;
     --bin-dir) bin_dir="$2"; shift ;;
     --bin-dir=*) bin_dir="${1#--bin-dir=}" ;;
-    --only) extra+=(--only "$2"); shift ;;
+    --only) extra+=(--only "$2"); [ "$2" = h2core ] && h2core=1 || others=1; shift ;;
     --keep-work) extra+=(--keep-work) ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -43,6 +46,7 @@ done
 # --- tools: h2load (nghttp2-client), nginx (nginx-light), curl, python3
 need=()
 command -v h2load >/dev/null 2>&1 || need+=(nghttp2-client)
+[ "$h2core" = 1 ] && { command -v nghttpd >/dev/null 2>&1 || [ -x /usr/sbin/nghttpd ] || need+=(nghttp2-server); }
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
 command -v curl >/dev/null 2>&1 || need+=(curl)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
@@ -60,16 +64,20 @@ fi
 export PATH="$PATH:/usr/sbin:/sbin"
 
 # --- binaries: given, or a release build
+products=(auth-service store-service dispatch-service securepush securepush-bench)
+if [ "$h2core" = 1 ]; then
+  if [ "$others" = 1 ]; then products+=(h2core-bench-server); else products=(h2core-bench-server); fi
+fi
 if [ -z "$bin_dir" ]; then
   echo "== swift build -c release --static-swift-stdlib (set SECUREPUSH_BENCH_BIN_DIR or --bin-dir to use existing binaries)"
   # as the container image builds them (static Swift runtime); one product per command: with several --product
   # flags SwiftPM builds only the last
-  for product in auth-service store-service dispatch-service securepush securepush-bench; do
+  for product in "${products[@]}"; do
     (cd "$root" && swift build -c release --static-swift-stdlib --product "$product")
   done
   bin_dir="$(cd "$root" && swift build -c release --show-bin-path)"
 fi
-for exe in auth-service store-service dispatch-service securepush securepush-bench; do
+for exe in "${products[@]}"; do
   [ -x "$bin_dir/$exe" ] || { echo "no executable $bin_dir/$exe" >&2; exit 1; }
 done
 
@@ -97,7 +105,7 @@ driver=$!
 status=0
 wait "$driver" || status=$?
 driver=""
-charted=0  # the chart needs one of its files (`--only fetch-metrics` writes none)
+charted=0  # the chart needs one of its files (`--only fetch-metrics` and `--only h2core` write none)
 for name in fetch send fanout signin memory; do [ -f "$out/$name.json" ] && charted=1; done
 if [ "$status" = 0 ] && [ "$charted" = 1 ]; then
   /usr/bin/python3 "$here/chart.py" "$out" || status=$?

@@ -1,0 +1,150 @@
+import CNGHTTP2
+import NIOCore
+
+extension HTTP2ConnectionHandler {
+    /// nghttp2 returned an error code where a session was being created.
+    struct SessionError: Error, CustomStringConvertible {
+        let code: Int32
+        var description: String { HTTP2ConnectionHandler.errorText(code) }
+    }
+
+    /// A server session with our callbacks and limits, its SETTINGS already queued. `userData` must be the handler,
+    /// alive for as long as the session (see the type's comment).
+    static func makeSession(userData: UnsafeMutableRawPointer, limits: HTTP2Limits) throws -> OpaquePointer {
+        var callbacks: OpaquePointer?
+        try check(nghttp2_session_callbacks_new(&callbacks))
+        defer { nghttp2_session_callbacks_del(callbacks) }  // the session keeps its own copy
+        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, onBeginHeaders)
+        nghttp2_session_callbacks_set_on_header_callback(callbacks, onHeader)
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunk)
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onFrame)
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamClose)
+
+        var options: OpaquePointer?
+        try check(nghttp2_option_new(&options))
+        defer { nghttp2_option_del(options) }  // copied into the session too
+        nghttp2_option_set_stream_reset_rate_limit(
+            options, UInt64(limits.streamResetBurst), UInt64(limits.streamResetsPerSecond))
+
+        var session: OpaquePointer?
+        try check(nghttp2_session_server_new2(&session, callbacks, userData, options))
+        guard let session else { throw SessionError(code: NGHTTP2_ERR_NOMEM.rawValue) }
+        let settings = [
+            entry(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, limits.maxConcurrentStreams),
+            entry(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, limits.maxHeaderListBytes),
+            entry(NGHTTP2_SETTINGS_ENABLE_PUSH, 0),
+        ]
+        let submitted = settings.withUnsafeBufferPointer {
+            nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), $0.baseAddress, $0.count)
+        }
+        guard submitted == 0 else {
+            nghttp2_session_del(session)
+            throw SessionError(code: submitted)
+        }
+        return session
+    }
+
+    private static func entry(_ id: nghttp2_settings_id, _ value: Int) -> nghttp2_settings_entry {
+        nghttp2_settings_entry(settings_id: Int32(id.rawValue), value: UInt32(clamping: value))
+    }
+
+    private static func check(_ code: Int32) throws {
+        if code != 0 { throw SessionError(code: code) }
+    }
+
+    /// The handler behind a callback's `user_data` (see the type's comment for why it is alive).
+    static func handler(_ userData: UnsafeMutableRawPointer?) -> HTTP2ConnectionHandler {
+        Unmanaged<HTTP2ConnectionHandler>.fromOpaque(userData!).takeUnretainedValue()
+    }
+}
+
+// MARK: nghttp2 callbacks. Each returns 0 (go on) or an nghttp2 error code; none calls back into nghttp2's
+// receive or send functions, and none runs user code that could close the connection.
+
+private let onBeginHeaders: nghttp2_on_begin_headers_callback = { _, frame, userData in
+    guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
+        frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST
+    else { return 0 }
+    HTTP2ConnectionHandler.handler(userData).streamOpened(frame.pointee.hd.stream_id)
+    return 0
+}
+
+private let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
+    guard let frame, let name, let value else { return 0 }
+    let handler = HTTP2ConnectionHandler.handler(userData)
+    guard let stream = handler.streams[frame.pointee.hd.stream_id], stream.phase == .receiving else { return 0 }
+    // Counted as SETTINGS_MAX_HEADER_LIST_SIZE counts; past the limit nothing more is kept (an HPACK bomb's
+    // thousands of references to one large table entry cost a counter, not memory), and the stream gets 431.
+    stream.headerListBytes += nameLength + valueLength + 32
+    if stream.headerListBytes > handler.limits.maxHeaderListBytes {
+        stream.headersTooLarge = true
+        stream.headers = HTTP2Headers()
+        return 0
+    }
+    // Copied into Swift strings here: nghttp2's buffers are only valid during this call.
+    let fieldName = String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self)
+    let fieldValue = String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)
+    switch fieldName {
+    case ":method": stream.method = fieldValue
+    case ":path": stream.path = fieldValue
+    case ":authority": stream.authority = fieldValue
+    case ":scheme": break
+    case "content-length":
+        stream.declaredLength = Int(fieldValue)
+        stream.headers.append(lowercased: fieldName, fieldValue)
+    default: stream.headers.append(lowercased: fieldName, fieldValue)  // nghttp2 has checked names are lowercase
+    }
+    return 0
+}
+
+private let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, userData in
+    let handler = HTTP2ConnectionHandler.handler(userData)
+    guard let data, let stream = handler.streams[streamID], stream.phase == .receiving else { return 0 }
+    let limit = handler.limits.maxBodyBytes
+    let received = stream.body?.readableBytes ?? 0
+    guard received + length <= limit else {
+        handler.reject(streamID, stream, status: 413, "request body exceeds the limit of \(limit) bytes")
+        return 0
+    }
+    if stream.body == nil, let allocator = handler.context?.channel.allocator {
+        // Sized by the declared length, but at most 64 kB up front: a declaration alone reserves little memory.
+        let expected = Swift.max(stream.declaredLength ?? length, length)
+        stream.body = allocator.buffer(capacity: Swift.min(expected, 64 << 10))
+    }
+    // Copied out of nghttp2's receive buffer, which is only valid during this call.
+    stream.body?.writeBytes(UnsafeRawBufferPointer(start: data, count: length))
+    return 0
+}
+
+private let onFrame: nghttp2_on_frame_recv_callback = { _, frame, userData in
+    guard let frame else { return 0 }
+    let handler = HTTP2ConnectionHandler.handler(userData)
+    let (type, flags, streamID) = (frame.pointee.hd.type, frame.pointee.hd.flags, frame.pointee.hd.stream_id)
+    guard type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue),
+        let stream = handler.streams[streamID], stream.phase == .receiving
+    else { return 0 }
+    if type == UInt8(NGHTTP2_HEADERS.rawValue) {
+        let limits = handler.limits
+        if stream.headersTooLarge {
+            handler.reject(
+                streamID, stream, status: 431,
+                "request header fields exceed the limit of \(limits.maxHeaderListBytes) bytes")
+            return 0
+        }
+        if let declared = stream.declaredLength, declared > limits.maxBodyBytes {
+            // refused before reading a byte of it
+            handler.reject(
+                streamID, stream, status: 413, "request body exceeds the limit of \(limits.maxBodyBytes) bytes")
+            return 0
+        }
+    }
+    if flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 {
+        handler.dispatch(streamID, stream)
+    }
+    return 0
+}
+
+private let onStreamClose: nghttp2_on_stream_close_callback = { _, streamID, _, userData in
+    HTTP2ConnectionHandler.handler(userData).streamClosed(streamID)
+    return 0
+}

@@ -1,0 +1,293 @@
+import CNGHTTP2
+import Logging
+import NIOCore
+
+/// One HTTP/2 server connection: owns one nghttp2 server session, feeds it the bytes NIO reads, writes what it
+/// produces (once per read burst), and turns complete requests into handler calls.
+///
+/// Pointer lifetimes: the session's `user_data` is `self`, unretained. The pipeline retains this handler from
+/// `handlerAdded` to `handlerRemoved`; the session is created in `handlerAdded` and deleted in `teardown()`
+/// (`channelInactive` or `handlerRemoved`, whichever comes first), never while an nghttp2 call is on the stack.
+/// nghttp2 only calls back during `mem_recv` and `mem_send`, so every callback finds `self` alive.
+final class HTTP2ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    let configuration: HTTP2ConnectionConfiguration
+    let logger: Logger
+    /// The nghttp2 session (`nghttp2_session *`); `nil` before `handlerAdded` and after `teardown()`.
+    private(set) var session: OpaquePointer?
+    /// Open streams by id; entries are removed by nghttp2's stream-close callback or by `teardown()`.
+    var streams: [Int32: HTTP2StreamState] = [:]
+    private(set) var context: ChannelHandlerContext?
+    private var remoteAddress: SocketAddress?
+    /// Between `channelRead` and `channelReadComplete`: responses submitted then go out in one write and flush.
+    private var inReadBurst = false
+    /// nghttp2 calls on the stack (`mem_recv`, `mem_send`): a teardown requested meanwhile waits for them.
+    private var nghttp2Depth = 0
+    private var teardownPending = false
+    private var flushing = false
+    private var flushAgain = false
+    /// Write promises whose bytes nghttp2 has taken, succeeded after `mem_send` returns (never inside a callback).
+    var promisesToSucceed: [EventLoopPromise<Void>] = []
+    /// When the last stream closed (or the connection opened); the idle timer checks it.
+    private var idleSince = NIODeadline.now()
+    private var idleTimer: Scheduled<Void>?
+    private var shutdownDeadline: Scheduled<Void>?
+    private var goingAway = false
+
+    init(configuration: HTTP2ConnectionConfiguration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    // MARK: Channel events
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        remoteAddress = context.channel.remoteAddress
+        do {
+            session = try Self.makeSession(userData: Unmanaged.passUnretained(self).toOpaque(), limits: limits)
+        } catch {
+            logger.debug("nghttp2 session not created", metadata: ["http2.error": "\(error)"])
+            context.close(promise: nil)
+            return
+        }
+        scheduleIdleCheck(in: TimeAmount(limits.idleTimeout))
+        if context.channel.isActive { flushOutput() }  // our SETTINGS go first
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        flushOutput()
+        context.fireChannelActive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        teardown()
+        self.context = nil
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        teardown()
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let buffer = unwrapInboundIn(data)
+        guard let session else { return }
+        inReadBurst = true
+        nghttp2Depth += 1
+        // nghttp2 reads the bytes during the call only; what it keeps (bodies, headers) our callbacks copy out.
+        let consumed = buffer.withUnsafeReadableBytes { bytes in
+            nghttp2_session_mem_recv(session, bytes.bindMemory(to: UInt8.self).baseAddress, bytes.count)
+        }
+        nghttp2Depth -= 1
+        if teardownPending { return teardown() }
+        if consumed < 0 {
+            // Bad client preface, a flood nghttp2 detected, out of memory: nothing more can be read. Send what is
+            // queued (a GOAWAY, when nghttp2 wrote one), then close.
+            logger.debug("HTTP/2 connection failed", metadata: ["http2.error": "\(Self.errorText(Int32(consumed)))"])
+            inReadBurst = false
+            flushOutput()
+            context.close(promise: nil)
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        inReadBurst = false
+        flushOutput()
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable { flushOutput() }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let shutdown = event as? HTTP2CoreServer.GracefulShutdown {
+            goAway(closingBy: shutdown.deadline)
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        logger.debug("HTTP/2 connection error", metadata: ["http2.error": "\(error)"])
+        context.close(promise: nil)
+    }
+
+    // MARK: Output
+
+    /// Writes everything nghttp2 has queued (frames, and DATA as far as the peer's windows allow) and flushes once;
+    /// closes the connection when nghttp2 wants neither to read nor to write (GOAWAY exchanged, streams done).
+    func flushOutput() {
+        if flushing {
+            flushAgain = true
+            return
+        }
+        flushing = true
+        defer { flushing = false }
+        repeat {
+            flushAgain = false
+            writeQueuedFrames()
+            let promises = promisesToSucceed
+            promisesToSucceed.removeAll()
+            for promise in promises { promise.succeed() }
+        } while flushAgain
+        if let session, let context, nghttp2_session_want_read(session) == 0, nghttp2_session_want_write(session) == 0 {
+            context.close(promise: nil)
+        }
+    }
+
+    private func writeQueuedFrames() {
+        guard let context else { return }
+        var pending: ByteBuffer?
+        var wrote = false
+        while let session, context.channel.isWritable {
+            var frames: UnsafePointer<UInt8>?
+            nghttp2Depth += 1
+            let length = nghttp2_session_mem_send(session, &frames)
+            nghttp2Depth -= 1
+            if teardownPending { return teardown() }
+            if length < 0 {
+                logger.debug("HTTP/2 send failed", metadata: ["http2.error": "\(Self.errorText(Int32(length)))"])
+                context.close(promise: nil)
+                return
+            }
+            guard length > 0, let frames else { break }
+            // `frames` points into nghttp2's own buffer, valid only until the next nghttp2 call: copy it now.
+            var buffer = pending ?? context.channel.allocator.buffer(capacity: Swift.max(length, 16_384))
+            buffer.writeBytes(UnsafeRawBufferPointer(start: frames, count: length))
+            if buffer.readableBytes >= 65_536 {
+                context.write(wrapOutboundOut(buffer), promise: nil)
+                wrote = true
+                pending = nil
+            } else {
+                pending = buffer
+            }
+        }
+        if let pending {
+            context.write(wrapOutboundOut(pending), promise: nil)
+            wrote = true
+        }
+        if wrote { context.flush() }
+    }
+
+    /// Outside a read burst (an async answer, a streamed chunk) frames go out now; inside one, at its end.
+    func flushUnlessReading() {
+        if !inReadBurst { flushOutput() }
+    }
+
+    // MARK: Lifetime
+
+    /// Deletes the session and drops every stream: pending writes fail, close callbacks run (on a later tick).
+    private func teardown() {
+        if nghttp2Depth > 0 {
+            teardownPending = true
+            return
+        }
+        teardownPending = false
+        idleTimer?.cancel()
+        idleTimer = nil
+        shutdownDeadline?.cancel()
+        shutdownDeadline = nil
+        guard let session else { return }
+        self.session = nil
+        nghttp2_session_del(session)  // no callback runs from here on: user_data (self) is no longer used
+        let closed = streams
+        streams.removeAll()
+        for stream in closed.values { finish(stream) }
+    }
+
+    /// Fails a closed stream's pending writes and schedules its close callbacks.
+    func finish(_ stream: HTTP2StreamState) {
+        for (_, promise) in stream.writePromises { promise.fail(HTTP2CoreError.streamClosed) }
+        stream.writePromises.removeAll()
+        guard !stream.closeCallbacks.isEmpty, let context else { return }
+        let callbacks = stream.closeCallbacks
+        stream.closeCallbacks.removeAll()
+        context.eventLoop.execute { for callback in callbacks { callback() } }
+    }
+
+    /// Sends GOAWAY naming the last stream nghttp2 processed: streams up to it finish, later ones are refused; the
+    /// connection closes when the last one is done (`flushOutput`), or at `deadline` whatever the client does.
+    func goAway(closingBy deadline: NIODeadline) {
+        guard let session, let context, !goingAway else { return }
+        goingAway = true
+        let lastStream = nghttp2_session_get_last_proc_stream_id(session)
+        _ = nghttp2_submit_goaway(
+            session, UInt8(NGHTTP2_FLAG_NONE.rawValue), lastStream, NGHTTP2_NO_ERROR.rawValue, nil, 0)
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        shutdownDeadline = context.eventLoop.scheduleTask(deadline: deadline) {
+            bound.value.context?.close(promise: nil)
+        }
+        flushUnlessReading()
+    }
+
+    /// One timer per connection: when it fires after `idleTimeout` without an open stream, the connection goes away.
+    private func scheduleIdleCheck(in delay: TimeAmount) {
+        guard let context else { return }
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        idleTimer = context.eventLoop.scheduleTask(in: delay) { bound.value.checkIdle() }
+    }
+
+    private func checkIdle() {
+        idleTimer = nil
+        guard session != nil else { return }
+        let timeout = TimeAmount(limits.idleTimeout)
+        guard streams.isEmpty else { return scheduleIdleCheck(in: timeout) }
+        let idleFor = NIODeadline.now() - idleSince
+        if idleFor >= timeout {
+            goAway(closingBy: .now() + .seconds(1))
+        } else {
+            scheduleIdleCheck(in: timeout - idleFor)
+        }
+    }
+
+    var limits: HTTP2Limits { configuration.limits }
+
+    // MARK: Streams (called from the nghttp2 callbacks)
+
+    func streamOpened(_ id: Int32) {
+        streams[id] = HTTP2StreamState()
+    }
+
+    func streamClosed(_ id: Int32) {
+        guard let stream = streams.removeValue(forKey: id) else { return }
+        finish(stream)
+        if streams.isEmpty { idleSince = .now() }
+    }
+
+    /// Hands a complete request to the handler and carries out its reply.
+    func dispatch(_ id: Int32, _ stream: HTTP2StreamState) {
+        guard let context else { return }
+        stream.phase = .handling
+        let request = HTTP2Request(
+            method: stream.method ?? "", path: stream.path ?? "", authority: stream.authority, headers: stream.headers,
+            body: stream.body ?? ByteBuffer(), remoteAddress: remoteAddress, httpVersion: 2)
+        stream.headers = HTTP2Headers()  // the request owns them now: an open stream keeps only its small state
+        stream.body = nil
+        let responder = HTTP2Responder(target: self, stream: id, eventLoop: context.eventLoop)
+        switch configuration.handler(request, responder) {
+        case .response(let response):
+            respond(stream: id, with: response)
+        case .async(let work):
+            let task = Task { responder.respond(await work()) }
+            stream.closeCallbacks.append { task.cancel() }
+        case .deferred:
+            break
+        }
+    }
+
+    /// Answers a request the core refuses itself (too large); the rest of it is discarded as it arrives.
+    func reject(_ id: Int32, _ stream: HTTP2StreamState, status: Int, _ message: String) {
+        stream.phase = .handling
+        stream.headers = HTTP2Headers()
+        stream.body = nil
+        respond(stream: id, with: configuration.rejection(status, message))
+    }
+
+    static func errorText(_ code: Int32) -> String {
+        String(cString: nghttp2_strerror(code))
+    }
+}

@@ -1,0 +1,23 @@
+/// Per-connection limits the core enforces (and advertises in its SETTINGS frame).
+public struct HTTP2Limits: Sendable, Hashable {
+    /// Largest request body; a larger one (declared by `content-length` or received) is answered with `413`.
+    public var maxBodyBytes: Int = 1 << 20
+    /// Largest decoded header list (names + values + 32 bytes each, as RFC 9113 counts it), advertised as
+    /// SETTINGS_MAX_HEADER_LIST_SIZE; a larger one is answered with `431` and its fields are not kept.
+    public var maxHeaderListBytes: Int = 16 << 10
+    /// Most streams a client may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS); more are refused.
+    public var maxConcurrentStreams: Int = 100
+    /// A connection with no open stream for this long is sent GOAWAY and closed.
+    public var idleTimeout: Duration = .seconds(120)
+    /// A TLS connection that has not finished its handshake (ALPN included) after this long is closed.
+    public var handshakeTimeout: Duration = .seconds(10)
+    /// RST_STREAM frames a client may send in a burst, and per second after it, before the connection is torn down
+    /// (the rapid-reset attack, CVE-2023-44487).
+    public var streamResetBurst: Int = 1000
+    /// See ``streamResetBurst``.
+    public var streamResetsPerSecond: Int = 33
+
+    /// The defaults: 1 MiB bodies, 16 KiB header lists, 100 concurrent streams, 120 s idle timeout, 10 s TLS
+    /// handshake timeout.
+    public init() {}
+}

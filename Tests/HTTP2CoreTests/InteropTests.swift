@@ -1,0 +1,96 @@
+import DevelopmentPKI
+import Foundation
+import HTTP2Core
+import NIOSSL
+import Testing
+
+/// Independent peers speak to the core: curl (h2c, TLS ALPN h2, HTTP/1.1 fallback), Python's `h2`, h2load.
+@Suite("HTTP/2 core interop")
+struct InteropTests {
+    @Test("curl with prior knowledge gets the handler's answer over cleartext HTTP/2, body and headers intact")
+    func curlPriorKnowledge() async throws {
+        let server = try await TestServer()
+        let result = try await Subprocess.curl([
+            "--http2-prior-knowledge", "-D", "-", "-H", "content-type: application/json", "--data-binary",
+            #"{"jsonrpc":"2.0"}"#, "\(server.url)/echo",
+        ])
+        await server.shutdown()
+        #expect(result.status == 200)
+        #expect(result.version == "2")
+        #expect(result.body.contains("x-method: POST"))
+        #expect(result.body.contains("content-type: application/json"))
+        #expect(result.body.contains("content-length: 17"))
+        #expect(result.body.hasSuffix(#"{"jsonrpc":"2.0"}"#))
+    }
+
+    @Test("a 204 carries no body and no content-length")
+    func noContent() async throws {
+        let server = try await TestServer()
+        let result = try await Subprocess.curl(["--http2-prior-knowledge", "-D", "-", "\(server.url)/empty"])
+        await server.shutdown()
+        #expect(result.status == 204)
+        #expect(!result.body.contains("content-length"))
+    }
+
+    @Test("over TLS, ALPN picks h2, and a client offering only HTTP/1.1 gets the same handler")
+    func tlsAndHTTP1Fallback() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("h2core-pki-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try await TestServer(tls: try Self.serverTLS(in: directory))
+        let base = "https://localhost:\(server.port)"
+        let trust = ["--cacert", directory + "/ca.pem"]
+        let h2 = try await Subprocess.curl(trust + ["--http2", "\(base)/hello"])
+        let h1 = try await Subprocess.curl(trust + ["--http1.1", "\(base)/hello"])
+        let h1Async = try await Subprocess.curl(trust + ["--http1.1", "\(base)/async"])
+        let h1Stream = try await Subprocess.curl(trust + ["--http1.1", "\(base)/events"])
+        await server.shutdown()
+        #expect(h2.status == 200 && h2.version == "2" && h2.body == "hello over HTTP/2")
+        #expect(h1.status == 200 && h1.version == "1.1" && h1.body == "hello over HTTP/1")
+        #expect(h1Async.body == "answered after a suspension")
+        #expect(h1Stream.exit == 0 && h1Stream.body == "event 0\nevent 1\nevent 2\n")
+    }
+
+    @Test("a TLS client that never finishes its handshake is disconnected after the handshake timeout")
+    func tlsHandshakeTimeout() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("h2core-pki-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var limits = HTTP2Limits()
+        limits.handshakeTimeout = .milliseconds(500)
+        let server = try await TestServer(tls: try Self.serverTLS(in: directory), limits: limits)
+        let result = try await Subprocess.peer("silent", port: server.port)
+        await server.shutdown()
+        #expect(result["closed"] as? Bool == true)
+    }
+
+    @Test("Python h2: 20 concurrent streams each get a 300 kB response, larger than the initial window")
+    func concurrentStreamsAndFlowControl() async throws {
+        let server = try await TestServer()
+        let result = try await Subprocess.peer("concurrent", port: server.port, ["20", "300000"])
+        await server.shutdown()
+        #expect(result["completed"] as? Int == 20)
+        #expect(result["sizes"] as? [Int] == [300_000])
+        #expect(result["statuses"] as? [Int] == [200])
+    }
+
+    @Test("h2load: 2,000 POSTs over 4 connections, 32 streams each, none failed")
+    func h2load() async throws {
+        let server = try await TestServer()
+        let body = FileManager.default.temporaryDirectory.appendingPathComponent("h2load-\(UUID()).json")
+        try Data(#"{"jsonrpc":"2.0","method":"store.get","id":1}"#.utf8).write(to: body)
+        defer { try? FileManager.default.removeItem(at: body) }
+        let result = try await Subprocess.run(
+            "/usr/bin/h2load", ["-n", "2000", "-c", "4", "-m", "32", "-d", body.path, "\(server.url)/echo"])
+        await server.shutdown()
+        #expect(result.status == 0)
+        #expect(result.output.contains("2000 succeeded, 0 failed, 0 errored"))
+    }
+
+    /// A development CA (`ca.pem`) and a server certificate for the loopback names, written into `directory`.
+    private static func serverTLS(in directory: String) throws -> TLSConfiguration {
+        let pki = DevelopmentCertificates(certificatesDirectory: directory, caKeyDirectory: directory + "/ca-key")
+        _ = try pki.ensure([.init(name: "server", hosts: SubjectHost.loopback)])
+        return TLSConfiguration.makeServerConfiguration(
+            certificateChain: try NIOSSLCertificate.fromPEMFile(pki.certificatePath("server")).map { .certificate($0) },
+            privateKey: .privateKey(try NIOSSLPrivateKey(file: pki.keyPath("server"), format: .pem)))
+    }
+}

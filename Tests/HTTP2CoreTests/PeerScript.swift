@@ -1,0 +1,172 @@
+/// The Python peer the tests drive: an `h2` client for concurrency, flow control, resets and GOAWAY, and a raw
+/// socket that sends hostile frame sequences. Each mode prints one JSON object.
+let peerScript = #"""
+    import json, socket, struct, sys, time
+    import h2.config, h2.connection, h2.events
+    from hpack import Decoder
+
+    mode, port = sys.argv[1], int(sys.argv[2])
+    PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+
+    def frame(kind, flags, stream, payload=b""):
+        return struct.pack(">I", len(payload))[1:] + bytes([kind, flags]) + struct.pack(">I", stream) + payload
+
+    def get_block(path=b"/hello"):
+        # :method GET, :scheme http (static table), :path and :authority as literals without indexing
+        return b"\x82\x86\x04" + bytes([len(path)]) + path + b"\x01\x09localhost"
+
+    def literal_length(n):
+        """An HPACK string length (7-bit prefix integer, no Huffman)."""
+        if n < 127:
+            return bytes([n])
+        out, n = [127], n - 127
+        while n >= 128:
+            out.append(n & 0x7F | 0x80)
+            n >>= 7
+        return bytes(out + [n])
+
+    def read_frames(sock, seconds):
+        """Frames until the peer closes or `seconds` pass: (frames, closed)."""
+        sock.settimeout(0.2)
+        data, deadline, closed = b"", time.time() + seconds, False
+        while time.time() < deadline:
+            try:
+                chunk = sock.recv(65536)
+            except socket.timeout:
+                continue
+            except OSError:
+                closed = True
+                break
+            if not chunk:
+                closed = True
+                break
+            data += chunk
+        frames = []
+        while len(data) >= 9:
+            length = int.from_bytes(data[:3], "big")
+            if len(data) < 9 + length:
+                break
+            frames.append((data[3], data[4], int.from_bytes(data[5:9], "big") & 0x7FFFFFFF, data[9:9 + length]))
+            data = data[9 + length:]
+        return frames, closed
+
+    def summary(frames, closed):
+        out = {"closed": closed, "statuses": {}, "resets": [], "goaway": None, "goaway_last_stream": None, "bodies": {}}
+        decoder = Decoder()
+        for kind, flags, stream, payload in frames:
+            if kind == 1:
+                headers = dict((k.decode() if isinstance(k, bytes) else k, v) for k, v in decoder.decode(payload, raw=True))
+                out["statuses"][str(stream)] = int(headers[":status"])
+            elif kind == 3:
+                out["resets"].append([stream, struct.unpack(">I", payload[:4])[0]])
+            elif kind == 0:
+                out["bodies"][str(stream)] = out["bodies"].get(str(stream), "") + payload.decode(errors="replace")
+            elif kind == 7:
+                out["goaway_last_stream"] = struct.unpack(">I", payload[:4])[0] & 0x7FFFFFFF
+                out["goaway"] = struct.unpack(">I", payload[4:8])[0]
+        return out
+
+    def raw(payload, seconds=2.0):
+        sock = socket.create_connection(("127.0.0.1", port))
+        try:
+            sock.sendall(payload)
+        except OSError:
+            pass
+        return summary(*read_frames(sock, seconds))
+
+    def client():
+        sock = socket.create_connection(("127.0.0.1", port))
+        conn = h2.connection.H2Connection(config=h2.config.H2Configuration(client_side=True, header_encoding="utf-8"))
+        conn.initiate_connection()
+        sock.sendall(conn.data_to_send())
+        return sock, conn
+
+    def request(conn, path, method="GET"):
+        stream = conn.get_next_available_stream_id()
+        conn.send_headers(stream, [(":method", method), (":path", path), (":scheme", "http"),
+                                   (":authority", "localhost")], end_stream=True)
+        return stream
+
+    def pump(sock, conn, until, seconds=20):
+        """Reads events until `until(state)` holds; state: statuses, bodies, ended streams, goaway."""
+        state = {"status": {}, "body": {}, "ended": set(), "goaway": None, "reset": set()}
+        deadline = time.time() + seconds
+        sock.settimeout(0.5)
+        while not until(state) and time.time() < deadline:
+            try:
+                data = sock.recv(65536)
+            except socket.timeout:
+                continue
+            if not data:
+                break
+            for event in conn.receive_data(data):
+                if isinstance(event, h2.events.ResponseReceived):
+                    state["status"][event.stream_id] = int(dict(event.headers)[":status"])
+                elif isinstance(event, h2.events.DataReceived):
+                    state["body"][event.stream_id] = state["body"].get(event.stream_id, b"") + event.data
+                    conn.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
+                elif isinstance(event, h2.events.StreamEnded):
+                    state["ended"].add(event.stream_id)
+                elif isinstance(event, h2.events.StreamReset):
+                    state["reset"].add(event.stream_id)
+                elif isinstance(event, h2.events.ConnectionTerminated):
+                    state["goaway"] = event.last_stream_id
+            sock.sendall(conn.data_to_send())
+        return state
+
+    if mode == "concurrent":
+        count, size = int(sys.argv[3]), int(sys.argv[4])
+        sock, conn = client()
+        streams = [request(conn, "/bytes?n=%d" % size) for _ in range(count)]
+        sock.sendall(conn.data_to_send())
+        state = pump(sock, conn, lambda s: all(x in s["ended"] for x in streams))
+        print(json.dumps({"completed": sum(1 for x in streams if x in state["ended"]),
+                          "sizes": sorted(set(len(state["body"].get(x, b"")) for x in streams)),
+                          "statuses": sorted(set(state["status"].get(x, 0) for x in streams))}))
+    elif mode == "reset":
+        sock, conn = client()
+        held = request(conn, "/hold")
+        sock.sendall(conn.data_to_send())
+        time.sleep(0.3)
+        conn.reset_stream(held)
+        after = request(conn, "/hello")
+        sock.sendall(conn.data_to_send())
+        state = pump(sock, conn, lambda s: after in s["ended"])
+        print(json.dumps({"held_answered": held in state["status"], "after_status": state["status"].get(after, 0)}))
+    elif mode == "goaway":
+        # raw frames: Python's h2 stops accepting frames once it has seen GOAWAY, as HTTP/2 allows it to
+        sock = socket.create_connection(("127.0.0.1", port))
+        sock.sendall(PREFACE + frame(4, 0, 0) + frame(1, 5, 1, get_block(b"/slow")))
+        print(json.dumps(summary(*read_frames(sock, 5))))
+    elif mode == "silent":
+        sock = socket.create_connection(("127.0.0.1", port))
+        print(json.dumps(summary(*read_frames(sock, 4))))
+    elif mode == "idle":
+        print(json.dumps(raw(PREFACE + frame(4, 0, 0), seconds=3)))
+    elif mode == "bad-preface":
+        print(json.dumps(raw(b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")))
+    elif mode == "truncated":
+        print(json.dumps(raw(PREFACE + frame(4, 0, 0) + frame(1, 5, 1, get_block())[:12])))
+    elif mode == "big-headers":
+        block = get_block() + b"\x00\x05x-big" + literal_length(20000) + b"v" * 20000
+        print(json.dumps(raw(PREFACE + frame(4, 0, 0) + frame(1, 1, 1, block[:16000]) + frame(9, 4, 1, block[16000:]))))
+    elif mode == "hpack-bomb":
+        # one 4,000-byte entry in the dynamic table, then 12,000 one-byte references to it: ~48 MB of decoded headers
+        # on three streams: the entry stays at index 62 (nothing else is added to the table)
+        entry = b"\x40\x01x\x7f\xa1\x1e" + b"a" * 4000
+        bombs = frame(1, 5, 1, get_block() + entry + b"\xbe" * 12000) \
+            + frame(1, 5, 3, get_block() + b"\xbe" * 12000) + frame(1, 5, 5, get_block() + b"\xbe" * 12000)
+        print(json.dumps(raw(PREFACE + frame(4, 0, 0) + bombs)))
+    elif mode == "settings-flood":
+        print(json.dumps(raw(PREFACE + frame(4, 0, 0) * 200000, seconds=5)))
+    elif mode == "rst-flood":
+        burst = b"".join(frame(1, 5, 2 * i + 1, get_block(b"/hold")) + frame(3, 0, 2 * i + 1, struct.pack(">I", 8))
+                         for i in range(3000))
+        print(json.dumps(raw(PREFACE + frame(4, 0, 0) + burst, seconds=5)))
+    elif mode == "too-many-streams":
+        held = b"".join(frame(1, 5, 2 * i + 1, get_block(b"/hold")) for i in range(150))
+        print(json.dumps(raw(PREFACE + frame(4, 0, 0) + held)))
+    elif mode == "window-overflow":
+        overflow = frame(8, 0, 0, struct.pack(">I", 0x7FFFFFFF))
+        print(json.dumps(raw(PREFACE + frame(4, 0, 0) + overflow)))
+    """#
