@@ -133,7 +133,8 @@ let package = Package(
         .target(
             name: "RPCServer",
             dependencies: [
-                "JSONRPC", "SharedModels", hummingbird, hummingbirdCore, hummingbirdHTTP2, nioCore, nioSSL, httpTypes,
+                "JSONRPC", "SharedModels", "HTTP2Core", hummingbird, hummingbirdCore, hummingbirdHTTP2, nioCore, nioSSL,
+                httpTypes,
                 nioHTTPTypes, serviceLifecycle, logging, metrics, prometheus, tracing,
             ],
             path: "Shared/RPCServer",
@@ -293,6 +294,15 @@ let package = Package(
                 dependencies: [
                     "HTTP2Client", "JSONRPC", "SharedModels", "TestSupport", hummingbird, hummingbirdCore,
                     hummingbirdHTTP2, httpTypes, nioCore, nioHTTP2, nioSSL, serviceLifecycle, logging, tracing,
+                ],
+                swiftSettings: swiftSettings
+            ),
+            // The services' RPC server on the HTTP/2 core, driven over real sockets by curl.
+            .testTarget(
+                name: "RPCServerTests",
+                dependencies: [
+                    "RPCServer", "HTTP2Core", "JSONRPC", "TestSupport", nioCore, serviceLifecycle, logging, metrics,
+                    tracing,
                 ],
                 swiftSettings: swiftSettings
             ),

@@ -46,16 +46,9 @@ public enum RPCServerBuilder {
         let router = ServiceRouter(context: RPCServerRequestContext.self)
         let maxBodyBytes = configuration.maxBodyBytes
         let addresses = ClientAddressResolver(trustedProxies: configuration.trustedProxies)
-        var dispatcher = dispatcher
+        let (dispatcher, rpcMetrics, tracing) = observe(
+            dispatcher, serviceName: serviceName, metrics: metrics, tracer: tracer)
         var services = services
-        var rpcMetrics: RPCMetrics? = nil
-        if metrics.registry != nil || !(metrics.factory is NOOPMetricsHandler) {
-            let recorder = RPCMetrics(service: serviceName, methods: dispatcher.methodNames, factory: metrics.factory)
-            dispatcher.observer = recorder
-            rpcMetrics = recorder
-        }
-        let tracing = tracing(tracer)
-        dispatcher.interceptor = tracing
         if let registry = metrics.registry {
             let endpoint = MetricsEndpoint(metrics: metrics, registry: registry)
             if let port = configuration.metricsPort {

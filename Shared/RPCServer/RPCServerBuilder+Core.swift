@@ -1,0 +1,74 @@
+import HTTP2Core
+import JSONRPC
+import Logging
+import Metrics
+import ServiceLifecycle
+import Tracing
+
+extension RPCServerBuilder {
+    /// Builds a service on the HTTP/2 core (libnghttp2): `POST /rpc`, `GET /health`, `GET /metrics` and `routes`, with
+    /// the same behaviour as ``buildApplication(serviceName:dispatcher:configuration:health:services:logger:metrics:tracer:addRoutes:onServerRunning:)``.
+    /// - Parameters:
+    ///   - routes: service-specific routes (e.g. push-dispatch's event stream), asked in order after the built-in ones.
+    ///   - beforeShutdown: runs on graceful shutdown as the listener sends GOAWAY, to end what would otherwise hold
+    ///     connections open until the shutdown timeout (e.g. event streams).
+    ///   - the rest: as for `buildApplication`.
+    public static func buildCoreApplication(
+        serviceName: String,
+        dispatcher: RPCDispatcher,
+        configuration: RPCServerConfiguration,
+        health: @escaping @Sendable () async -> [String: String],
+        services: [any Service] = [],
+        logger: Logger,
+        metrics: ServiceMetrics = .disabled,
+        tracer: (any Tracer)? = nil,
+        routes: [RPCServerRoute] = [],
+        beforeShutdown: @escaping @Sendable () async -> Void = {},
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) throws -> RPCCoreApplication {
+        let observed = observe(dispatcher, serviceName: serviceName, metrics: metrics, tracer: tracer)
+        var services = services
+        var metricsEndpoint: MetricsEndpoint? = nil
+        if let registry = metrics.registry {
+            let endpoint = MetricsEndpoint(metrics: metrics, registry: registry)
+            if let port = configuration.metricsPort {
+                // Prometheus scrapes over plain HTTP/1.1, which the core does not serve without TLS.
+                services.append(endpoint.listener(host: configuration.host, port: port, logger: logger))
+            } else {
+                metricsEndpoint = endpoint
+            }
+        }
+        let router = RPCRequestRouter(
+            serviceName: serviceName, dispatcher: observed.dispatcher, maxBodyBytes: configuration.maxBodyBytes,
+            addresses: ClientAddressResolver(trustedProxies: configuration.trustedProxies),
+            metrics: observed.metrics, tracing: observed.tracing, health: health, metricsEndpoint: metricsEndpoint,
+            routes: routes, logger: logger)
+        var limits = HTTP2Limits()
+        limits.maxBodyBytes = configuration.maxBodyBytes
+        limits.idleTimeout = configuration.idleTimeout
+        limits.handshakeTimeout = configuration.handshakeTimeout
+        let server = HTTP2CoreServer.Configuration(
+            host: configuration.host, port: configuration.port,
+            tls: try configuration.tls.map(makeTLSConfiguration), limits: limits,
+            rejection: { status, message in RPCRequestRouter.errorResponse(status: status, .invalidRequest(message)) })
+        return RPCCoreApplication(
+            server: server, handler: { request, responder in router.handle(request, responder) }, services: services,
+            shutdownTimeout: configuration.shutdownTimeout, beforeShutdown: beforeShutdown, logger: logger,
+            onServerRunning: onServerRunning)
+    }
+
+    /// `dispatcher` with its calls recorded in `metrics` (unless they record nothing) and traced by `tracer`.
+    static func observe(
+        _ dispatcher: RPCDispatcher, serviceName: String, metrics: ServiceMetrics, tracer: (any Tracer)?
+    ) -> (dispatcher: RPCDispatcher, metrics: RPCMetrics?, tracing: (any RPCServerTracing)?) {
+        var dispatcher = dispatcher
+        var recorder: RPCMetrics? = nil
+        if metrics.registry != nil || !(metrics.factory is NOOPMetricsHandler) {
+            recorder = RPCMetrics(service: serviceName, methods: dispatcher.methodNames, factory: metrics.factory)
+            dispatcher.observer = recorder
+        }
+        let tracing = tracing(tracer)
+        dispatcher.interceptor = tracing
+        return (dispatcher, recorder, tracing)
+    }
+}
