@@ -1,5 +1,4 @@
 import HTTP2Core
-import HTTPTypes
 import JSONRPC
 import Tracing
 
@@ -8,20 +7,12 @@ import Tracing
 /// param, id or payload.
 public protocol RPCServerTracing: RPCCallInterceptor {
     /// The trace context the request's headers carry; a missing or malformed header gives a context without one.
-    func context(from headers: HTTPFields) -> ServiceContext
-    /// The trace context a request on the HTTP/2 core carries, read the same way.
     func context(from headers: HTTP2Headers) -> ServiceContext
 }
 
 /// ``RPCServerTracing`` on a tracer.
 struct RPCServerSpans<T: Tracer>: RPCServerTracing {
     let tracer: T
-
-    func context(from headers: HTTPFields) -> ServiceContext {
-        var context = ServiceContext.topLevel
-        tracer.extract(headers, into: &context, using: HTTPFieldsExtractor())
-        return context
-    }
 
     func context(from headers: HTTP2Headers) -> ServiceContext {
         var context = ServiceContext.topLevel
@@ -58,15 +49,7 @@ extension RPCServerBuilder {
     }
 }
 
-/// Reads trace headers out of a request's fields (names are case-insensitive there).
-struct HTTPFieldsExtractor: Extractor {
-    func extract(key: String, from carrier: HTTPFields) -> String? {
-        guard let name = HTTPField.Name(key) else { return nil }
-        return carrier[name]
-    }
-}
-
-/// Reads trace headers out of a core request's fields (names are lowercase there; lookups ignore case).
+/// Reads trace headers out of a request's fields (names are lowercase there; lookups ignore case).
 struct HTTP2HeadersExtractor: Extractor {
     func extract(key: String, from carrier: HTTP2Headers) -> String? { carrier[key] }
 }

@@ -30,7 +30,7 @@ struct Slow: RPCMethod {
     static let name = "test.slow"
 }
 
-/// A service built by ``RPCServerBuilder/buildCoreApplication`` on port 0, running in its own service group.
+/// A service built by ``RPCServerBuilder/buildApplication`` on port 0, running in its own service group.
 struct CoreServerHarness {
     let port: Int
     let group: ServiceGroup
@@ -80,7 +80,7 @@ struct CoreServerHarness {
             return params.first ?? 0
         }
         let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let app = try RPCServerBuilder.buildCoreApplication(
+        let app = try RPCServerBuilder.buildApplication(
             serviceName: "test-service", dispatcher: dispatcher, configuration: configuration, health: health,
             logger: .quiet, metrics: metrics, tracer: tracer, routes: routes,
             onServerRunning: { continuation.yield($0) })

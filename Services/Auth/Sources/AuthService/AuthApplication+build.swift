@@ -29,7 +29,7 @@ public func buildAuthApplication(
         configuration: configuration,
         database: try database ?? AuthDatabase.open(configuration, logger: logger, metrics: metrics.factory),
         logger: logger, metrics: metrics.factory)
-    return try RPCServerBuilder.buildCoreApplication(
+    return try RPCServerBuilder.buildApplication(
         serviceName: "auth",
         dispatcher: components.dispatcher,
         configuration: configuration.server,

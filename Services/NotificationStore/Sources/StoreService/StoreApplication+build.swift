@@ -25,7 +25,7 @@ public func buildStoreApplication(
     let metrics = metrics ?? .serving(configuration.server)
     let components = try StoreComponents.make(
         configuration: configuration, auth: auth, logger: logger, metrics: metrics.factory)
-    return try RPCServerBuilder.buildCoreApplication(
+    return try RPCServerBuilder.buildApplication(
         serviceName: "notification-store",
         dispatcher: components.dispatcher,
         configuration: configuration.server,

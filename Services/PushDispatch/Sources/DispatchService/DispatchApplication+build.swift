@@ -47,7 +47,7 @@ public func buildDispatchApplication(
     metrics: ServiceMetrics = .disabled,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) throws -> RPCCoreApplication {
-    try RPCServerBuilder.buildCoreApplication(
+    try RPCServerBuilder.buildApplication(
         serviceName: "push-dispatch",
         dispatcher: components.dispatcher,
         configuration: configuration.server,
