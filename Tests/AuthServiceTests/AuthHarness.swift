@@ -108,20 +108,6 @@ struct AuthHarness {
     }
 }
 
-/// A fresh directory under the system temporary directory, removed by `remove()`.
-struct TemporaryDirectory {
-    let path: String
-
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("auth-tests-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func file(_ name: String) -> String { path + "/" + name }
-
-    func remove() { try? FileManager.default.removeItem(atPath: path) }
-}
-
 /// The JSON header of a JWT.
 struct TokenHeader: Decodable {
     var alg: String

@@ -5,6 +5,7 @@ import Logging
 import ServiceLifecycle
 import SharedModels
 import Synchronization
+import TestSupport
 import Testing
 
 @Suite("The delivery worker: concurrency, wake-ups, privacy, shutdown")
