@@ -92,7 +92,7 @@ struct DeliveryWorkerTests {
         _ = try await harness.registerDevice(user: "alice", platform: .apns, token: "c5c5")
         let sent = try await harness.send(to: "alice").notificationId
         let deliveries = CountingDeliveries(SQLDeliveryRepository(database: harness.components.database))
-        let doorbell = DeliveryDoorbell()
+        let doorbell = WakeUpSignal()
         let worker = DeliveryWorker(
             provider: provider, deliveries: deliveries, doorbell: doorbell,
             configuration: .fast(idle: .seconds(60)), now: { harness.clock.now }, logger: .quiet)
@@ -103,7 +103,7 @@ struct DeliveryWorkerTests {
             #expect(deliveries.claims == claimsAfterAttempt)
             #expect(provider.jobs.count == 1)
 
-            doorbell.ring()
+            doorbell.wake()
             #expect(await eventually { deliveries.claims == claimsAfterAttempt + 1 })
             try await Task.sleep(for: .milliseconds(200))
             #expect(deliveries.claims == claimsAfterAttempt + 1)

@@ -95,7 +95,7 @@ public struct DispatchComponents: Sendable {
         let hub = DirectHub(maxStreamsPerDevice: configuration.maxStreamsPerDevice)
         let workers = remoteProviders.map { provider in
             DeliveryWorker(
-                provider: provider, deliveries: deliveryRepository, doorbell: DeliveryDoorbell(),
+                provider: provider, deliveries: deliveryRepository, doorbell: WakeUpSignal(),
                 configuration: configuration.delivery, now: now, logger: logger, metrics: dispatchMetrics,
                 tracing: tracing)
         }
