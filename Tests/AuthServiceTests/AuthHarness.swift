@@ -47,7 +47,9 @@ struct AuthHarness {
         postgres: PostgresServiceDatabase? = nil, passwordThreadPool: NIOThreadPool = .singleton,
         logger: Logger = AuthHarness.logger, metrics: any MetricsFactory = NOOPMetricsHandler.instance
     ) async throws -> AuthHarness {
-        let database = try postgres.map(AuthDatabase.postgres) ?? AuthDatabase.open(configuration, logger: logger)
+        let database =
+            try postgres.map(ServiceDatabase.postgres)
+            ?? ServiceDatabase.open(configuration, schema: AuthMigrations.schema, logger: logger)
         let components = try await AuthComponents.make(
             configuration: configuration, database: database, logger: logger, passwordThreadPool: passwordThreadPool,
             now: { clock.now }, metrics: metrics)

@@ -91,7 +91,7 @@ struct DeliveryWorkerTests {
         let harness = try await DispatchHarness.remote([provider])
         _ = try await harness.registerDevice(user: "alice", platform: .apns, token: "c5c5")
         let sent = try await harness.send(to: "alice").notificationId
-        let deliveries = CountingDeliveries(SQLDeliveryRepository(database: harness.components.database))
+        let deliveries = CountingDeliveries(SQLDeliveryRepository(database: harness.components.database.sql))
         let doorbell = WakeUpSignal()
         let worker = DeliveryWorker(
             provider: provider, deliveries: deliveries, doorbell: doorbell,

@@ -17,8 +17,7 @@ struct DispatchRepositoryTests {
     ) async throws {
         switch backend {
         case .sqlite:
-            let database = SQLiteSQLDatabase(
-                try SQLiteDatabase.open(path: nil, migrator: DispatchMigrations.all.sqliteMigrator))
+            let database = try ServiceDatabase.sqlite(path: nil, migrations: DispatchMigrations.all).sql
             try await body(SQLDeviceRepository(database: database), SQLDeliveryRepository(database: database))
         case .postgres:
             try await TestPostgres.withDatabase(

@@ -10,7 +10,10 @@ public struct SQLiteSQLDatabase: SQLDatabase {
 
     /// - Parameter writer: a database opened with ``SQLiteDatabase/open(path:migrator:synchronous:)``, which allows the
     ///   transactions ``transaction(_:)`` keeps open across its body's awaits.
-    public init(_ writer: any DatabaseWriter) {
+    ///
+    /// Not public: the value holds the lock that keeps transactions apart, so there must be one per writer.
+    /// ``ServiceDatabase`` makes it, with the writer, and everything else shares that one.
+    init(_ writer: any DatabaseWriter) {
         self.writer = writer
     }
 

@@ -11,12 +11,12 @@ import Tracing
 /// tokens in the background; `GET /metrics` serves `metrics` (a registry of its own by default); `tracer` traces
 /// every call (`nil`: tracing off).
 /// Throws `ConfigurationError` when the configuration must not start.
-/// - Parameter database: auth's database, running (``AuthDatabase/services`` run first); `nil` opens the SQLite
+/// - Parameter database: auth's database, running (``ServiceDatabase/services`` run first); `nil` opens the SQLite
 ///   database `configuration` names (a PostgreSQL one must be given, running: `auth-service` runs it first).
 public func buildAuthApplication(
     configuration: AuthConfiguration,
     logger: Logger,
-    database: AuthDatabase? = nil,
+    database: ServiceDatabase? = nil,
     metrics: ServiceMetrics = .prometheus(),
     tracer: (any Tracer)? = nil,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
@@ -25,7 +25,8 @@ public func buildAuthApplication(
         throw ConfigurationError("auth on PostgreSQL (SECUREPUSH_DATABASE_URL) needs its database running first")
     }
     let components = try await AuthComponents.make(
-        configuration: configuration, database: try database ?? AuthDatabase.open(configuration, logger: logger),
+        configuration: configuration,
+        database: try database ?? ServiceDatabase.open(configuration, schema: AuthMigrations.schema, logger: logger),
         logger: logger, metrics: metrics.factory)
     return try RPCServerBuilder.buildApplication(
         serviceName: "auth",

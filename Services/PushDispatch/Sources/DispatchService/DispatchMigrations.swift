@@ -68,6 +68,9 @@ public enum DispatchMigrations {
         SQLMigration("v5 device public key", ["ALTER TABLE device ADD COLUMN public_key TEXT"]),
     ]
 
+    /// The service's schema: `dispatch` on PostgreSQL, built by ``all``.
+    public static let schema = ServiceSchema(service: "push-dispatch", postgresSchema: "dispatch", migrations: all)
+
     /// The channel push-dispatch replicas tell each other about new jobs on (`d:<device id>`, `p:<platform>`).
     public static let wakeChannel = "securepush_dispatch_wake"
 
