@@ -1,10 +1,39 @@
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import DispatchService
 
 @Suite("WakeUpSignal")
 struct WakeUpSignalTests {
+    /// How a wait under test ended: with its value, or not within the limit (a wait that never ends: a leaked
+    /// continuation). Keeps a broken signal from hanging the test run.
+    enum Bounded<Value: Equatable & Sendable>: Equatable {
+        case returned(Value)
+        case stillWaiting
+    }
+
+    final class Box<Value: Sendable>: Sendable {
+        let value = Mutex<Value?>(nil)
+    }
+
+    static func bounded<Value: Equatable & Sendable>(
+        _ limit: Duration = .seconds(10), _ body: @escaping @Sendable () async -> Value
+    ) async -> Bounded<Value> {
+        let box = Box<Value>()
+        let task = Task {
+            let value = await body()
+            box.value.withLock { $0 = value }
+        }
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if let value = box.value.withLock({ $0 }) { return .returned(value) }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        task.cancel()
+        return .stillWaiting
+    }
+
     @Test("a wake before the wait is not lost, and several wakes coalesce into one")
     func wakesAreKeptAndCoalesced() async {
         let signal = WakeUpSignal()
@@ -16,19 +45,19 @@ struct WakeUpSignalTests {
         #expect(await signal.wait() == .woken(keepalive: false))
         signal.wake()
         signal.wake()
-        #expect(await signal.wait(upTo: .seconds(10)) == .woken(keepalive: false))
-        #expect(await signal.wait(upTo: .milliseconds(20)) == nil)
+        #expect(await Self.bounded { await signal.wait(upTo: .seconds(10)) } == .returned(.woken(keepalive: false)))
+        #expect(await Self.bounded { await signal.wait(upTo: .milliseconds(20)) } == .returned(nil))
     }
 
     @Test("close ends a waiting stream and every later wait")
     func closeEndsWaiting() async {
         let signal = WakeUpSignal()
-        async let waited = signal.wait()
-        async let timed = signal.wait(upTo: .seconds(60))
+        let waiting = Task { await signal.wait() }
+        let timed = Task { await signal.wait(upTo: .seconds(60)) }
         try? await Task.sleep(for: .milliseconds(20))
         signal.close()
-        #expect(await waited == .closed)
-        #expect(await timed == .closed)
+        #expect(await Self.bounded { await waiting.value } == .returned(.closed))
+        #expect(await Self.bounded { await timed.value } == .returned(.closed))
         signal.wake()
         #expect(await signal.wait() == .closed)
         #expect(await signal.wait(upTo: .seconds(60)) == .closed)
@@ -39,10 +68,8 @@ struct WakeUpSignalTests {
         let signal = WakeUpSignal()
         let waiting = Task { await signal.wait() }
         try? await Task.sleep(for: .milliseconds(20))
-        let cancelled = ContinuousClock.now
         waiting.cancel()
-        #expect(await waiting.value == .closed)
-        #expect(ContinuousClock.now - cancelled < .seconds(5))
+        #expect(await Self.bounded(.seconds(5)) { await waiting.value } == .returned(.closed))
         #expect(signal.isClosed)
     }
 
@@ -51,21 +78,21 @@ struct WakeUpSignalTests {
         let signal = WakeUpSignal()
         let others = (0..<20).map { _ in Task { await signal.wait() } }
         let cancelled = Task { await signal.wait() }
-        try? await Task.sleep(for: .milliseconds(20))
+        #expect(await eventually { signal.waitingCount == 21 })
         cancelled.cancel()
-        #expect(await cancelled.value == .closed)
-        for other in others { #expect(await other.value == .closed) }
+        #expect(await Self.bounded { await cancelled.value } == .returned(.closed))
+        for other in others { #expect(await Self.bounded { await other.value } == .returned(.closed)) }
     }
 
     @Test("a timed wait returns nil when its time passes and leaves the signal usable")
     func timeoutLeavesSignalUsable() async {
         let signal = WakeUpSignal()
         let started = ContinuousClock.now
-        #expect(await signal.wait(upTo: .milliseconds(50)) == nil)
+        #expect(await Self.bounded { await signal.wait(upTo: .milliseconds(50)) } == .returned(nil))
         #expect(ContinuousClock.now - started >= .milliseconds(50))
         #expect(!signal.isClosed)
         signal.wake()
-        #expect(await signal.wait(upTo: .seconds(10)) == .woken(keepalive: false))
+        #expect(await Self.bounded { await signal.wait(upTo: .seconds(10)) } == .returned(.woken(keepalive: false)))
     }
 
     @Test("cancelling a timed wait ends it promptly and leaves the signal usable")
@@ -73,61 +100,64 @@ struct WakeUpSignalTests {
         let signal = WakeUpSignal()
         let waiting = Task { await signal.wait(upTo: .seconds(60)) }
         try? await Task.sleep(for: .milliseconds(20))
-        let cancelled = ContinuousClock.now
         waiting.cancel()
-        #expect(await waiting.value == nil)
-        #expect(ContinuousClock.now - cancelled < .seconds(5))
+        #expect(await Self.bounded(.seconds(5)) { await waiting.value } == .returned(nil))
         #expect(!signal.isClosed)
         signal.wake()
-        #expect(await signal.wait(upTo: .seconds(10)) == .woken(keepalive: false))
+        #expect(await Self.bounded { await signal.wait(upTo: .seconds(10)) } == .returned(.woken(keepalive: false)))
     }
 
     @Test("a wake reaches every task waiting at that moment")
     func wakeReachesEveryWaiter() async {
         let signal = WakeUpSignal()
         let waiting = (0..<10).map { _ in Task { await signal.wait(upTo: .seconds(60)) } }
-        try? await Task.sleep(for: .milliseconds(50))
+        #expect(await eventually { signal.waitingCount == 10 })
         signal.wake()
-        for waiter in waiting { #expect(await waiter.value == .woken(keepalive: false)) }
+        for waiter in waiting {
+            #expect(await Self.bounded { await waiter.value } == .returned(.woken(keepalive: false)))
+        }
     }
 
     @Test("many waiters, wakes, timeouts and cancellations at once: every wait ends, none is resumed twice")
     func manyAtOnce() async {
-        // A continuation resumed twice traps (the test process dies); one leaked never ends its wait, so `finished`
-        // stays short of the number of waiters and the bounded loop below reports it.
+        // A continuation resumed twice traps (the test process dies); one leaked never ends its wait, so not every
+        // waiter finishes within the bound.
         let signal = WakeUpSignal()
         let waiters = 40
         let rounds = 50
-        let finished = Mutex(0)
-        let run = Task {
+        let finished = await Self.bounded(.seconds(30)) {
             await withTaskGroup(of: Bool.self) { group in
                 for index in 0..<waiters {
                     group.addTask {
                         for round in 0..<rounds {
                             let waiting = Task { await signal.wait(upTo: .milliseconds(1 + (index + round) % 3)) }
-                            if (index + round) % 2 == 0 { waiting.cancel() }
+                            switch (index + round) % 3 {
+                            case 0: waiting.cancel()  // before or as it starts waiting
+                            case 1:
+                                await Task.yield()
+                                waiting.cancel()  // while it waits, or as a wake or its time ends it
+                            default: break  // woken, or its time runs out
+                            }
                             _ = await waiting.value
                         }
                         return true
                     }
                 }
                 group.addTask {
-                    for round in 0..<(waiters * rounds) {
+                    // Spaced out, and over before the waiters are: waits also time out and are cancelled while
+                    // nothing is posted, so a waiter left behind would never be resumed.
+                    for _ in 0..<(rounds / 2) {
                         signal.wake()
-                        if round % 8 == 0 { await Task.yield() }
+                        try? await Task.sleep(for: .milliseconds(1))
                     }
                     return false
                 }
-                for await isWaiter in group where isWaiter { finished.withLock { $0 += 1 } }
+                var finished = 0
+                for await isWaiter in group where isWaiter { finished += 1 }
+                return finished
             }
         }
-        var allEnded = false
-        for _ in 0..<1_500 where !allEnded {
-            allEnded = finished.withLock { $0 } == waiters
-            if !allEnded { try? await Task.sleep(for: .milliseconds(20)) }
-        }
-        #expect(allEnded, "\(finished.withLock { $0 }) of \(waiters) waiters ended")
-        if allEnded { await run.value } else { run.cancel() }
+        #expect(finished == .returned(waiters))
         #expect(!signal.isClosed)
     }
 }

@@ -61,6 +61,9 @@ public final class WakeUpSignal: Sendable {
     /// Whether `close()` was called.
     public var isClosed: Bool { state.withLock { $0.closed } }
 
+    /// How many tasks are waiting now (tests, diagnostics).
+    var waitingCount: Int { state.withLock { $0.waiters.count } }
+
     /// Waits for the next wake, tick or close. Cancelling the waiting task closes the signal and returns `.closed`.
     public func wait() async -> Event {
         await next(closingOnCancel: true) ?? .closed
