@@ -19,22 +19,33 @@ struct PrivateFileTests {
         try String(contentsOfFile: path, encoding: .utf8)
     }
 
-    /// Whether a writer thread is still writing.
-    final class Progress: Sendable {
-        private let running = Mutex(true)
-        var isRunning: Bool { running.withLock { $0 } }
-        func finish() { running.withLock { $0 = false } }
-    }
+    /// A writer and an observer on threads of their own (not the few that test tasks share, which a busy loop would
+    /// hold, and which a loaded machine may not give the observer before the writer is done): the writer starts once
+    /// the observer watches, and the observer watches until the writer is done.
+    final class Race: Sendable {
+        private let state = Mutex((observing: false, writing: true))
+        var isWriting: Bool { state.withLock { $0.writing } }
 
-    /// Runs `body` on a thread of its own (not one of the few that test tasks share, which a busy loop would hold)
-    /// and returns once it has finished; `progress` says when that is.
-    static func onThread(_ progress: Progress, _ body: @escaping @Sendable () throws -> Void) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            Thread {
-                let result = Result { try body() }
-                progress.finish()
-                continuation.resume(with: result)
-            }.start()
+        /// Runs `write` and `observe` at once; returns what `observe` returned.
+        func run<T: Sendable>(
+            write: @escaping @Sendable () throws -> Void, observe: @escaping @Sendable (Race) -> T
+        ) async throws -> T {
+            async let observed = Self.onThread {
+                self.state.withLock { $0.observing = true }
+                return observe(self)
+            }
+            try await Self.onThread {
+                defer { self.state.withLock { $0.writing = false } }
+                for _ in 0..<5_000 where !self.state.withLock({ $0.observing }) { usleep(1_000) }
+                try write()
+            }
+            return try await observed
+        }
+
+        private static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                Thread { continuation.resume(with: Result { try body() }) }.start()
+            }
         }
     }
 
@@ -67,22 +78,21 @@ struct PrivateFileTests {
         defer { directory.remove() }
         let path = directory.file("secret")
         let contents = Data(repeating: 0x61, count: 1 << 20)
-        let progress = Progress()
-        async let written: Void = Self.onThread(progress) {
+        let (seen, readableByOthers) = try await Race().run {
             for _ in 0..<100 { try PrivateFile.write(contents, to: path) }
-        }
-        var seen = 0
-        var readableByOthers: [String] = []
-        while progress.isRunning {
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] {
-                var status = stat()
-                guard lstat(directory.file(name), &status) == 0 else { continue }
-                seen += 1
-                if status.st_mode & 0o077 != 0 { readableByOthers.append(name) }
+        } observe: { race in
+            var seen = 0
+            var readableByOthers: [String] = []
+            while race.isWriting {
+                for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] {
+                    var status = stat()
+                    guard lstat(directory.file(name), &status) == 0 else { continue }
+                    seen += 1
+                    if status.st_mode & 0o077 != 0 { readableByOthers.append(name) }
+                }
             }
-            await Task.yield()
+            return (seen, readableByOthers)
         }
-        try await written
         #expect(seen > 0)
         #expect(readableByOthers.isEmpty)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["secret"])
@@ -96,19 +106,18 @@ struct PrivateFileTests {
         let old = String(repeating: "o", count: 256 * 1024)
         let new = String(repeating: "n", count: 256 * 1024)
         try PrivateFile.write(Data(old.utf8), to: path)
-        let progress = Progress()
-        async let written: Void = Self.onThread(progress) {
+        let (reads, torn) = try await Race().run {
             for round in 0..<60 { try PrivateFile.write(Data((round % 2 == 0 ? new : old).utf8), to: path) }
+        } observe: { race in
+            var reads = 0
+            var torn = 0
+            while race.isWriting {
+                let text = (try? Self.read(path)) ?? "missing"
+                reads += 1
+                if text != old && text != new { torn += 1 }
+            }
+            return (reads, torn)
         }
-        var reads = 0
-        var torn = 0
-        while progress.isRunning {
-            let text = (try? Self.read(path)) ?? "missing"
-            reads += 1
-            if text != old && text != new { torn += 1 }
-            await Task.yield()
-        }
-        try await written
         #expect(reads > 0)
         #expect(torn == 0)
         #expect(try Self.read(path) == old)
