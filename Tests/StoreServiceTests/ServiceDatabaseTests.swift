@@ -29,16 +29,18 @@ struct ServiceDatabaseTests {
 
     @Test("with a URL: a PostgreSQL pool in the service's schema, to run first among the service's lifecycle services")
     func postgres() throws {
+        let directory = try TemporaryDirectory(prefix: "service-database")
+        defer { directory.remove() }
+        let path = directory.file("never-created.sqlite")
         let url = try PostgresURL("postgres://securepush@127.0.0.1:1/securepush")
         let database = try ServiceDatabase.open(
-            StoreConfiguration(databasePath: "/nonexistent/never-created.sqlite", postgresURL: url),
-            schema: StoreMigrations.schema, logger: .quiet)
+            StoreConfiguration(databasePath: path, postgresURL: url), schema: StoreMigrations.schema, logger: .quiet)
         let postgres = try #require(database.postgres)
         #expect(database.sqlite == nil)
         #expect(postgres.serviceName == "notification-store")
         #expect(postgres.schema == "store")
         #expect(database.services.count == 1)
-        #expect(!FileManager.default.fileExists(atPath: "/nonexistent/never-created.sqlite"))
+        #expect(!FileManager.default.fileExists(atPath: path))
     }
 
     @Test(
