@@ -5,6 +5,7 @@ import Logging
 import ServiceLifecycle
 import SharedModels
 import Synchronization
+import TestSupport
 import Testing
 
 @Suite("The delivery worker: concurrency, wake-ups, privacy, shutdown")
@@ -91,8 +92,8 @@ struct DeliveryWorkerTests {
         let harness = try await DispatchHarness.remote([provider])
         _ = try await harness.registerDevice(user: "alice", platform: .apns, token: "c5c5")
         let sent = try await harness.send(to: "alice").notificationId
-        let deliveries = CountingDeliveries(SQLDeliveryRepository(database: harness.components.database))
-        let doorbell = DeliveryDoorbell()
+        let deliveries = CountingDeliveries(SQLDeliveryRepository(database: harness.components.database.sql))
+        let doorbell = WakeUpSignal()
         let worker = DeliveryWorker(
             provider: provider, deliveries: deliveries, doorbell: doorbell,
             configuration: .fast(idle: .seconds(60)), now: { harness.clock.now }, logger: .quiet)
@@ -103,7 +104,7 @@ struct DeliveryWorkerTests {
             #expect(deliveries.claims == claimsAfterAttempt)
             #expect(provider.jobs.count == 1)
 
-            doorbell.ring()
+            doorbell.wake()
             #expect(await eventually { deliveries.claims == claimsAfterAttempt + 1 })
             try await Task.sleep(for: .milliseconds(200))
             #expect(deliveries.claims == claimsAfterAttempt + 1)

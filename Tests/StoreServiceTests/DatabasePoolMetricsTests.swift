@@ -19,9 +19,10 @@ struct DatabasePoolMetricsTests {
         case .sqlite:
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pool-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: directory) }
-            let writer = try SQLiteDatabase.open(
-                path: directory.appendingPathComponent("probe.sqlite").path, migrator: Self.migrations.sqliteMigrator)
-            try await body(SQLiteSQLDatabase(writer, metrics: metrics))
+            let database = try ServiceDatabase.sqlite(
+                path: directory.appendingPathComponent("probe.sqlite").path, migrations: Self.migrations,
+                metrics: metrics)
+            try await body(database.sql)
         case .postgres:
             try await TestPostgres.withDatabase(
                 serviceName: "pool-probe", migrations: Self.migrations.postgres,

@@ -77,7 +77,7 @@ struct DirectEventStream: Sendable {
 
     /// Writes pending jobs now and after every wake-up; a keepalive tick touches no database, it only writes the
     /// keepalive comment (and ends the stream once its token has expired).
-    private func pump(_ signal: WakeSignal, writer: inout any ResponseBodyWriter) async throws {
+    private func pump(_ signal: WakeUpSignal, writer: inout any ResponseBodyWriter) async throws {
         // Once more after subscribing: an unregister or a move between the route's check and the subscription closed
         // no stream of ours, and no later wake-up would tell us.
         guard try await isStillOwned() else { return }
