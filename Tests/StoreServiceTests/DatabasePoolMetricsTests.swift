@@ -66,7 +66,7 @@ struct DatabasePoolMetricsTests {
                     return try await transaction.execute("INSERT INTO probe (id) VALUES (?)", ["first"])
                 }
             }
-            #expect(await entered.wait())
+            #expect(await entered.wait(timeout: .seconds(30)), "a pool of one gives its connection (slow under load)")
             #expect(inUse.lastValue == 1)
             #expect(waiting.lastValue == 0)
 
