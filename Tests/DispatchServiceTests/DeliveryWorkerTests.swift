@@ -54,9 +54,10 @@ struct DeliveryWorkerTests {
         #expect(job.deviceToken == "0a1b2c3d")
         #expect(job.status == .queued)
         #expect(job.attempts == 0)
-        // An hour after the send was accepted (milliseconds stored): between the clock before and after the call.
-        #expect(job.expiresAt.timeIntervalSince(before) >= 3_600 - 0.001)
-        #expect(job.expiresAt.timeIntervalSince(after) <= 3_600 + 0.001)
+        // About an hour after the send was accepted (the store's clock, not this one): within 2 s of an hour after
+        // the clock before the call and after it (a loaded machine may take seconds over the call).
+        #expect(job.expiresAt.timeIntervalSince(before) > 3_600 - 2)
+        #expect(job.expiresAt.timeIntervalSince(after) < 3_600 + 2)
         #expect(job.apnsMode == nil)
         #expect(job.traceParent == nil)
         // `traceParent` is W3C trace context only (ids of a trace and a span), never anything of the notification;
