@@ -128,6 +128,9 @@ let package = Package(
         .target(
             name: "SealedPush", dependencies: ["SharedModels", crypto], path: "Shared/Sealing",
             swiftSettings: swiftSettings),
+        // Files that hold secrets, written private and atomically: one writer for the CLI, the SDK, the store's key file
+        // and the development PKI. Its own target because the SDK and DevelopmentPKI share no other of ours.
+        .target(name: "PrivateFiles", path: "Shared/PrivateFiles", swiftSettings: swiftSettings),
         .target(
             name: "RPCServer",
             dependencies: [
@@ -174,7 +177,7 @@ let package = Package(
             testDependencies: [grdb, postgresNIO, jwtKit, crypto, nioPosix])
         + service(
             "StoreService", executable: "store-service", directory: "NotificationStore",
-            dependencies: [serviceLifecycle, "SealedPush", crypto],
+            dependencies: [serviceLifecycle, "SealedPush", "PrivateFiles", crypto],
             testDependencies: [grdb, jwtKit, serviceLifecycle, "SealedPush", crypto, "DevelopmentPKI"])
         + service(
             "DispatchService", executable: "dispatch-service", directory: "PushDispatch",
@@ -197,7 +200,7 @@ let package = Package(
             // MARK: Development PKI — the CA and certificates `securepush certs` writes (compose, tests).
             .target(
                 name: "DevelopmentPKI",
-                dependencies: [x509, asn1, crypto],
+                dependencies: ["PrivateFiles", x509, asn1, crypto],
                 path: "Services/DevelopmentPKI",
                 swiftSettings: swiftSettings
             ),
@@ -205,7 +208,9 @@ let package = Package(
             // MARK: Device client — SDK and CLI.
             .target(
                 name: "SecurePushClient",
-                dependencies: ["JSONRPC", "SharedModels", "SealedPush", "HTTP2Client", nioCore, crypto, logging],
+                dependencies: [
+                    "JSONRPC", "SharedModels", "SealedPush", "HTTP2Client", "PrivateFiles", nioCore, crypto, logging,
+                ],
                 path: "Clients/SecurePushClient",
                 swiftSettings: swiftSettings
             ),
@@ -213,7 +218,7 @@ let package = Package(
                 name: "securepush",
                 dependencies: [
                     "SecurePushClient", "SecurePushStack", "AuthService", "ServiceCore", "SharedModels",
-                    "DevelopmentPKI", "HTTP2Client",
+                    "DevelopmentPKI", "HTTP2Client", "PrivateFiles",
                     argumentParser,
                     serviceLifecycle, logging,
                 ],
@@ -276,6 +281,8 @@ let package = Package(
             .testTarget(
                 name: "SecurePushClientTests", dependencies: ["SecurePushClient", "SealedPush", "SharedModels"],
                 swiftSettings: swiftSettings),
+            .testTarget(
+                name: "PrivateFilesTests", dependencies: ["PrivateFiles", "TestSupport"], swiftSettings: swiftSettings),
             .testTarget(
                 name: "SealedPushTests", dependencies: ["SealedPush", "SharedModels", crypto],
                 swiftSettings: swiftSettings),

@@ -19,11 +19,11 @@ enum DeviceSeeder {
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
         let path = URL(fileURLWithPath: dataDirectory).appendingPathComponent("dispatch.sqlite").path
         let repository = SQLDeviceRepository(
-            database: SQLiteSQLDatabase(
-                try SQLiteDatabase.open(path: path, migrator: DispatchMigrations.all.sqliteMigrator)))
+            database: try ServiceDatabase.sqlite(path: path, migrations: DispatchMigrations.all).sql)
         let accounts = SQLAuthRepository(
-            database: try AuthDatabase.sqlite(path: AuthConfiguration.databasePath(inDataDirectory: authDataDirectory))
-                .sql)
+            database: try ServiceDatabase.sqlite(
+                path: AuthConfiguration.databasePath(inDataDirectory: authDataDirectory), migrations: AuthMigrations.all
+            ).sql)
         let passwordHash = try await PasswordHasher(cost: 10).hash("bench-user-password")
         var seeded: [SeededUser] = []
         seeded.reserveCapacity(users)

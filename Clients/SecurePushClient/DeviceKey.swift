@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PrivateFiles
 import SealedPush
 import SharedModels
 
@@ -18,29 +19,26 @@ public struct DeviceKey: Sendable {
         privateKey = try P256.KeyAgreement.PrivateKey(rawRepresentation: rawRepresentation)
     }
 
-    /// The key kept in `path`, or a new one written there (mode 0600, created exclusively) when there is none.
+    /// The key kept in `path`, or a new one written there when there is none (directory created 0700, file 0600 from
+    /// its creation, never replacing a file: when another process wrote one first, that key is used).
+    /// - Throws: ``SecurePushClientError`` when the file holds no usable key, `PrivateFileError` when it cannot be
+    ///   written.
     public static func loadOrCreate(path: String) throws -> DeviceKey {
-        if let data = FileManager.default.contents(atPath: path) {
-            guard let text = String(data: data, encoding: .utf8),
-                let raw = Data(strictBase64URL: text.trimmingCharacters(in: .whitespacesAndNewlines))
-            else { throw SecurePushClientError.unreadableDeviceKey(path: path) }
-            return try DeviceKey(rawRepresentation: raw)
-        }
+        if let existing = try load(path: path) { return existing }
         let key = DeviceKey()
-        let url = URL(fileURLWithPath: path)
-        try FileManager.default.createDirectory(
-            at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700])
-        // Created with 0600 before a byte is written, so the private key is never readable by others.
-        guard
-            FileManager.default.createFile(
-                atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+        let text = key.privateKey.rawRepresentation.base64URLEncodedString() + "\n"
+        if try PrivateFile.write(Data(text.utf8), to: path, existing: .keep) { return key }
+        guard let existing = try load(path: path) else { throw SecurePushClientError.unreadableDeviceKey(path: path) }
+        return existing
+    }
+
+    /// The key kept in `path`; `nil` when there is no file.
+    private static func load(path: String) throws -> DeviceKey? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        guard let text = String(data: data, encoding: .utf8),
+            let raw = Data(strictBase64URL: text.trimmingCharacters(in: .whitespacesAndNewlines))
         else { throw SecurePushClientError.unreadableDeviceKey(path: path) }
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
-        let handle = try FileHandle(forWritingTo: url)
-        defer { try? handle.close() }
-        try handle.write(contentsOf: Data((key.privateKey.rawRepresentation.base64URLEncodedString() + "\n").utf8))
-        return key
+        return try DeviceKey(rawRepresentation: raw)
     }
 
     /// The public key as `devices.register` takes it (`publicKey`).

@@ -58,7 +58,9 @@ struct StoreKeysCommand: AsyncParsableCommand {
             let newest = sealer.ring.current.id
             let report: PayloadReencryption.Report
             do {
-                report = try await ConfiguredStoreDatabase.with(configuration, logger: cliLogger()) { database in
+                let database = try ServiceDatabase.open(
+                    configuration, schema: StoreMigrations.schema, logger: cliLogger())
+                report = try await database.whileRunning { database in
                     try await PayloadReencryption(database: database, sealer: sealer, batchSize: batchSize).run()
                 }
             } catch {

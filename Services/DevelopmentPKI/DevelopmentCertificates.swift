@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PrivateFiles
 import X509
 
 #if canImport(Glibc)
@@ -70,8 +71,8 @@ public struct DevelopmentCertificates: Sendable {
                 throw DevelopmentPKIError("'\(request.name)' cannot name a certificate file")
             }
         }
-        try PrivateFiles.createDirectory(certificatesDirectory, permissions: 0o755)
-        try PrivateFiles.createDirectory(caKeyDirectory, permissions: 0o700)
+        try PrivateFile.createDirectory(certificatesDirectory, permissions: 0o755)
+        try PrivateFile.createDirectory(caKeyDirectory)
 
         let ca: DevelopmentCertificateAuthority
         let manager = FileManager.default
@@ -85,8 +86,8 @@ public struct DevelopmentCertificates: Sendable {
                 "\(caCertificatePath) exists but its key \(caKeyPath) does not: remove the certificates to start over")
         case (false, _):
             ca = try DevelopmentCertificateAuthority(commonName: "SecurePush Development CA", now: now)
-            try PrivateFiles.write(ca.privateKeyPEM, to: caKeyPath, permissions: 0o600)
-            try PrivateFiles.write(try ca.certificatePEM, to: caCertificatePath, permissions: 0o644)
+            try PrivateFile.write(Data(ca.privateKeyPEM.utf8), to: caKeyPath)
+            try PrivateFile.write(Data(try ca.certificatePEM.utf8), to: caCertificatePath, permissions: 0o644)
             report.issued.append("ca")
         }
 
@@ -98,9 +99,10 @@ public struct DevelopmentCertificates: Sendable {
             let key = P256.Signing.PrivateKey()
             let certificate = try ca.issueServerCertificate(
                 hosts: request.hosts, publicKey: Certificate.PublicKey(key.publicKey), now: now)
-            try PrivateFiles.write(key.pemRepresentation, to: keyPath(request.name), permissions: 0o600)
-            try PrivateFiles.write(
-                try certificate.serializeAsPEM().pemString, to: certificatePath(request.name), permissions: 0o644)
+            try PrivateFile.write(Data(key.pemRepresentation.utf8), to: keyPath(request.name))
+            try PrivateFile.write(
+                Data(try certificate.serializeAsPEM().pemString.utf8), to: certificatePath(request.name),
+                permissions: 0o644)
             report.issued.append(request.name)
         }
         return report

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PrivateFiles
 
 /// The secrets a containerised deployment needs, generated once into a directory (mode 0700, files 0600) so that no
 /// published default ever guards a running system: the backend client's secret, push-dispatch's client secret and
@@ -32,7 +33,7 @@ public struct DevelopmentSecrets: Sendable {
 
     /// Generates every missing secret; returns the files generated and the files kept.
     public func ensure() throws -> (generated: [File], kept: [File]) {
-        try PrivateFiles.createDirectory(directory, permissions: 0o700)
+        try PrivateFile.createDirectory(directory)
         var generated: [File] = []
         var kept: [File] = []
         for file in File.allCases {
@@ -40,8 +41,12 @@ public struct DevelopmentSecrets: Sendable {
                 kept.append(file)
                 continue
             }
-            try PrivateFiles.write(Self.generate(file), to: path(file), permissions: 0o600)
-            generated.append(file)
+            // Created only if absent: a secret another process wrote meanwhile is kept, never replaced.
+            if try PrivateFile.write(Data(Self.generate(file).utf8), to: path(file), existing: .keep) {
+                generated.append(file)
+            } else {
+                kept.append(file)
+            }
         }
         return (generated, kept)
     }

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import SecurePushClient
 import SharedModels
+import TestSupport
 import Testing
 
 @Suite("sealed notifications through the APNs mock")

@@ -51,15 +51,6 @@ func withProvider<T>(
     }
 }
 
-/// Waits (at most about 10 s, polling: generous for a loaded 2-core machine) until `condition` holds; returns whether it did.
-func eventually(_ condition: () -> Bool) async -> Bool {
-    for _ in 0..<500 {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return condition()
-}
-
 /// The JSON object of a JWT segment (header or claims).
 func jwtSegment(_ jwt: String, _ index: Int) throws -> [String: Any] {
     let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)

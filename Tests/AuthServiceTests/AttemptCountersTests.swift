@@ -22,7 +22,8 @@ struct AttemptCountersTests {
         case .memory:
             try await body(InMemoryAttemptCounters())
         case .sqlite:
-            try await body(SQLAttemptCounters(database: try AuthDatabase.sqlite(path: nil).sql))
+            try await body(
+                SQLAttemptCounters(database: try ServiceDatabase.sqlite(path: nil, migrations: AuthMigrations.all).sql))
         case .postgres:
             try await TestPostgres.withDatabase(serviceName: "auth", migrations: AuthMigrations.all.postgres) {
                 try await body(SQLAttemptCounters(database: PostgresSQLDatabase($0)))

@@ -47,7 +47,9 @@ struct AuthHarness {
         postgres: PostgresServiceDatabase? = nil, passwordThreadPool: NIOThreadPool = .singleton,
         logger: Logger = AuthHarness.logger, metrics: any MetricsFactory = NOOPMetricsHandler.instance
     ) async throws -> AuthHarness {
-        let database = try postgres.map(AuthDatabase.postgres) ?? AuthDatabase.open(configuration, logger: logger)
+        let database =
+            try postgres.map(ServiceDatabase.postgres)
+            ?? ServiceDatabase.open(configuration, schema: AuthMigrations.schema, logger: logger)
         let components = try await AuthComponents.make(
             configuration: configuration, database: database, logger: logger, passwordThreadPool: passwordThreadPool,
             now: { clock.now }, metrics: metrics)
@@ -106,20 +108,6 @@ struct AuthHarness {
     func refresh(_ token: String) async throws -> Auth.TokenGrant {
         try await rpc.call(Auth.Refresh.self, .init(refreshToken: token))
     }
-}
-
-/// A fresh directory under the system temporary directory, removed by `remove()`.
-struct TemporaryDirectory {
-    let path: String
-
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("auth-tests-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func file(_ name: String) -> String { path + "/" + name }
-
-    func remove() { try? FileManager.default.removeItem(atPath: path) }
 }
 
 /// The JSON header of a JWT.

@@ -101,7 +101,7 @@ struct AuthMigrationTests {
                 }
             }
         }
-        let database = try AuthDatabase.sqlite(path: path)
+        let database = try ServiceDatabase.sqlite(path: path, migrations: AuthMigrations.all)
         try await Self.expectSameInstants(database.sql)
     }
 

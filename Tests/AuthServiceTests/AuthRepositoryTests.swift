@@ -14,7 +14,8 @@ struct AuthRepositoryTests {
     {
         switch backend {
         case .sqlite:
-            try await body(SQLAuthRepository(database: try AuthDatabase.sqlite(path: nil).sql))
+            try await body(
+                SQLAuthRepository(database: try ServiceDatabase.sqlite(path: nil, migrations: AuthMigrations.all).sql))
         case .postgres:
             try await TestPostgres.withDatabase(serviceName: "auth", migrations: AuthMigrations.all.postgres) {
                 try await body(SQLAuthRepository(database: PostgresSQLDatabase($0)))

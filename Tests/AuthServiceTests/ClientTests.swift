@@ -4,6 +4,7 @@ import GRDB
 import Logging
 import ServiceCore
 import SharedModels
+import TestSupport
 import Testing
 
 @Suite("Service clients")

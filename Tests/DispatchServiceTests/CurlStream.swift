@@ -104,13 +104,3 @@ func curlGet(_ url: String, token: String?, http2: Bool = true, extra: [String] 
     let result = try await Curl.run(arguments + [url])
     return (result.status, result.body)
 }
-
-/// Polls `condition` every 20 ms until it holds or `timeout` passes; returns whether it held.
-func eventually(timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return try await condition()
-}

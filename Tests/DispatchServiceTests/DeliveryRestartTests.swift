@@ -2,6 +2,7 @@ import DispatchService
 import Foundation
 import GRDB
 import SharedModels
+import TestSupport
 import Testing
 
 @Suite("Durable delivery across restarts and crashes")

@@ -1,6 +1,7 @@
 import DispatchService
 import Foundation
 import SharedModels
+import TestSupport
 import Testing
 
 @Suite("Retries: backoff with jitter, attempt bound, expiry")

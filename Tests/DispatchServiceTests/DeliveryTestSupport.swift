@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import Metrics
 import SharedModels
+import TestSupport
 
 extension DeliveryConfiguration {
     /// Settings for tests: a tiny, deterministic backoff (always the full ceiling: 10 ms, 20 ms, 40 ms, 40 ms…),

@@ -74,7 +74,7 @@ struct DeviceAPNsModeTests {
 
         let pending = try await harness.components.devices.pendingJobs(deviceID: quiet)
         #expect(pending.map(\.apnsMode) == ["background"])
-        let repository = SQLDeliveryRepository(database: harness.components.database)
+        let repository = SQLDeliveryRepository(database: harness.components.database.sql)
         let claimed = try await repository.claimDue(
             platform: .apns, owner: "test", now: Date().addingTimeInterval(1),
             leaseUntil: Date().addingTimeInterval(600), limit: 10)

@@ -170,7 +170,7 @@ struct DeviceRegistrationTests {
         let sent = try await harness.send(to: "alice")
         let job = try #require(try await harness.components.devices.pendingJobs(deviceID: device).first)
         // What a provider reports for a dead token (issue 3); recorded through the repository seam.
-        try await SQLDeliveryRepository(database: harness.components.database)
+        try await SQLDeliveryRepository(database: harness.components.database.sql)
             .record(.deactivate(reason: "Unregistered"), for: job, now: harness.clock.now)
 
         let listed = try await harness.client.call(

@@ -70,7 +70,7 @@ struct DispatchMetricsTests {
         _ = try await harness.send(to: "alice")
         // No worker runs: all four jobs wait.
         let now = harness.clock.now
-        let statistics = try await SQLDeliveryRepository(database: harness.components.database).queueStatistics(
+        let statistics = try await SQLDeliveryRepository(database: harness.components.database.sql).queueStatistics(
             now: now)
         #expect(statistics[.apns]?.depth == 4)
         // The harness clock runs (plus the hand-made 90 s): the first send was accepted just after `sentAt`.

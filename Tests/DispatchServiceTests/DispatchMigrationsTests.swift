@@ -45,11 +45,11 @@ struct DispatchMigrationsTests {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             let path = directory.appendingPathComponent("dispatch.sqlite").path
-            let previous = try SQLiteDatabase.open(path: path, migrator: Self.released(on: .sqlite).sqliteMigrator)
-            let registered = try await Self.registerDevice(SQLiteSQLDatabase(previous))
-            try previous.close()
-            let current = try SQLiteDatabase.open(path: path, migrator: DispatchMigrations.all.sqliteMigrator)
-            try await Self.expectUsable(SQLiteSQLDatabase(current), holding: registered)
+            let previous = try ServiceDatabase.sqlite(path: path, migrations: Self.released(on: .sqlite))
+            let registered = try await Self.registerDevice(previous.sql)
+            try previous.sqlite?.close()
+            let current = try ServiceDatabase.sqlite(path: path, migrations: DispatchMigrations.all)
+            try await Self.expectUsable(current.sql, holding: registered)
         case .postgres:
             let url = try TestPostgres.isolatedURL()
             let registered = try await TestPostgres.withDatabase(

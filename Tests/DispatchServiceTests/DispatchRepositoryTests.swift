@@ -24,8 +24,7 @@ struct DispatchRepositoryTests {
     func withDatabase(_ backend: TestDatabaseBackend, _ body: (any SQLDatabase) async throws -> Void) async throws {
         switch backend {
         case .sqlite:
-            try await body(
-                SQLiteSQLDatabase(try SQLiteDatabase.open(path: nil, migrator: DispatchMigrations.all.sqliteMigrator)))
+            try await body(try ServiceDatabase.sqlite(path: nil, migrations: DispatchMigrations.all).sql)
         case .postgres:
             try await TestPostgres.withDatabase(
                 serviceName: "push-dispatch", migrations: DispatchMigrations.all.postgres

@@ -110,7 +110,7 @@ struct EventStreamLifecycleTests {
         let harness = try await Self.harness()
         let device = try await harness.registerDevice(user: "alice")
         let alice = try await harness.signer.userToken("alice")
-        let deliveries = SQLDeliveryRepository(database: harness.components.database)
+        let deliveries = SQLDeliveryRepository(database: harness.components.database.sql)
         let sweep = DirectSweep(
             hub: harness.components.hub, deliveries: deliveries, revocations: nil, now: { harness.clock.now },
             logger: .quiet)

@@ -30,8 +30,8 @@ struct IdleStreamTests {
     func keepalivesTouchNoDatabase() async throws {
         let harness = try await DispatchHarness()
         let deviceID = try await harness.registerDevice(user: "alice")
-        let devices = CountingDevices(SQLDeviceRepository(database: harness.components.database))
-        let deliveries = CountingDeliveries(SQLDeliveryRepository(database: harness.components.database))
+        let devices = CountingDevices(SQLDeviceRepository(database: harness.components.database.sql))
+        let deliveries = CountingDeliveries(SQLDeliveryRepository(database: harness.components.database.sql))
         let hub = DirectHub()
         let stream = DirectEventStream(
             deviceID: deviceID, ownerID: "alice", expiresAt: nil, sessionID: nil, devices: devices,

@@ -23,8 +23,7 @@ struct PendingJobsQueryPlanTests {
 
     @Test("a device with a long acknowledged history gets exactly its unfinished job")
     func historyNotRead() async throws {
-        let database = SQLiteSQLDatabase(
-            try SQLiteDatabase.open(path: nil, migrator: DispatchMigrations.all.sqliteMigrator))
+        let database = try ServiceDatabase.sqlite(path: nil, migrations: DispatchMigrations.all).sql
         let devices = SQLDeviceRepository(database: database)
         let deliveries = SQLDeliveryRepository(database: database)
         let start = Date(timeIntervalSince1970: 1_800_000_000)

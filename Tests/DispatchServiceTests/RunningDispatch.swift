@@ -4,6 +4,7 @@ import Logging
 import RPCServer
 import ServiceLifecycle
 import Synchronization
+import TestSupport
 import Testing
 
 /// push-dispatch served over a real socket (127.0.0.1, an ephemeral port, cleartext HTTP/2) around a harness's

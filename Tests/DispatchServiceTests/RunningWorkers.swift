@@ -2,6 +2,7 @@ import DispatchService
 import Foundation
 import Logging
 import ServiceLifecycle
+import TestSupport
 import Testing
 
 /// Runs delivery workers in a `ServiceGroup`, as the application does, for the duration of `body`, then shuts them
@@ -22,19 +23,7 @@ enum RunningWorkers {
     }
 }
 
-/// A fresh directory for a test's on-disk database, removed by `remove()`.
-struct TemporaryDirectory {
-    let path: String
-
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("dispatch-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
+extension TemporaryDirectory {
     /// The database file inside.
     var databasePath: String { path + "/dispatch.sqlite" }
-
-    func remove() {
-        try? FileManager.default.removeItem(atPath: path)
-    }
 }

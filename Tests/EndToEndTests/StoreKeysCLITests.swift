@@ -21,7 +21,8 @@ struct StoreKeysCLITests {
         let configuration = try StoreConfiguration(environment: environment)
         let keyPath = try #require(configuration.storeKeys.path)
         // A row from before encryption at rest, and one under the key generated at first start.
-        let legacy = try await ConfiguredStoreDatabase.with(configuration, logger: logger) { database in
+        let database = try ServiceDatabase.open(configuration, schema: StoreMigrations.schema, logger: logger)
+        let legacy = try await database.whileRunning { database in
             let store = NotificationStore(
                 repository: SQLNotificationRepository(database: database, sealer: IdentityPayloadSealer()),
                 logger: logger)

@@ -32,7 +32,7 @@ struct ResponseTests {
     func streamingResponse() async throws {
         let server = try await TestServer()
         let result = try await Subprocess.curl([
-            "--http2-prior-knowledge", "-N", "--max-time", "5", "\(server.url)/events",
+            "--http2-prior-knowledge", "-N", "\(server.url)/events",
         ])
         await server.shutdown()
         #expect(result.exit == 0, "the response must end (curl exit 28: it did not)")

@@ -19,9 +19,10 @@ struct DatabasePoolMetricsTests {
         case .sqlite:
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pool-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: directory) }
-            let writer = try SQLiteDatabase.open(
-                path: directory.appendingPathComponent("probe.sqlite").path, migrator: Self.migrations.sqliteMigrator)
-            try await body(SQLiteSQLDatabase(writer, metrics: metrics))
+            let database = try ServiceDatabase.sqlite(
+                path: directory.appendingPathComponent("probe.sqlite").path, migrations: Self.migrations,
+                metrics: metrics)
+            try await body(database.sql)
         case .postgres:
             try await TestPostgres.withDatabase(
                 serviceName: "pool-probe", migrations: Self.migrations.postgres,
@@ -65,7 +66,7 @@ struct DatabasePoolMetricsTests {
                     return try await transaction.execute("INSERT INTO probe (id) VALUES (?)", ["first"])
                 }
             }
-            #expect(await entered.wait())
+            #expect(await entered.wait(timeout: .seconds(30)), "a pool of one gives its connection (slow under load)")
             #expect(inUse.lastValue == 1)
             #expect(waiting.lastValue == 0)
 

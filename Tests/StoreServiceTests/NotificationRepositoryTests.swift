@@ -17,8 +17,8 @@ struct NotificationRepositoryTests {
     ) async throws {
         switch backend {
         case .sqlite:
-            let database = try SQLiteDatabase.open(path: nil, migrator: StoreMigrations.all.sqliteMigrator)
-            try await body(SQLNotificationRepository(database: SQLiteSQLDatabase(database), sealer: sealer))
+            let database = try ServiceDatabase.sqlite(path: nil, migrations: StoreMigrations.all)
+            try await body(SQLNotificationRepository(database: database.sql, sealer: sealer))
         case .postgres:
             try await TestPostgres.withDatabase(
                 serviceName: "notification-store", migrations: StoreMigrations.all.postgres

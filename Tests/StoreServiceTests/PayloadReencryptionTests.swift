@@ -91,8 +91,7 @@ struct PayloadReencryptionTests {
     func withDatabase(_ backend: TestDatabaseBackend, _ body: (any SQLDatabase) async throws -> Void) async throws {
         switch backend {
         case .sqlite:
-            try await body(
-                SQLiteSQLDatabase(try SQLiteDatabase.open(path: nil, migrator: StoreMigrations.all.sqliteMigrator)))
+            try await body(try ServiceDatabase.sqlite(path: nil, migrations: StoreMigrations.all).sql)
         case .postgres:
             try await TestPostgres.withDatabase(
                 serviceName: "notification-store", migrations: StoreMigrations.all.postgres

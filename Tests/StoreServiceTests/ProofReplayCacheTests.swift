@@ -33,8 +33,7 @@ struct ProofReplayCacheTests {
 
     @Test("on SQLite's table: once per proof")
     func sqlite() async throws {
-        let database = SQLiteSQLDatabase(
-            try SQLiteDatabase.open(path: nil, migrator: StoreMigrations.all.sqliteMigrator))
+        let database = try ServiceDatabase.sqlite(path: nil, migrations: StoreMigrations.all).sql
         try await checkContract(SQLProofReplayCache(database: database), SQLProofReplayCache(database: database))
     }
 

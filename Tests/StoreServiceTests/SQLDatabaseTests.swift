@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import ServiceCore
 import TestSupport
 import Testing
@@ -13,16 +12,17 @@ struct SQLDatabaseTests {
     func withDatabase(_ backend: TestDatabaseBackend, _ body: (any SQLDatabase) async throws -> Void) async throws {
         switch backend {
         case .sqlite:
-            var migrator = DatabaseMigrator()
-            migrator.registerMigration("v1") { db in
-                try db.execute(sql: Self.schema.replacingOccurrences(of: "BYTEA", with: SQLDialect.sqlite.binaryType))
-            }
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sql-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: directory) }
             // A file, so that reads go to the pool's reader connections as in production.
-            let writer = try SQLiteDatabase.open(
-                path: directory.appendingPathComponent("probe.sqlite").path, migrator: migrator)
-            try await body(SQLiteSQLDatabase(writer))
+            let database = try ServiceDatabase.sqlite(
+                path: directory.appendingPathComponent("probe.sqlite").path,
+                migrations: [
+                    SQLMigration("v1") { dialect in
+                        [Self.schema.replacingOccurrences(of: "BYTEA", with: dialect.binaryType)]
+                    }
+                ])
+            try await body(database.sql)
         case .postgres:
             try await TestPostgres.withDatabase(
                 serviceName: "sql-probe", migrations: [PostgresMigration("v1", [Self.schema])]

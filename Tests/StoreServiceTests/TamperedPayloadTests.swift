@@ -8,8 +8,7 @@ import Testing
 struct TamperedPayloadTests {
     @Test("an altered row makes store.get fail with an error and the security event store.payload.unreadable")
     func alteredRow() async throws {
-        let database = SQLiteSQLDatabase(
-            try SQLiteDatabase.open(path: nil, migrator: StoreMigrations.all.sqliteMigrator))
+        let database = try ServiceDatabase.sqlite(path: nil, migrations: StoreMigrations.all).sql
         let log = RecordedLog()
         let store = NotificationStore(
             repository: SQLNotificationRepository(database: database, sealer: AESGCMPayloadSealer(ring: .generate())),

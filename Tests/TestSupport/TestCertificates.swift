@@ -21,7 +21,7 @@ public struct TestCertificates: Sendable {
 
     /// Generates a new CA and server certificate in a new temporary directory.
     public static func make() throws -> TestCertificates {
-        let directory = try makeTemporaryDirectory()
+        let directory = try TemporaryDirectory(prefix: "securepush-certs").path
         let ca = try DevelopmentCertificateAuthority(commonName: "SecurePush Test CA", validity: .seconds(7 * 86_400))
         let serverKey = P256.Signing.PrivateKey()
         let serverCertificate = try ca.issueServerCertificate(
@@ -44,7 +44,7 @@ public struct TestCertificates: Sendable {
     /// Generates a CA unrelated to any other and returns the path of its certificate (PEM) in a new temporary
     /// directory: a client trusting only it must refuse every ``TestCertificates`` server.
     public static func makeUnrelatedCA() throws -> String {
-        let directory = try makeTemporaryDirectory()
+        let directory = try TemporaryDirectory(prefix: "securepush-certs").path
         let ca = try DevelopmentCertificateAuthority(commonName: "Unrelated Test CA", validity: .seconds(7 * 86_400))
         let path = directory + "/unrelated-ca.pem"
         try write(ca.certificate.serializeAsPEM().pemString, to: path)
@@ -62,13 +62,6 @@ public struct TestCertificates: Sendable {
     /// Deletes the temporary directory.
     public func remove() {
         try? FileManager.default.removeItem(atPath: directory)
-    }
-
-    private static func makeTemporaryDirectory() throws -> String {
-        let path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("securepush-certs-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
     }
 
     private static func write(_ pem: String, to path: String) throws {

@@ -16,7 +16,10 @@ public struct SQLiteSQLDatabase: SQLDatabase {
     ///   - writer: a database opened with ``SQLiteDatabase/open(path:migrator:synchronous:)``, which allows the
     ///     transactions ``transaction(_:)`` keeps open across its body's awaits.
     ///   - metrics: where the connections in use and the calls waiting for one are recorded (the service's metrics).
-    public init(_ writer: any DatabaseWriter, metrics: any MetricsFactory = NOOPMetricsHandler.instance) {
+    ///
+    /// Not public: the value holds the lock that keeps transactions apart, so there must be one per writer.
+    /// ``ServiceDatabase`` makes it, with the writer, and everything else shares that one.
+    init(_ writer: any DatabaseWriter, metrics: any MetricsFactory = NOOPMetricsHandler.instance) {
         self.writer = writer
         pool = DatabasePoolMetrics.make(backend: .sqlite, factory: metrics)
     }

@@ -11,12 +11,12 @@ import Tracing
 /// `configuration.server.metricsEnabled` is false, `SECUREPUSH_METRICS=off`); `tracer` traces every call (`nil`:
 /// tracing off).
 /// Throws `ConfigurationError` when the configuration must not start.
-/// - Parameter database: auth's database, running (``AuthDatabase/services`` run first); `nil` opens the SQLite
+/// - Parameter database: auth's database, running (``ServiceDatabase/services`` run first); `nil` opens the SQLite
 ///   database `configuration` names (a PostgreSQL one must be given, running: `auth-service` runs it first).
 public func buildAuthApplication(
     configuration: AuthConfiguration,
     logger: Logger,
-    database: AuthDatabase? = nil,
+    database: ServiceDatabase? = nil,
     metrics: ServiceMetrics? = nil,
     tracer: (any Tracer)? = nil,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
@@ -27,7 +27,9 @@ public func buildAuthApplication(
     }
     let components = try await AuthComponents.make(
         configuration: configuration,
-        database: try database ?? AuthDatabase.open(configuration, logger: logger, metrics: metrics.factory),
+        database: try database
+            ?? ServiceDatabase.open(
+                configuration, schema: AuthMigrations.schema, logger: logger, metrics: metrics.factory),
         logger: logger, metrics: metrics.factory)
     return try RPCServerBuilder.buildApplication(
         serviceName: "auth",

@@ -13,7 +13,7 @@ public struct AuthComponents: Sendable {
     /// The configuration the components were built from.
     public let configuration: AuthConfiguration
     /// The database (SQLite, or PostgreSQL running as a lifecycle service before the components are made).
-    public let database: AuthDatabase
+    public let database: ServiceDatabase
     /// The domain service.
     public let service: AuthenticationService
     /// The JSON-RPC methods of `service`.
@@ -30,12 +30,12 @@ public struct AuthComponents: Sendable {
     /// Chooses the signing key, provisions the configured clients and builds the dispatcher, on `database`.
     ///
     /// Throws `ConfigurationError` for configurations that must not start (e.g. production without a signing key file).
-    /// - Parameter database: auth's database (``AuthDatabase/open(_:logger:)``); a PostgreSQL one must be running.
+    /// - Parameter database: auth's database (``ServiceDatabase/open(_:schema:logger:)``); a PostgreSQL one must be running.
     /// - Parameter now: the clock (tests move it).
     /// - Parameter metrics: where auth's metrics are recorded.
     public static func make(
         configuration: AuthConfiguration,
-        database: AuthDatabase,
+        database: ServiceDatabase,
         logger: Logger,
         passwordThreadPool: NIOThreadPool = .singleton,
         now: @escaping @Sendable () -> Date = Date.init,

@@ -6,7 +6,7 @@ import ServiceCore
 ///
 /// The memberwise initialiser has defaults for tests (ephemeral port, in-memory database);
 /// `init(environment:)` reads the `SECUREPUSH_*` variables.
-public struct AuthConfiguration: Sendable {
+public struct AuthConfiguration: ServiceDatabaseConfiguration, Sendable {
     /// Where to listen, TLS and request limits.
     public var server: RPCServerConfiguration
     /// The SQLite file; `nil` keeps everything in memory (tests).

@@ -10,6 +10,9 @@ public enum AuthMigrations {
     /// Every step, in order.
     public static let all: [SQLMigration] = [v1, v2, v3, v4]
 
+    /// The service's schema: `auth` on PostgreSQL, built by ``all``.
+    public static let schema = ServiceSchema(service: "auth", postgresSchema: "auth", migrations: all)
+
     static let v1 = SQLMigration("v1") { dialect in
         let time = dialect == .sqlite ? "DATETIME" : "TIMESTAMPTZ"
         let (byUser, byFamily, byExpiry) =

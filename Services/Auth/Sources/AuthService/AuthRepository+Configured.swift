@@ -8,7 +8,7 @@ public enum ConfiguredAuthRepository {
     public static func with<T: Sendable>(
         _ configuration: AuthConfiguration, logger: Logger, _ body: (any AuthRepository) async throws -> T
     ) async throws -> T {
-        let database = try AuthDatabase.open(configuration, logger: logger)
-        return try await database.whileRunning { try await body(SQLAuthRepository(database: database.sql)) }
+        let database = try ServiceDatabase.open(configuration, schema: AuthMigrations.schema, logger: logger)
+        return try await database.whileRunning { try await body(SQLAuthRepository(database: $0)) }
     }
 }

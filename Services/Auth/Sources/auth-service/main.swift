@@ -7,7 +7,8 @@ await ServiceRunner.main(name: "auth-service", label: "securepush.auth", service
     let configuration = try AuthConfiguration(environment: ServiceEnvironment())
     // One set of metrics for the database's pool and the service (none with SECUREPUSH_METRICS=off).
     let metrics = ServiceMetrics.serving(configuration.server)
-    let database = try AuthDatabase.open(configuration, logger: logger, metrics: metrics.factory)
+    let database = try ServiceDatabase.open(
+        configuration, schema: AuthMigrations.schema, logger: logger, metrics: metrics.factory)
     // The database first, so that it stops last; auth is built once it runs (it reads its signing keys from it).
     return ServiceRunner.Plan(
         services: database.services + [

@@ -9,10 +9,8 @@ import SharedModels
 /// Every piece of a running notification store except the HTTP server: what `buildStoreApplication` serves,
 /// and what tests drive directly through an `InProcessTransport`.
 public struct StoreComponents: Sendable {
-    /// The migrated SQLite database, when the store runs on SQLite.
-    public let sqlite: (any DatabaseWriter)?
-    /// The PostgreSQL database, when the store runs on PostgreSQL (`SECUREPUSH_DATABASE_URL`).
-    public let postgres: PostgresServiceDatabase?
+    /// The database (SQLite, or PostgreSQL whose pool is the first of `services`).
+    public let database: ServiceDatabase
     /// The domain logic.
     public let store: NotificationStore
     /// Verifies bearer tokens with auth's keys.
@@ -21,6 +19,11 @@ public struct StoreComponents: Sendable {
     public let dispatcher: RPCDispatcher
     /// Background work: the signing-key loader and the purge of expired notifications.
     public let services: [any Service]
+
+    /// The open SQLite database, when the store runs on SQLite.
+    public var sqlite: (any DatabaseWriter)? { database.sqlite }
+    /// The PostgreSQL database, when the store runs on PostgreSQL (`SECUREPUSH_DATABASE_URL`).
+    public var postgres: PostgresServiceDatabase? { database.postgres }
 
     /// Opens the database and wires everything together.
     /// - Parameters:
@@ -40,29 +43,12 @@ public struct StoreComponents: Sendable {
     ) throws -> StoreComponents {
         let storeMetrics = StoreMetrics(factory: metrics)
         let sealer = try sealer ?? configuration.storeKeys.makeSealer(logger: logger, now: now)
-        let sqlite: (any DatabaseWriter)?
-        let postgres: PostgresServiceDatabase?
-        let repository: any NotificationRepository
-        let replayCache: any ProofReplayCache
-        if let url = configuration.postgresURL {
-            sqlite = nil
-            let database = PostgresServiceDatabase(
-                url: url, serviceName: "notification-store", schema: "store", migrations: StoreMigrations.all.postgres,
-                logger: logger, metrics: metrics)
-            postgres = database
-            repository = SQLNotificationRepository(database: PostgresSQLDatabase(database), sealer: sealer)
-            // Replicas share one table, so a proof accepted by one is refused by every other.
-            replayCache = SQLProofReplayCache(database: PostgresSQLDatabase(database))
-        } else {
-            let database = try SQLiteDatabase.open(
-                path: configuration.databasePath, migrator: StoreMigrations.all.sqliteMigrator,
-                synchronous: configuration.sqliteSynchronous)
-            sqlite = database
-            postgres = nil
-            repository = SQLNotificationRepository(
-                database: SQLiteSQLDatabase(database, metrics: metrics), sealer: sealer)
-            replayCache = InMemoryProofReplayCache()
-        }
+        let database = try ServiceDatabase.open(
+            configuration, schema: StoreMigrations.schema, logger: logger, metrics: metrics)
+        let repository = SQLNotificationRepository(database: database.sql, sealer: sealer)
+        // Replicas share one table, so a proof accepted by one is refused by every other; one process keeps it in memory.
+        let replayCache: any ProofReplayCache =
+            database.postgres == nil ? InMemoryProofReplayCache() : SQLProofReplayCache(database: database.sql)
         let verifier = AccessTokenVerifier(logger: logger) {
             try await auth.call(Auth.Keys.self, Empty()).keys
         }
@@ -80,15 +66,14 @@ public struct StoreComponents: Sendable {
         )
         // The database comes first so that graceful shutdown stops it last.
         let services: [any Service] =
-            (postgres.map { [$0] } ?? []) + [
+            database.services + [
                 SigningKeyLoader(verifier: verifier, logger: logger),
                 PeriodicService(name: "store.purge", interval: configuration.purgeInterval, logger: logger) {
                     try await store.purgeExpired()
                 },
             ]
         return StoreComponents(
-            sqlite: sqlite,
-            postgres: postgres,
+            database: database,
             store: store,
             verifier: verifier,
             dispatcher: StoreMethods.dispatcher(
@@ -101,7 +86,7 @@ public struct StoreComponents: Sendable {
     /// The readiness checks `GET /health` reports: `database` and `keys`.
     public func health() async -> [String: String] {
         [
-            "database": await databaseReadiness(sqlite: sqlite, postgres: postgres),
+            "database": await database.readiness(),
             "keys": await verifier.readiness,
         ]
     }

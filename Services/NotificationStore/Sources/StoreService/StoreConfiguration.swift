@@ -3,7 +3,7 @@ import RPCServer
 import ServiceCore
 
 /// Everything the notification store needs to know to run, read from `SECUREPUSH_*` variables or given by tests.
-public struct StoreConfiguration: Sendable {
+public struct StoreConfiguration: ServiceDatabaseConfiguration, Sendable {
     /// The default port (`SECUREPUSH_STORE_PORT`).
     public static let defaultPort = 8082
 

@@ -1,11 +1,6 @@
 import Foundation
+import PrivateFiles
 import ServiceCore
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// The store key file (`SECUREPUSH_STORE_KEY_FILE`): one key per line, `<key id> <base64 of 32 bytes>`, blank lines
 /// and lines starting with `#` ignored. The last key encrypts; the others still decrypt.
@@ -78,25 +73,15 @@ public struct StoreKeyFile: Sendable {
     }
 
     /// Writes a new file holding `key` (directory created 0700, file 0600); returns `false`, writing nothing, when
-    /// the file already exists (another process created it first).
+    /// the file already exists (another process created it first: of two creating it at once, exactly one wins).
     public func create(with key: StoreKey) throws -> Bool {
-        let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty {
-            do {
-                try FileManager.default.createDirectory(
-                    atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            } catch {
-                throw ConfigurationError("\(name) cannot be created: \(Self.reason(error))")
-            }
+        do throws(PrivateFileError) {
+            return try PrivateFile.write(Data((Self.header + key.fileLine + "\n").utf8), to: path, existing: .keep)
+        } catch {
+            // Its directory, or the file itself.
+            let what = error.path == path ? "written" : "created"
+            throw ConfigurationError("\(name) cannot be \(what): \(error.reason)")
         }
-        let temporary = try writeTemporary(Self.header + key.fileLine + "\n")
-        defer { unlink(temporary) }
-        // link(2) never replaces: of two processes creating the file at once, exactly one wins.
-        guard link(temporary, path) == 0 else {
-            if errno == EEXIST { return false }
-            throw ConfigurationError("\(name) cannot be written: \(String(cString: strerror(errno)))")
-        }
-        return true
     }
 
     /// Adds `key` as the last line, so it encrypts from now on; the file is replaced in one rename (readers see
@@ -109,11 +94,10 @@ public struct StoreKeyFile: Sendable {
             throw ConfigurationError("\(name) cannot be read: \(Self.reason(error))")
         }
         let separator = existing.isEmpty || existing.hasSuffix("\n") ? "" : "\n"
-        let temporary = try writeTemporary(existing + separator + key.fileLine + "\n")
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw ConfigurationError("\(name) cannot be replaced: \(reason)")
+        do throws(PrivateFileError) {
+            try PrivateFile.write(Data((existing + separator + key.fileLine + "\n").utf8), to: path)
+        } catch {
+            throw ConfigurationError("\(name) cannot be replaced: \(error.reason)")
         }
     }
 
@@ -141,16 +125,6 @@ public struct StoreKeyFile: Sendable {
 
     private func error(line: Int, _ what: String) -> ConfigurationError {
         ConfigurationError("\(name) line \(line): \(what)")
-    }
-
-    /// Writes `text` to a new 0600 file beside the key file and returns its path.
-    private func writeTemporary(_ text: String) throws -> String {
-        let temporary = path + ".tmp-\(UUID().uuidString)"
-        guard
-            FileManager.default.createFile(
-                atPath: temporary, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
-        else { throw ConfigurationError("\(name) cannot be written: cannot create \(temporary)") }
-        return temporary
     }
 
     /// Accepts base64url and missing padding as well as standard base64.

@@ -25,6 +25,9 @@ public enum StoreMigrations {
         SQLMigration("v2 sealed copies", sealedCopies),
     ]
 
+    /// The service's schema: `store` on PostgreSQL, built by ``all``.
+    public static let schema = ServiceSchema(service: "notification-store", postgresSchema: "store", migrations: all)
+
     /// v2, the same on both backends: read-once state, one sealed copy per sealed device (with the key that verifies
     /// the device's proofs), fetch receipts, and the device-proof replay cache shared by replicas.
     static func sealedCopies(_ dialect: SQLDialect) -> [String] {

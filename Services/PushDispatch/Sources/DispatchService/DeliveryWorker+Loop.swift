@@ -54,7 +54,7 @@ extension DeliveryWorker {
                 }
                 let delay = max(.milliseconds(1), Duration.seconds(wake.timeIntervalSince(current)))
                 group.addTask { [doorbell] in
-                    await doorbell.wait(upTo: delay)
+                    _ = await doorbell.wait(upTo: delay)
                     return .woken
                 }
                 plannedWake = wake
@@ -66,7 +66,7 @@ extension DeliveryWorker {
             case .attempted(let retryAt):
                 inFlight -= 1
                 // The running wait was planned before this retry existed: re-plan if it is due earlier.
-                if let retryAt, let plannedWake, retryAt < plannedWake { doorbell.ring() }
+                if let retryAt, let plannedWake, retryAt < plannedWake { doorbell.wake() }
             case nil:
                 return
             }

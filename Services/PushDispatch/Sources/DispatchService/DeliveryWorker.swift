@@ -17,7 +17,7 @@ import SharedModels
 public struct DeliveryWorker: Service {
     let provider: any RemotePushProvider
     let deliveries: any DeliveryRepository
-    let doorbell: DeliveryDoorbell
+    let doorbell: WakeUpSignal
     let configuration: DeliveryConfiguration
     let now: @Sendable () -> Date
     let logger: Logger
@@ -54,7 +54,7 @@ public struct DeliveryWorker: Service {
     public init(
         provider: any RemotePushProvider,
         deliveries: any DeliveryRepository,
-        doorbell: DeliveryDoorbell,
+        doorbell: WakeUpSignal,
         configuration: DeliveryConfiguration,
         now: @escaping @Sendable () -> Date,
         logger: Logger,

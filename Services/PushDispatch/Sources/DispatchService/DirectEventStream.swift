@@ -74,7 +74,7 @@ struct DirectEventStream: Sendable {
 
     /// Writes pending jobs now and after every wake-up; a keepalive tick touches no database, it only writes the
     /// keepalive comment (and ends the stream once its token has expired).
-    private func pump(_ signal: WakeSignal, writer: some EventStreamWriter) async throws {
+    private func pump(_ signal: WakeUpSignal, writer: some EventStreamWriter) async throws {
         // Once more after subscribing: an unregister or a move between the route's check and the subscription closed
         // no stream of ours, and no later wake-up would tell us.
         guard try await isStillOwned() else { return }

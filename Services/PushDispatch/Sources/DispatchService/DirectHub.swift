@@ -10,14 +10,14 @@ public actor DirectHub {
     struct Subscription: Sendable {
         let id: UUID
         let deviceID: String
-        let signal: WakeSignal
+        let signal: WakeUpSignal
     }
 
     private struct OpenStream {
         let id: UUID
         let ownerID: String
         let sessionID: String?
-        let signal: WakeSignal
+        let signal: WakeUpSignal
     }
 
     /// Most event streams one device may hold open; opening another closes its oldest.
@@ -37,7 +37,7 @@ public actor DirectHub {
         guard !isClosed else { return nil }
         var open = streams[deviceID, default: []]
         while open.count >= maxStreamsPerDevice { open.removeFirst().signal.close() }
-        let stream = OpenStream(id: UUID(), ownerID: ownerID, sessionID: sessionID, signal: WakeSignal())
+        let stream = OpenStream(id: UUID(), ownerID: ownerID, sessionID: sessionID, signal: WakeUpSignal())
         open.append(stream)
         streams[deviceID] = open
         return Subscription(id: stream.id, deviceID: deviceID, signal: stream.signal)

@@ -11,13 +11,13 @@ import Tracing
 /// Every piece of a running push-dispatch except the HTTP server: what `buildDispatchApplication` serves, and what
 /// tests drive directly through an `InProcessTransport`.
 public struct DispatchComponents: Sendable {
-    /// The migrated SQLite database, when push-dispatch runs on SQLite.
-    public let sqlite: (any DatabaseWriter)?
+    /// The database (SQLite, or PostgreSQL whose pool is the first of `services`); every repository is built on its
+    /// one `sql`.
+    public let database: ServiceDatabase
+    /// The open SQLite database, when push-dispatch runs on SQLite.
+    public var sqlite: (any DatabaseWriter)? { database.sqlite }
     /// The PostgreSQL database, when push-dispatch runs on PostgreSQL (`SECUREPUSH_DATABASE_URL`).
-    public let postgres: PostgresServiceDatabase?
-    /// The same database as the repositories see it (one per process: on SQLite it holds the lock that keeps
-    /// transactions apart, so build every repository on this one).
-    public let database: any SQLDatabase
+    public var postgres: PostgresServiceDatabase? { database.postgres }
     /// Verifies bearer tokens with auth's keys.
     public let verifier: AccessTokenVerifier
     /// The `devices.*` logic.
@@ -68,24 +68,10 @@ public struct DispatchComponents: Sendable {
         let tracing = DeliveryTracing(tracer: tracer)
         let dispatchMetrics = DispatchMetrics(factory: metrics)
         try Self.checkRemote(remoteProviders)
-        let sqlite: (any DatabaseWriter)?
-        let postgres: PostgresServiceDatabase?
-        let sqlDatabase: any SQLDatabase
-        if let url = configuration.postgresURL {
-            let database = PostgresServiceDatabase(
-                url: url, serviceName: "push-dispatch", schema: "dispatch", migrations: DispatchMigrations.all.postgres,
-                logger: logger, metrics: metrics)
-            (sqlite, postgres) = (nil, database)
-            sqlDatabase = PostgresSQLDatabase(database)
-        } else {
-            let database = try SQLiteDatabase.open(
-                path: configuration.databasePath, migrator: DispatchMigrations.all.sqliteMigrator,
-                synchronous: configuration.sqliteSynchronous)
-            (sqlite, postgres) = (database, nil)
-            sqlDatabase = SQLiteSQLDatabase(database, metrics: metrics)
-        }
-        let deviceRepository = SQLDeviceRepository(database: sqlDatabase)
-        let deliveryRepository = SQLDeliveryRepository(database: sqlDatabase)
+        let database = try ServiceDatabase.open(
+            configuration, schema: DispatchMigrations.schema, logger: logger, metrics: metrics)
+        let deviceRepository = SQLDeviceRepository(database: database.sql)
+        let deliveryRepository = SQLDeliveryRepository(database: database.sql)
         let verifier = AccessTokenVerifier(logger: logger) {
             try await auth.call(Auth.Keys.self, Empty()).keys
         }
@@ -95,7 +81,7 @@ public struct DispatchComponents: Sendable {
         let hub = DirectHub(maxStreamsPerDevice: configuration.maxStreamsPerDevice)
         let workers = remoteProviders.map { provider in
             DeliveryWorker(
-                provider: provider, deliveries: deliveryRepository, doorbell: DeliveryDoorbell(),
+                provider: provider, deliveries: deliveryRepository, doorbell: WakeUpSignal(),
                 configuration: configuration.delivery, now: now, logger: logger, metrics: dispatchMetrics,
                 tracing: tracing)
         }
@@ -122,7 +108,11 @@ public struct DispatchComponents: Sendable {
         let doorbells = Dictionary(uniqueKeysWithValues: workers.map { ($0.provider.platform, $0.doorbell) })
         // The database comes first so that graceful shutdown stops it last; replicas wake each other through it.
         let clusterServices: [any Service] =
-            postgres.map { [$0, DispatchWakeRelay(database: $0, hub: hub, doorbells: doorbells, logger: logger)] } ?? []
+            database.services
+            + (database.postgres.map {
+                [DispatchWakeRelay(database: $0, hub: hub, doorbells: doorbells, logger: logger)]
+            }
+                ?? [])
         let services: [any Service] =
             clusterServices + [
                 SigningKeyLoader(verifier: verifier, logger: logger),
@@ -142,9 +132,7 @@ public struct DispatchComponents: Sendable {
                 },
             ] + workers
         return DispatchComponents(
-            sqlite: sqlite,
-            postgres: postgres,
-            database: sqlDatabase,
+            database: database,
             verifier: verifier,
             devices: devices,
             pushes: pushes,
@@ -181,7 +169,7 @@ public struct DispatchComponents: Sendable {
     /// The readiness checks `GET /health` reports: `database` and `keys`.
     public func health() async -> [String: String] {
         [
-            "database": await databaseReadiness(sqlite: sqlite, postgres: postgres),
+            "database": await database.readiness(),
             "keys": await verifier.readiness,
         ]
     }

@@ -3,7 +3,7 @@ import RPCServer
 import ServiceCore
 
 /// Everything push-dispatch needs to know to run, read from `SECUREPUSH_*` variables or given by tests.
-public struct DispatchConfiguration: Sendable {
+public struct DispatchConfiguration: ServiceDatabaseConfiguration, Sendable {
     /// The default port (`SECUREPUSH_DISPATCH_PORT`).
     public static let defaultPort = 8083
     /// The default of `SECUREPUSH_MAX_DEVICES_PER_USER`.

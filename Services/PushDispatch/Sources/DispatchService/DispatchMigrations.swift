@@ -83,6 +83,9 @@ public enum DispatchMigrations {
         },
     ]
 
+    /// The service's schema: `dispatch` on PostgreSQL, built by ``all``.
+    public static let schema = ServiceSchema(service: "push-dispatch", postgresSchema: "dispatch", migrations: all)
+
     /// The channel push-dispatch replicas tell each other about new jobs on (`d:<device id>`, `p:<platform>`).
     public static let wakeChannel = "securepush_dispatch_wake"
 

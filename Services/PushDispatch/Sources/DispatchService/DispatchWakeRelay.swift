@@ -15,11 +15,11 @@ import SharedModels
 public struct DispatchWakeRelay: Service {
     let database: PostgresServiceDatabase
     let hub: DirectHub
-    let doorbells: [Platform: DeliveryDoorbell]
+    let doorbells: [Platform: WakeUpSignal]
     let logger: Logger
 
     public init(
-        database: PostgresServiceDatabase, hub: DirectHub, doorbells: [Platform: DeliveryDoorbell], logger: Logger
+        database: PostgresServiceDatabase, hub: DirectHub, doorbells: [Platform: WakeUpSignal], logger: Logger
     ) {
         self.database = database
         self.hub = hub
@@ -52,7 +52,7 @@ public struct DispatchWakeRelay: Service {
             try await client.withConnection { connection in
                 try await connection.listen(on: DispatchMigrations.wakeChannel) { notifications in
                     // Wake every worker once: anything sent while nobody listened is picked up now.
-                    for doorbell in doorbells.values { doorbell.ring() }
+                    for doorbell in doorbells.values { doorbell.wake() }
                     for try await notification in notifications { await handle(notification.payload) }
                 }
             }
@@ -63,7 +63,7 @@ public struct DispatchWakeRelay: Service {
         if payload.hasPrefix("d:") {
             await hub.wake(deviceIDs: [String(payload.dropFirst(2))])
         } else if payload.hasPrefix("p:") {
-            doorbells[Platform(rawValue: String(payload.dropFirst(2)))]?.ring()
+            doorbells[Platform(rawValue: String(payload.dropFirst(2)))]?.wake()
         }
     }
 }

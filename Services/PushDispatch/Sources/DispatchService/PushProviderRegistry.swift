@@ -5,7 +5,7 @@ import SharedModels
 public struct PushProviderRegistry: Sendable {
     private let direct: DirectProvider
     private let providers: [Platform: any PushProvider]
-    private let doorbells: [Platform: DeliveryDoorbell]
+    private let doorbells: [Platform: WakeUpSignal]
 
     /// - Parameters:
     ///   - direct: the built-in direct channel.
@@ -13,7 +13,7 @@ public struct PushProviderRegistry: Sendable {
     ///     are queued.
     public init(direct: DirectProvider, workers: [DeliveryWorker]) {
         var byPlatform: [Platform: any PushProvider] = [direct.platform: direct]
-        var doorbells: [Platform: DeliveryDoorbell] = [:]
+        var doorbells: [Platform: WakeUpSignal] = [:]
         for worker in workers {
             byPlatform[worker.provider.platform] = worker.provider
             doorbells[worker.provider.platform] = worker.doorbell
@@ -44,7 +44,7 @@ public struct PushProviderRegistry: Sendable {
             if platform == direct.platform {
                 await direct.jobsQueued(jobs)
             } else {
-                doorbells[platform]?.ring()
+                doorbells[platform]?.wake()
             }
         }
     }
