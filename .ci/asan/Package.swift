@@ -42,9 +42,10 @@ let package = Package(
             path: "Sources/HTTP2Core",
             swiftSettings: swiftSettings
         ),
+        .target(name: "PrivateFiles", path: "Sources/PrivateFiles", swiftSettings: swiftSettings),
         .target(
             name: "DevelopmentPKI",
-            dependencies: [x509, asn1, crypto],
+            dependencies: ["PrivateFiles", x509, asn1, crypto],
             path: "Sources/DevelopmentPKI",
             swiftSettings: swiftSettings
         ),
