@@ -44,7 +44,13 @@ struct WireTests {
                 (stack.stack.authURL, "auth"), (stack.stack.storeURL, "notification-store"),
                 (stack.stack.dispatchURL, "push-dispatch"),
             ] {
-                let result = try await Curl.run(["--http2-prior-knowledge", "\(url)/health"])
+                // A service reports `unavailable` until it is ready (push-dispatch: until its first fetch of auth's
+                // keys, which a loaded machine may take seconds to finish): wait, bounded, for it to be ready.
+                var result = try await Curl.run(["--http2-prior-knowledge", "\(url)/health"])
+                _ = try await eventually(timeout: .seconds(30)) {
+                    result = try await Curl.run(["--http2-prior-knowledge", "\(url)/health"])
+                    return result.status == 200
+                }
                 #expect(result.status == 200)
                 #expect(result.body.contains(#""service":"\#(name)""#))
                 #expect(result.body.contains(#""status":"ok""#))
