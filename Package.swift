@@ -15,7 +15,6 @@ let nioHTTP1: Target.Dependency = .product(name: "NIOHTTP1", package: "swift-nio
 let nioHTTP2: Target.Dependency = .product(name: "NIOHTTP2", package: "swift-nio-http2")
 let nioSSL: Target.Dependency = .product(name: "NIOSSL", package: "swift-nio-ssl")
 let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-http-types")
-let nioHTTPTypes: Target.Dependency = .product(name: "NIOHTTPTypes", package: "swift-nio-extras")
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
 let jwtKit: Target.Dependency = .product(name: "JWTKit", package: "jwt-kit")
@@ -103,7 +102,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
-        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
@@ -136,8 +134,9 @@ let package = Package(
         .target(
             name: "RPCServer",
             dependencies: [
-                "JSONRPC", "SharedModels", hummingbird, hummingbirdCore, hummingbirdHTTP2, nioCore, nioSSL, httpTypes,
-                nioHTTPTypes, serviceLifecycle, logging, metrics, prometheus, tracing,
+                // Hummingbird only for the separate plain-HTTP/1.1 metrics listener (SECUREPUSH_METRICS_PORT).
+                "JSONRPC", "SharedModels", "HTTP2Core", hummingbird, nioCore, nioSSL, serviceLifecycle, logging,
+                metrics, prometheus, tracing,
             ],
             path: "Shared/RPCServer",
             swiftSettings: swiftSettings
@@ -300,6 +299,15 @@ let package = Package(
                 dependencies: [
                     "HTTP2Client", "JSONRPC", "SharedModels", "TestSupport", hummingbird, hummingbirdCore,
                     hummingbirdHTTP2, httpTypes, nioCore, nioHTTP2, nioSSL, serviceLifecycle, logging, tracing,
+                ],
+                swiftSettings: swiftSettings
+            ),
+            // The services' RPC server on the HTTP/2 core, driven over real sockets by curl.
+            .testTarget(
+                name: "RPCServerTests",
+                dependencies: [
+                    "RPCServer", "HTTP2Core", "JSONRPC", "TestSupport", nioCore, serviceLifecycle, logging, metrics,
+                    tracing,
                 ],
                 swiftSettings: swiftSettings
             ),

@@ -138,10 +138,11 @@ fi
 # --- 4. base images -------------------------------------------------------------------------------------------------
 export SECUREPUSH_RUNTIME_IMAGE="${SECUREPUSH_RUNTIME_IMAGE:-debian:bookworm-slim}"
 if ! docker image inspect "$SECUREPUSH_RUNTIME_IMAGE" >/dev/null 2>&1 && ! docker pull -q "$SECUREPUSH_RUNTIME_IMAGE" >/dev/null 2>&1; then
-  rootfs_tar="${XDG_CACHE_HOME:-$HOME/.cache}/securepush-smoke/debian-bookworm-minbase.tar"
+  # (the name changes with the package list, so a cached image made for an older list is not reused)
+  rootfs_tar="${XDG_CACHE_HOME:-$HOME/.cache}/securepush-smoke/debian-bookworm-minbase-nghttp2.tar"
   if [ ! -s "$rootfs_tar" ]; then
     log "no registry: making $SECUREPUSH_RUNTIME_IMAGE with debootstrap"
-    debootstrap --variant=minbase --include=libsqlite3-0,ca-certificates bookworm "$work/rootfs" \
+    debootstrap --variant=minbase --include=libsqlite3-0,libnghttp2-14,ca-certificates bookworm "$work/rootfs" \
       http://deb.debian.org/debian >"$work/debootstrap.log" 2>&1 || { tail -20 "$work/debootstrap.log" >&2; fail "debootstrap"; }
     rm -rf "$work/rootfs/var/cache/apt/archives/"*.deb "$work/rootfs/var/lib/apt/lists/"*
     tar -C "$work/rootfs" -cf "$rootfs_tar.tmp" . && mv "$rootfs_tar.tmp" "$rootfs_tar"

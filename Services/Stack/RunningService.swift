@@ -1,4 +1,3 @@
-import Hummingbird
 import Logging
 import ServiceLifecycle
 
@@ -20,7 +19,7 @@ public final class RunningService: Sendable {
 
     /// Builds and starts an application, returning once it listens.
     /// - Parameter build: builds the application, given the callback it must call with its bound port.
-    public static func start<App: ApplicationProtocol>(
+    public static func start<App: Service>(
         name: String,
         logger: Logger,
         build: (@escaping @Sendable (Int) async -> Void) async throws -> App

@@ -33,6 +33,9 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget {
     /// When the last stream closed (or the connection opened); the idle timer checks it.
     private var idleSince = NIODeadline.now()
     private var idleTimer: Scheduled<Void>?
+    /// Whether the client has opened a stream yet: until then `handshakeTimeout` bounds the connection, not
+    /// `idleTimeout`.
+    private var hasOpenedStream = false
     private var shutdownDeadline: Scheduled<Void>?
     private var goingAway = false
 
@@ -53,7 +56,7 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget {
             context.close(promise: nil)
             return
         }
-        scheduleIdleCheck(in: TimeAmount(limits.idleTimeout))
+        scheduleIdleCheck(in: idleLimit)
         if context.channel.isActive { flushOutput() }  // our SETTINGS go first
     }
 
@@ -234,7 +237,7 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget {
     private func checkIdle() {
         idleTimer = nil
         guard session != nil else { return }
-        let timeout = TimeAmount(limits.idleTimeout)
+        let timeout = idleLimit
         guard streams.isEmpty else { return scheduleIdleCheck(in: timeout) }
         let idleFor = NIODeadline.now() - idleSince
         if idleFor >= timeout {
@@ -246,10 +249,16 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget {
 
     var limits: HTTP2Limits { configuration.limits }
 
+    /// How long the connection may stay without an open stream: `handshakeTimeout` before its first one.
+    private var idleLimit: TimeAmount {
+        TimeAmount(hasOpenedStream ? limits.idleTimeout : min(limits.handshakeTimeout, limits.idleTimeout))
+    }
+
     // MARK: Streams (called from the nghttp2 callbacks)
 
     func streamOpened(_ id: Int32) {
         streams[id] = HTTP2StreamState()
+        hasOpenedStream = true
     }
 
     func streamClosed(_ id: Int32) {

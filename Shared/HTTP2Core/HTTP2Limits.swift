@@ -9,7 +9,8 @@ public struct HTTP2Limits: Sendable, Hashable {
     public var maxConcurrentStreams: Int = 100
     /// A connection with no open stream for this long is sent GOAWAY and closed.
     public var idleTimeout: Duration = .seconds(120)
-    /// A TLS connection that has not finished its handshake (ALPN included) after this long is closed.
+    /// A TLS connection that has not finished its handshake (ALPN included) after this long is closed; an HTTP/2
+    /// connection that has opened no stream after this long (from its handshake) is sent GOAWAY and closed.
     public var handshakeTimeout: Duration = .seconds(10)
     /// RST_STREAM frames a client may send in a burst, and per second after it, before the connection is torn down
     /// (the rapid-reset attack, CVE-2023-44487).

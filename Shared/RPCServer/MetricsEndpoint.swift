@@ -1,3 +1,4 @@
+import HTTP2Core
 import Hummingbird
 import Logging
 import NIOCore
@@ -14,16 +15,27 @@ struct MetricsEndpoint: Sendable {
         self.process = ProcessMetrics(factory: metrics.factory)
     }
 
+    /// The exposition's content type.
+    static let contentType = "text/plain; version=0.0.4; charset=utf-8"
+
     /// The current exposition.
-    func response() -> Response {
+    func exposition() -> ByteBuffer {
         process.update()
         var buffer: [UInt8] = []
         buffer.reserveCapacity(16 << 10)
         registry.emit(into: &buffer)
-        return Response(
-            status: .ok,
-            headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(bytes: buffer)))
+        return ByteBuffer(bytes: buffer)
+    }
+
+    /// The current exposition, as a Hummingbird response.
+    func response() -> Response {
+        Response(
+            status: .ok, headers: [.contentType: Self.contentType], body: .init(byteBuffer: exposition()))
+    }
+
+    /// The current exposition, as a response on the HTTP/2 core.
+    func http2Response() -> HTTP2Response {
+        HTTP2Response(status: 200, headers: ["content-type": Self.contentType], body: exposition())
     }
 
     /// Adds `GET /metrics` to `router`.

@@ -1,25 +1,17 @@
-import Foundation
-import HTTPTypes
-import Hummingbird
-import HummingbirdCore
-import HummingbirdHTTP2
+import HTTP2Core
 import JSONRPC
 import Logging
 import Metrics
-import NIOCore
 import NIOSSL
 import ServiceLifecycle
-import SharedModels
 import Tracing
 
-/// Builds the Hummingbird application every SecurePush service runs: `POST /rpc`, `GET /health`, and any extra routes.
+/// Builds the application every SecurePush service runs, on the HTTP/2 core (libnghttp2): `POST /rpc`,
+/// `GET /health`, `GET /metrics`, and any routes of the service's own.
 public enum RPCServerBuilder {
-    /// The router type services add extra routes to.
-    public typealias ServiceRouter = Router<RPCServerRequestContext>
-
     /// Builds the application.
     /// - Parameters:
-    ///   - serviceName: `auth`, `notification-store` or `push-dispatch`; names the logger and the health body.
+    ///   - serviceName: `auth`, `notification-store` or `push-dispatch`; names the health body.
     ///   - dispatcher: the service's JSON-RPC methods.
     ///   - configuration: address, TLS and limits.
     ///   - health: readiness checks, run on every `GET /health`; the service is ready when all say `"ok"`.
@@ -29,7 +21,9 @@ public enum RPCServerBuilder {
     ///     `configuration.metricsPort` when set).
     ///   - tracer: traces every call (one server span each, continuing the caller's `traceparent`); `nil` (tracing off)
     ///     costs nothing.
-    ///   - addRoutes: adds service-specific routes (e.g. push-dispatch's event stream).
+    ///   - routes: service-specific routes (e.g. push-dispatch's event stream), asked in order after the built-in ones.
+    ///   - beforeShutdown: runs on graceful shutdown as the listener sends GOAWAY, to end what would otherwise hold
+    ///     connections open until the shutdown timeout (e.g. event streams).
     ///   - onServerRunning: called with the bound port once listening.
     public static func buildApplication(
         serviceName: String,
@@ -40,145 +34,64 @@ public enum RPCServerBuilder {
         logger: Logger,
         metrics: ServiceMetrics = .disabled,
         tracer: (any Tracer)? = nil,
-        addRoutes: (ServiceRouter) -> Void = { _ in },
+        routes: [RPCServerRoute] = [],
+        beforeShutdown: @escaping @Sendable () async -> Void = {},
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-    ) throws -> some ApplicationProtocol {
-        let router = ServiceRouter(context: RPCServerRequestContext.self)
-        let maxBodyBytes = configuration.maxBodyBytes
-        let addresses = ClientAddressResolver(trustedProxies: configuration.trustedProxies)
-        var dispatcher = dispatcher
+    ) throws -> RPCCoreApplication {
+        let observed = observe(dispatcher, serviceName: serviceName, metrics: metrics, tracer: tracer)
         var services = services
-        var rpcMetrics: RPCMetrics? = nil
-        if metrics.registry != nil || !(metrics.factory is NOOPMetricsHandler) {
-            let recorder = RPCMetrics(service: serviceName, methods: dispatcher.methodNames, factory: metrics.factory)
-            dispatcher.observer = recorder
-            rpcMetrics = recorder
-        }
-        let tracing = tracing(tracer)
-        dispatcher.interceptor = tracing
+        var metricsEndpoint: MetricsEndpoint? = nil
         if let registry = metrics.registry {
             let endpoint = MetricsEndpoint(metrics: metrics, registry: registry)
             if let port = configuration.metricsPort {
+                // Prometheus scrapes over plain HTTP/1.1, which the core does not serve without TLS.
                 services.append(endpoint.listener(host: configuration.host, port: port, logger: logger))
             } else {
-                endpoint.addRoute(to: router)
+                metricsEndpoint = endpoint
             }
         }
-        let (served, recorder) = (dispatcher, rpcMetrics)  // what the route captures, settled now
-        @Sendable func serve(_ request: Request, _ context: RPCServerRequestContext) async throws -> Response {
-            guard let recorder else {
-                return try await handleRPC(
-                    request: request, context: context, dispatcher: served, maxBodyBytes: maxBodyBytes,
-                    addresses: addresses)
-            }
-            recorder.inFlight.increment()
-            defer { recorder.inFlight.decrement() }
-            let response = try await handleRPC(
-                request: request, context: context, dispatcher: served, maxBodyBytes: maxBodyBytes,
-                addresses: addresses, metrics: recorder)
-            return response
-        }
-        router.post("/rpc") { request, context in
-            guard let tracing else { return try await serve(request, context) }
-            // Calls run in the caller's trace (when its headers carry one): each call's span is a child of it.
-            return try await ServiceContext.withValue(tracing.context(from: request.headers)) {
-                try await serve(request, context)
-            }
-        }
-        router.get("/health") { _, _ in
-            let checks = await health()
-            let ready = checks.values.allSatisfy { $0 == "ok" }
-            let body = ServiceHealth(status: ready ? "ok" : "unavailable", service: serviceName, checks: checks)
-            let data = (try? RPCCodec.makeEncoder().encode(body)) ?? Data()
-            return jsonResponse(status: ready ? .ok : .serviceUnavailable, data)
-        }
-        addRoutes(router)
-
-        let server = try makeServer(configuration: configuration)
-        return Application(
-            router: router,
-            server: server,
-            configuration: .init(
-                address: .hostname(configuration.host, port: configuration.port), serverName: serviceName),
-            services: services,
-            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
-            logger: logger
-        )
+        let router = RPCRequestRouter(
+            serviceName: serviceName, dispatcher: observed.dispatcher, maxBodyBytes: configuration.maxBodyBytes,
+            addresses: ClientAddressResolver(trustedProxies: configuration.trustedProxies),
+            metrics: observed.metrics, tracing: observed.tracing, health: health, metricsEndpoint: metricsEndpoint,
+            routes: routes, logger: logger)
+        var limits = HTTP2Limits()
+        limits.maxBodyBytes = configuration.maxBodyBytes
+        limits.idleTimeout = configuration.idleTimeout
+        limits.handshakeTimeout = configuration.handshakeTimeout
+        let server = HTTP2CoreServer.Configuration(
+            host: configuration.host, port: configuration.port,
+            tls: try configuration.tls.map(makeTLSConfiguration), limits: limits,
+            rejection: { status, message in RPCRequestRouter.errorResponse(status: status, .invalidRequest(message)) })
+        return RPCCoreApplication(
+            server: server, handler: { request, responder in router.handle(request, responder) }, services: services,
+            shutdownTimeout: configuration.shutdownTimeout, beforeShutdown: beforeShutdown, logger: logger,
+            onServerRunning: onServerRunning)
     }
 
-    static func handleRPC(
-        request: Request,
-        context: RPCServerRequestContext,
-        dispatcher: RPCDispatcher,
-        maxBodyBytes: Int,
-        addresses: ClientAddressResolver,
-        metrics: RPCMetrics? = nil
-    ) async throws -> Response {
-        if let contentType = request.headers[.contentType],
-            !contentType.lowercased().hasPrefix("application/json")
-        {
-            return errorResponse(.unsupportedMediaType, .invalidRequest("Content-Type must be application/json"))
+    /// `dispatcher` with its calls recorded in `metrics` (unless they record nothing) and traced by `tracer`.
+    static func observe(
+        _ dispatcher: RPCDispatcher, serviceName: String, metrics: ServiceMetrics, tracer: (any Tracer)?
+    ) -> (dispatcher: RPCDispatcher, metrics: RPCMetrics?, tracing: (any RPCServerTracing)?) {
+        var dispatcher = dispatcher
+        var recorder: RPCMetrics? = nil
+        if metrics.registry != nil || !(metrics.factory is NOOPMetricsHandler) {
+            recorder = RPCMetrics(service: serviceName, methods: dispatcher.methodNames, factory: metrics.factory)
+            dispatcher.observer = recorder
         }
-        // Built only when needed: encoding it on every request cost ~3% of the fetch path.
-        func tooLarge() -> Response {
-            errorResponse(.contentTooLarge, .invalidRequest("request body exceeds the limit of \(maxBodyBytes) bytes"))
-        }
-        if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > maxBodyBytes {
-            return tooLarge()  // refuse before reading a byte of it
-        }
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.body.collect(upTo: maxBodyBytes)
-        } catch is NIOTooManyBytesError {
-            return tooLarge()
-        }
-        metrics?.requestBytes.increment(by: buffer.readableBytes)
-        let rpcContext = RPCRequestContext(
-            bearerToken: RPCRequestContext.bearerToken(fromAuthorization: request.headers[.authorization]),
-            logger: context.logger,
-            clientAddress: clientAddress(of: request, context: context, addresses: addresses),
-            deviceProof: request.headers[.securePushDeviceProof]
-        )
-        guard let data = await dispatcher.handle(body: Data(buffer: buffer), context: rpcContext) else {
-            return Response(status: .noContent)
-        }
-        metrics?.responseBytes.increment(by: data.count)
-        return jsonResponse(status: .ok, data)
+        let tracing = tracing(tracer)
+        dispatcher.interceptor = tracing
+        return (dispatcher, recorder, tracing)
     }
 
-    /// The caller's address: the peer, or the client named by a trusted proxy's forwarding headers.
-    static func clientAddress(
-        of request: Request, context: RPCServerRequestContext, addresses: ClientAddressResolver
-    ) -> String? {
-        let peer = context.remoteAddress?.ipAddress.map(ClientAddressResolver.canonicalPeer)
-        // Most deployments trust no proxy: skip reading the headers at all.
-        guard !addresses.trustedProxies.isEmpty else { return peer }
-        return addresses.clientAddress(
-            peer: peer,
-            forwarded: request.headers[values: .forwarded],
-            forwardedFor: request.headers[values: .xForwardedFor])
+    /// Loads a PEM certificate chain and key into a server TLS configuration: TLS 1.2 or later (ALPN is set by the
+    /// core: `h2`, then `http/1.1`).
+    public static func makeTLSConfiguration(_ files: RPCServerConfiguration.TLSFiles) throws -> TLSConfiguration {
+        let chain = try NIOSSLCertificate.fromPEMFile(files.certificateChainPath)
+        let key = try NIOSSLPrivateKey(file: files.privateKeyPath, format: .pem)
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        configuration.minimumTLSVersion = .tlsv12
+        return configuration
     }
-
-    static func errorResponse(_ status: HTTPResponse.Status, _ error: RPCError) -> Response {
-        let data = (try? RPCCodec.makeEncoder().encode(RPCResponse(id: .null, outcome: .error(error)))) ?? Data()
-        return jsonResponse(status: status, data)
-    }
-
-    /// A response with a JSON body.
-    public static func jsonResponse(status: HTTPResponse.Status, _ data: Data) -> Response {
-        Response(
-            status: status,
-            headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(bytes: data))
-        )
-    }
-}
-
-extension HTTPField.Name {
-    /// `Forwarded` (RFC 7239).
-    static let forwarded = HTTPField.Name("Forwarded")!
-    /// `X-Forwarded-For`, the de-facto predecessor of `Forwarded`.
-    static let xForwardedFor = HTTPField.Name("X-Forwarded-For")!
-    /// `SecurePush-Device-Proof`: a device's signed proof for fetching its sealed copy (docs/rpc.md).
-    static let securePushDeviceProof = HTTPField.Name("SecurePush-Device-Proof")!
 }

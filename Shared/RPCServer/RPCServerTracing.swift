@@ -1,4 +1,4 @@
-import HTTPTypes
+import HTTP2Core
 import JSONRPC
 import Tracing
 
@@ -7,16 +7,16 @@ import Tracing
 /// param, id or payload.
 public protocol RPCServerTracing: RPCCallInterceptor {
     /// The trace context the request's headers carry; a missing or malformed header gives a context without one.
-    func context(from headers: HTTPFields) -> ServiceContext
+    func context(from headers: HTTP2Headers) -> ServiceContext
 }
 
 /// ``RPCServerTracing`` on a tracer.
 struct RPCServerSpans<T: Tracer>: RPCServerTracing {
     let tracer: T
 
-    func context(from headers: HTTPFields) -> ServiceContext {
+    func context(from headers: HTTP2Headers) -> ServiceContext {
         var context = ServiceContext.topLevel
-        tracer.extract(headers, into: &context, using: HTTPFieldsExtractor())
+        tracer.extract(headers, into: &context, using: HTTP2HeadersExtractor())
         return context
     }
 
@@ -49,10 +49,7 @@ extension RPCServerBuilder {
     }
 }
 
-/// Reads trace headers out of a request's fields (names are case-insensitive there).
-struct HTTPFieldsExtractor: Extractor {
-    func extract(key: String, from carrier: HTTPFields) -> String? {
-        guard let name = HTTPField.Name(key) else { return nil }
-        return carrier[name]
-    }
+/// Reads trace headers out of a request's fields (names are lowercase there; lookups ignore case).
+struct HTTP2HeadersExtractor: Extractor {
+    func extract(key: String, from carrier: HTTP2Headers) -> String? { carrier[key] }
 }

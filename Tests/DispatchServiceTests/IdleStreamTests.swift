@@ -1,6 +1,4 @@
 import Foundation
-import HTTPTypes
-import Hummingbird
 import NIOCore
 import SharedModels
 import Synchronization
@@ -12,18 +10,20 @@ import Testing
 @Suite("an idle direct event stream costs no database work")
 struct IdleStreamTests {
     /// A response body that keeps what the stream wrote.
-    struct RecordingWriter: ResponseBodyWriter {
+    struct RecordingWriter: EventStreamWriter {
         final class Written: Sendable {
             let text = Mutex("")
             var keepalives: Int { text.withLock { $0.components(separatedBy: ": keepalive\n\n").count - 1 } }
         }
         let written: Written
 
-        mutating func write(_ buffer: ByteBuffer) async throws {
+        func send(_ buffer: ByteBuffer) async throws {
             written.text.withLock { $0 += String(buffer: buffer) }
         }
 
-        consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
+        func end() {}
+
+        func onClose(_ callback: @escaping @Sendable () -> Void) {}  // the test's writer never closes
     }
 
     @Test("keepalive ticks read and write nothing: only a wake-up makes the stream read its pending jobs")
@@ -40,8 +40,7 @@ struct IdleStreamTests {
         let written = RecordingWriter.Written()
 
         let running = Task {
-            var writer: any ResponseBodyWriter = RecordingWriter(written: written)
-            try await stream.run(writer: &writer)
+            try await stream.run(writer: RecordingWriter(written: written))
         }
         defer { running.cancel() }
         #expect(await eventually { written.keepalives >= 1 })

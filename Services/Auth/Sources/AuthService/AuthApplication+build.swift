@@ -1,5 +1,4 @@
 import Foundation
-import Hummingbird
 import Logging
 import RPCServer
 import ServiceCore
@@ -21,7 +20,7 @@ public func buildAuthApplication(
     metrics: ServiceMetrics? = nil,
     tracer: (any Tracer)? = nil,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-) async throws -> some ApplicationProtocol {
+) async throws -> RPCCoreApplication {
     let metrics = metrics ?? .serving(configuration.server)
     guard database != nil || configuration.postgresURL == nil else {
         throw ConfigurationError("auth on PostgreSQL (SECUREPUSH_DATABASE_URL) needs its database running first")

@@ -1,4 +1,3 @@
-import Hummingbird
 import Logging
 import RPCServer
 import ServiceCore
@@ -6,7 +5,7 @@ import SharedModels
 import Tracing
 
 /// The notification store's composition root: opens the database, wires the domain, the token verifier and the
-/// background workers, and returns the Hummingbird application serving `POST /rpc` and `GET /health`.
+/// background workers, and returns the application (on the HTTP/2 core) serving `POST /rpc` and `GET /health`.
 /// - Parameters:
 ///   - configuration: where to listen, where the database lives, limits.
 ///   - auth: a client to the auth service (for `auth.keys`); the application starts even while auth is down.
@@ -22,7 +21,7 @@ public func buildStoreApplication(
     metrics: ServiceMetrics? = nil,
     tracer: (any Tracer)? = nil,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-) async throws -> some ApplicationProtocol {
+) async throws -> RPCCoreApplication {
     let metrics = metrics ?? .serving(configuration.server)
     let components = try StoreComponents.make(
         configuration: configuration, auth: auth, logger: logger, metrics: metrics.factory)

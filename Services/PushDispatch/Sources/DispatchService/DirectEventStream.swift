@@ -1,9 +1,7 @@
 import Foundation
-import Hummingbird
 import Logging
 import NIOCore
 import ServiceCore
-import ServiceLifecycle
 import SharedModels
 import Tracing
 
@@ -40,29 +38,28 @@ struct DirectEventStream: Sendable {
     /// The comment written when nothing else was, so proxies and clients see the stream is alive.
     static let keepalive = ByteBuffer(string: ": keepalive\n\n")
 
-    /// Streams events into `writer`; returns after finishing the body, throws when the client is gone.
-    func run(writer: inout any ResponseBodyWriter) async throws {
+    /// Streams events into `writer`; returns after ending the body, throws when the client is gone. The stream ends
+    /// when the response closes (the client reset it or went away; what is being written and recorded finishes
+    /// first) and, on the service's shutdown, through the hub (``DirectHub/closeAll()``).
+    func run(writer: some EventStreamWriter) async throws {
         guard let subscription = await hub.subscribe(deviceID: deviceID, ownerID: ownerID, sessionID: sessionID) else {
-            try await writer.finish(nil)
+            writer.end()
             return
         }
         logger.debug("direct.stream.opened", metadata: [LogMetadataKey.deviceID: "\(deviceID)"])
+        writer.onClose { [signal = subscription.signal] in signal.close() }
         metrics.openStreams.increment()
         defer { metrics.openStreams.decrement() }
         do {
-            try await withGracefulShutdownHandler {
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask { [signal = subscription.signal, keepaliveInterval] in
-                        while true {
-                            do { try await Task.sleep(for: keepaliveInterval) } catch { return }
-                            signal.tick()
-                        }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { [signal = subscription.signal, keepaliveInterval] in
+                    while true {
+                        do { try await Task.sleep(for: keepaliveInterval) } catch { return }
+                        signal.tick()
                     }
-                    try await pump(subscription.signal, writer: &writer)
-                    group.cancelAll()
                 }
-            } onGracefulShutdown: {
-                subscription.signal.close()
+                try await pump(subscription.signal, writer: writer)
+                group.cancelAll()
             }
         } catch {
             await hub.unsubscribe(subscription)
@@ -72,27 +69,27 @@ struct DirectEventStream: Sendable {
         }
         await hub.unsubscribe(subscription)
         logger.debug("direct.stream.ended", metadata: [LogMetadataKey.deviceID: "\(deviceID)"])
-        try await writer.finish(nil)
+        writer.end()
     }
 
     /// Writes pending jobs now and after every wake-up; a keepalive tick touches no database, it only writes the
     /// keepalive comment (and ends the stream once its token has expired).
-    private func pump(_ signal: WakeUpSignal, writer: inout any ResponseBodyWriter) async throws {
+    private func pump(_ signal: WakeUpSignal, writer: some EventStreamWriter) async throws {
         // Once more after subscribing: an unregister or a move between the route's check and the subscription closed
         // no stream of ours, and no later wake-up would tell us.
         guard try await isStillOwned() else { return }
-        var lastSequence = try await drain(after: 0, writer: &writer)
+        var lastSequence = try await drain(after: 0, writer: writer)
         while true {
             switch await signal.wait() {
             case .closed:
                 return
             case .keepalive:
                 guard !tokenExpired() else { return }
-                try await writer.write(Self.keepalive)
+                try await writer.send(Self.keepalive)
             case .woken(let keepalive):
                 guard !tokenExpired(), try await isStillOwned() else { return }
-                lastSequence = try await drain(after: lastSequence, writer: &writer)
-                if keepalive { try await writer.write(Self.keepalive) }
+                lastSequence = try await drain(after: lastSequence, writer: writer)
+                if keepalive { try await writer.send(Self.keepalive) }
             }
         }
     }
@@ -106,7 +103,7 @@ struct DirectEventStream: Sendable {
 
     /// Writes every job not yet written (queued, whatever its sequence) and every written-but-unacknowledged job after
     /// `sequence`, in sequence order; returns the highest sequence written.
-    private func drain(after sequence: Int64, writer: inout any ResponseBodyWriter) async throws -> Int64 {
+    private func drain(after sequence: Int64, writer: some EventStreamWriter) async throws -> Int64 {
         var last = sequence
         while true {
             let jobs = try await deliveries.pendingJobs(
@@ -122,7 +119,7 @@ struct DirectEventStream: Sendable {
             }
             let spans = jobs.compactMap { tracing.start("direct.write", job: $0, platform: .direct, kind: .producer) }
             do {
-                try await writer.write(events)
+                try await writer.send(events)
             } catch {
                 for span in spans { span.recordError(error) }
                 for span in spans { span.end() }

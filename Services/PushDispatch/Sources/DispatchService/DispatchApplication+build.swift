@@ -1,4 +1,3 @@
-import Hummingbird
 import Logging
 import RPCServer
 import ServiceCore
@@ -6,7 +5,7 @@ import SharedModels
 import Tracing
 
 /// push-dispatch's composition root: opens the database, wires the domain, the token verifier, the direct channel
-/// and the background workers, and returns the Hummingbird application serving `POST /rpc`, `GET /health` and
+/// and the background workers, and returns the application (on the HTTP/2 core) serving `POST /rpc`, `GET /health` and
 /// `GET /devices/:deviceId/events`.
 /// - Parameters:
 ///   - configuration: where to listen, where the database lives, limits, client credentials.
@@ -29,7 +28,7 @@ public func buildDispatchApplication(
     metrics: ServiceMetrics? = nil,
     tracer: (any Tracer)? = nil,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-) async throws -> some ApplicationProtocol {
+) async throws -> RPCCoreApplication {
     let metrics =
         metrics ?? .serving(configuration.server, durationHistogramBuckets: DispatchMetrics.durationHistogramBuckets)
     let components = try DispatchComponents.make(
@@ -47,7 +46,7 @@ public func buildDispatchApplication(
     logger: Logger,
     metrics: ServiceMetrics = .disabled,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-) throws -> some ApplicationProtocol {
+) throws -> RPCCoreApplication {
     try RPCServerBuilder.buildApplication(
         serviceName: "push-dispatch",
         dispatcher: components.dispatcher,
@@ -57,7 +56,9 @@ public func buildDispatchApplication(
         logger: logger,
         metrics: metrics,
         tracer: components.tracer,
-        addRoutes: { router in components.addRoutes(to: router) },
+        routes: components.routes,
+        // Event streams never end by themselves: they end first, so the listener's drain is not held up by them.
+        beforeShutdown: { await components.hub.closeAll() },
         onServerRunning: onServerRunning
     )
 }

@@ -148,7 +148,8 @@ public struct DispatchComponents: Sendable {
             eventRoute: DirectEventRoute(
                 verifier: verifier, devices: deviceRepository, deliveries: deliveryRepository, hub: hub,
                 revocations: revocations, keepaliveInterval: configuration.keepaliveInterval, now: now,
-                metrics: dispatchMetrics, deliveryCounts: dispatchMetrics.deliveries(.direct), tracing: tracing)
+                metrics: dispatchMetrics, deliveryCounts: dispatchMetrics.deliveries(.direct), tracing: tracing,
+                logger: logger)
         )
     }
 
@@ -173,8 +174,6 @@ public struct DispatchComponents: Sendable {
         ]
     }
 
-    /// Adds the direct channel's `GET /devices/:deviceId/events` route.
-    public func addRoutes(to router: RPCServerBuilder.ServiceRouter) {
-        eventRoute.register(on: router)
-    }
+    /// The direct channel's `GET /devices/{deviceId}/events` route.
+    public var routes: [RPCServerRoute] { [eventRoute.route] }
 }

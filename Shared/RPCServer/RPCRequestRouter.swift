@@ -1,0 +1,145 @@
+import Foundation
+import HTTP2Core
+import JSONRPC
+import Logging
+import NIOCore
+import SharedModels
+import Synchronization
+import Tracing
+
+/// Routes the requests of one service on the HTTP/2 core: `POST /rpc`, `GET /health`, `GET /metrics` (when served on
+/// the service port), then the service's own routes; anything else gets 404.
+struct RPCRequestRouter: Sendable {
+    /// Names the health body.
+    let serviceName: String
+    /// The service's JSON-RPC methods, with the metrics observer and tracing interceptor already set.
+    let dispatcher: RPCDispatcher
+    let maxBodyBytes: Int
+    let addresses: ClientAddressResolver
+    let metrics: RPCMetrics?
+    let tracing: (any RPCServerTracing)?
+    let health: @Sendable () async -> [String: String]
+    /// `nil` when `GET /metrics` is not served on this port.
+    let metricsEndpoint: MetricsEndpoint?
+    let routes: [RPCServerRoute]
+    let logger: Logger
+    private let requestIDs = RequestIDs()
+
+    init(
+        serviceName: String, dispatcher: RPCDispatcher, maxBodyBytes: Int, addresses: ClientAddressResolver,
+        metrics: RPCMetrics?, tracing: (any RPCServerTracing)?,
+        health: @escaping @Sendable () async -> [String: String],
+        metricsEndpoint: MetricsEndpoint?, routes: [RPCServerRoute], logger: Logger
+    ) {
+        self.serviceName = serviceName
+        self.dispatcher = dispatcher
+        self.maxBodyBytes = maxBodyBytes
+        self.addresses = addresses
+        self.metrics = metrics
+        self.tracing = tracing
+        self.health = health
+        self.metricsEndpoint = metricsEndpoint
+        self.routes = routes
+        self.logger = logger
+    }
+
+    /// The reply to `request`; runs on the connection's event loop.
+    func handle(_ request: HTTP2Request, _ responder: HTTP2Responder) -> HTTP2Reply {
+        let path = request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        switch (request.method, path) {
+        case ("POST", "/rpc"):
+            return rpc(request)
+        case ("GET", "/health"):
+            return .async { [health, serviceName] in await Self.healthResponse(service: serviceName, health: health) }
+        case ("GET", "/metrics"):
+            if let metricsEndpoint { return .response(metricsEndpoint.http2Response()) }
+        default:
+            break
+        }
+        for route in routes {
+            if let reply = route(request, responder) { return reply }
+        }
+        return .response(HTTP2Response(status: 404))
+    }
+
+    private func rpc(_ request: HTTP2Request) -> HTTP2Reply {
+        if let contentType = request.headers["content-type"], !contentType.lowercased().hasPrefix("application/json") {
+            return .response(
+                Self.errorResponse(status: 415, .invalidRequest("Content-Type must be application/json")))
+        }
+        // The core refuses larger bodies itself (413, `rejection`); this holds whatever limit it was given.
+        guard request.body.readableBytes <= maxBodyBytes else {
+            return .response(Self.tooLarge(limit: maxBodyBytes))
+        }
+        var logger = self.logger
+        logger[metadataKey: "request.id"] = "\(requestIDs.next())"
+        let context = RPCRequestContext(
+            bearerToken: RPCRequestContext.bearerToken(fromAuthorization: request.headers["authorization"]),
+            logger: logger,
+            clientAddress: clientAddress(of: request),
+            deviceProof: request.headers["securepush-device-proof"])
+        let body = Data(request.body.readableBytesView)
+        let (dispatcher, metrics, tracing) = (self.dispatcher, self.metrics, self.tracing)
+        // Calls run in the caller's trace (when its headers carry one): each call's span is a child of it.
+        let traceContext = tracing?.context(from: request.headers)
+        return .async {
+            metrics?.inFlight.increment()
+            defer { metrics?.inFlight.decrement() }
+            metrics?.requestBytes.increment(by: body.count)
+            let answer: Data?
+            if let traceContext {
+                answer = await ServiceContext.withValue(traceContext) {
+                    await dispatcher.handle(body: body, context: context)
+                }
+            } else {
+                answer = await dispatcher.handle(body: body, context: context)
+            }
+            guard let answer else { return HTTP2Response(status: 204) }
+            metrics?.responseBytes.increment(by: answer.count)
+            return Self.jsonResponse(status: 200, answer)
+        }
+    }
+
+    /// The caller's address: the peer, or the client named by a trusted proxy's forwarding headers.
+    private func clientAddress(of request: HTTP2Request) -> String? {
+        let peer = request.remoteAddress?.ipAddress.map(ClientAddressResolver.canonicalPeer)
+        // Most deployments trust no proxy: skip reading the headers at all.
+        guard !addresses.trustedProxies.isEmpty else { return peer }
+        return addresses.clientAddress(
+            peer: peer, forwarded: request.headers.values("forwarded"),
+            forwardedFor: request.headers.values("x-forwarded-for"))
+    }
+
+    private static func healthResponse(
+        service: String, health: @Sendable () async -> [String: String]
+    ) async -> HTTP2Response {
+        let checks = await health()
+        let ready = checks.values.allSatisfy { $0 == "ok" }
+        let body = ServiceHealth(status: ready ? "ok" : "unavailable", service: service, checks: checks)
+        let data = (try? RPCCodec.makeEncoder().encode(body)) ?? Data()
+        return jsonResponse(status: ready ? 200 : 503, data)
+    }
+
+    /// 413 with a JSON-RPC error naming the limit.
+    static func tooLarge(limit: Int) -> HTTP2Response {
+        errorResponse(status: 413, .invalidRequest("request body exceeds the limit of \(limit) bytes"))
+    }
+
+    /// A JSON-RPC error response (id `null`) with an HTTP status.
+    static func errorResponse(status: Int, _ error: RPCError) -> HTTP2Response {
+        let data = (try? RPCCodec.makeEncoder().encode(RPCResponse(id: .null, outcome: .error(error)))) ?? Data()
+        return jsonResponse(status: status, data)
+    }
+
+    /// A response with a JSON body.
+    static func jsonResponse(status: Int, _ data: Data) -> HTTP2Response {
+        HTTP2Response(status: status, headers: ["content-type": "application/json"], body: ByteBuffer(bytes: data))
+    }
+}
+
+/// Numbers the requests of one server for their loggers' `request.id`.
+private final class RequestIDs: Sendable {
+    private let counter = Atomic<UInt64>(0)
+
+    func next() -> UInt64 { counter.add(1, ordering: .relaxed).newValue }
+}
