@@ -47,7 +47,7 @@ func service(
         .target(
             name: library,
             dependencies: [
-                "ServiceCore", "SharedModels", "RPCServer", grdb, postgresNIO, hummingbird, logging, metrics, tracing,
+                "ServiceCore", "SharedModels", "RPCServer", grdb, postgresNIO, logging, metrics, tracing,
             ]
                 + dependencies,
             path: "Services/\(directory)/Sources/\(library)",
@@ -134,8 +134,7 @@ let package = Package(
         .target(
             name: "RPCServer",
             dependencies: [
-                // Hummingbird only for the separate plain-HTTP/1.1 metrics listener (SECUREPUSH_METRICS_PORT).
-                "JSONRPC", "SharedModels", "HTTP2Core", hummingbird, nioCore, nioSSL, serviceLifecycle, logging,
+                "JSONRPC", "SharedModels", "HTTP2Core", nioCore, nioSSL, serviceLifecycle, logging,
                 metrics, prometheus, tracing,
             ],
             path: "Shared/RPCServer",
@@ -164,8 +163,8 @@ let package = Package(
         .target(
             name: "ServiceCore",
             dependencies: [
-                "JSONRPC", "SharedModels", "RPCServer", "HTTP2Client", grdb, postgresNIO, jwtKit, hummingbird,
-                serviceLifecycle, logging, metrics, prometheus, tracing, otel,
+                "JSONRPC", "SharedModels", "RPCServer", "HTTP2Client", grdb, postgresNIO, jwtKit, serviceLifecycle,
+                logging, metrics, prometheus, tracing, otel,
             ],
             path: "Services/Common",
             swiftSettings: swiftSettings
@@ -190,7 +189,7 @@ let package = Package(
             .target(
                 name: "SecurePushStack",
                 dependencies: [
-                    "ServiceCore", "AuthService", "StoreService", "DispatchService", hummingbird, serviceLifecycle,
+                    "ServiceCore", "AuthService", "StoreService", "DispatchService", serviceLifecycle,
                     logging, metrics, prometheus, tracing,
                 ],
                 path: "Services/Stack",

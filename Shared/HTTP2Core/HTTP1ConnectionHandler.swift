@@ -1,7 +1,7 @@
 import NIOCore
 import NIOHTTP1
 
-/// The HTTP/1.1 fallback (TLS clients that do not offer ALPN `h2`): collects one request at a time (NIO's pipelining
+/// HTTP/1.1: the fallback for TLS clients that do not offer ALPN `h2`, and the cleartext HTTP/1.1 mode (a scrape port). It collects one request at a time (NIO's pipelining
 /// handler holds the next), calls the same handler as HTTP/2, and writes its reply; streaming replies are chunked.
 final class HTTP1ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget {
     typealias InboundIn = HTTPServerRequestPart

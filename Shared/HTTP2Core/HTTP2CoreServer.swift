@@ -7,7 +7,8 @@ import NIOTLS
 import Synchronization
 
 /// A listening HTTP/2 server on the core: cleartext HTTP/2 with prior knowledge, or TLS with ALPN `h2` and an
-/// HTTP/1.1 fallback; every request goes to one ``HTTP2RequestHandler``.
+/// HTTP/1.1 fallback, or (for a plain scrape endpoint) cleartext HTTP/1.1 only; every request goes to one
+/// ``HTTP2RequestHandler``.
 public final class HTTP2CoreServer: Sendable {
     /// Where and how the server listens.
     public struct Configuration: Sendable {
@@ -15,8 +16,11 @@ public final class HTTP2CoreServer: Sendable {
         public var host: String
         /// The port to bind; `0` picks a free one.
         public var port: Int
-        /// With TLS, ALPN offers `h2` and `http/1.1` (set by the server); without, cleartext HTTP/2 only.
+        /// With TLS, ALPN offers `h2` and `http/1.1` (set by the server); without, cleartext HTTP/2 only (or HTTP/1.1
+        /// only, see ``cleartextHTTP1``).
         public var tls: TLSConfiguration?
+        /// Without TLS, serve plain HTTP/1.1 instead of HTTP/2 with prior knowledge (e.g. a Prometheus scrape port).
+        public var cleartextHTTP1: Bool
         /// Limits per connection.
         public var limits: HTTP2Limits
         /// The response to a request the core refuses itself (413, 431): status and message in, response out.
@@ -24,12 +28,14 @@ public final class HTTP2CoreServer: Sendable {
 
         /// A configuration; refusals are `text/plain` by default.
         public init(
-            host: String = "127.0.0.1", port: Int = 0, tls: TLSConfiguration? = nil, limits: HTTP2Limits = .init(),
+            host: String = "127.0.0.1", port: Int = 0, tls: TLSConfiguration? = nil, cleartextHTTP1: Bool = false,
+            limits: HTTP2Limits = .init(),
             rejection: @escaping @Sendable (Int, String) -> HTTP2Response = HTTP2CoreServer.plainTextRejection
         ) {
             self.host = host
             self.port = port
             self.tls = tls
+            self.cleartextHTTP1 = cleartextHTTP1
             self.limits = limits
             self.rejection = rejection
         }
@@ -74,7 +80,8 @@ public final class HTTP2CoreServer: Sendable {
             .childChannelInitializer { channel in
                 connections.add(channel)
                 return channel.eventLoop.makeCompletedFuture {
-                    try Self.configure(channel, tls: tls, connection: connection, logger: logger)
+                    try Self.configure(
+                        channel, tls: tls, http1: configuration.cleartextHTTP1, connection: connection, logger: logger)
                 }
             }
             .bind(host: configuration.host, port: configuration.port)
@@ -107,10 +114,12 @@ public final class HTTP2CoreServer: Sendable {
     }
 
     private static func configure(
-        _ channel: any Channel, tls: NIOSSLContext?, connection: HTTP2ConnectionConfiguration, logger: Logger
+        _ channel: any Channel, tls: NIOSSLContext?, http1: Bool, connection: HTTP2ConnectionConfiguration,
+        logger: Logger
     ) throws {
         let pipeline = channel.pipeline.syncOperations
         guard let tls else {
+            if http1 { return try configureHTTP1(pipeline, connection: connection) }
             return try pipeline.addHandler(HTTP2ConnectionHandler(configuration: connection, logger: logger))
         }
         try pipeline.addHandler(NIOSSLServerHandler(context: tls))
@@ -126,14 +135,19 @@ public final class HTTP2CoreServer: Sendable {
                     if case .negotiated("h2") = result {
                         try pipeline.addHandler(HTTP2ConnectionHandler(configuration: connection, logger: logger))
                     } else {
-                        try pipeline.configureHTTPServerPipeline(
-                            withPipeliningAssistance: true, withErrorHandling: true)
-                        try pipeline.addHandler(
-                            IdleStateHandler(allTimeout: TimeAmount(connection.limits.idleTimeout)))
-                        try pipeline.addHandler(HTTP1ConnectionHandler(configuration: connection))
+                        try configureHTTP1(pipeline, connection: connection)
                     }
                 }
             })
+    }
+
+    /// NIO's HTTP/1.1 codec (one request at a time), the idle timeout, and the handler.
+    private static func configureHTTP1(
+        _ pipeline: ChannelPipeline.SynchronousOperations, connection: HTTP2ConnectionConfiguration
+    ) throws {
+        try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
+        try pipeline.addHandler(IdleStateHandler(allTimeout: TimeAmount(connection.limits.idleTimeout)))
+        try pipeline.addHandler(HTTP1ConnectionHandler(configuration: connection))
     }
 }
 

@@ -1,8 +1,8 @@
 import HTTP2Core
-import Hummingbird
 import Logging
 import NIOCore
 import Prometheus
+import ServiceLifecycle
 
 /// `GET /metrics`: the service's registry in the Prometheus text exposition format (version 0.0.4), with the
 /// process's memory and file descriptors read at each scrape.
@@ -27,29 +27,21 @@ struct MetricsEndpoint: Sendable {
         return ByteBuffer(bytes: buffer)
     }
 
-    /// The current exposition, as a Hummingbird response.
-    func response() -> Response {
-        Response(
-            status: .ok, headers: [.contentType: Self.contentType], body: .init(byteBuffer: exposition()))
-    }
-
     /// The current exposition, as a response on the HTTP/2 core.
     func http2Response() -> HTTP2Response {
         HTTP2Response(status: 200, headers: ["content-type": Self.contentType], body: exposition())
     }
 
-    /// Adds `GET /metrics` to `router`.
-    func addRoute<Context: RequestContext>(to router: Router<Context>) {
-        router.get("/metrics") { _, _ in response() }
-    }
-
     /// A plain HTTP/1.1 listener serving only `GET /metrics` on `host:port` (`SECUREPUSH_METRICS_PORT`), so the metrics
-    /// can stay on a private interface or port while the service port is public.
-    func listener(host: String, port: Int, logger: Logger) -> some ApplicationProtocol {
-        let router = Router()
-        addRoute(to: router)
-        return Application(
-            router: router, configuration: .init(address: .hostname(host, port: port), serverName: "metrics"),
-            logger: logger)
+    /// can stay on a private interface or port while the service port is public (Prometheus scrapes plain HTTP/1.1).
+    func listener(host: String, port: Int, shutdownTimeout: Duration, logger: Logger) -> some Service {
+        CoreServerListener(
+            configuration: .init(host: host, port: port, cleartextHTTP1: true),
+            handler: { request, _ in
+                let path = request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first
+                guard request.method == "GET", path == "/metrics" else { return .response(HTTP2Response(status: 404)) }
+                return .response(http2Response())
+            },
+            shutdownTimeout: shutdownTimeout, logger: logger)
     }
 }

@@ -44,8 +44,10 @@ public enum RPCServerBuilder {
         if let registry = metrics.registry {
             let endpoint = MetricsEndpoint(metrics: metrics, registry: registry)
             if let port = configuration.metricsPort {
-                // Prometheus scrapes over plain HTTP/1.1, which the core does not serve without TLS.
-                services.append(endpoint.listener(host: configuration.host, port: port, logger: logger))
+                services.append(
+                    endpoint.listener(
+                        host: configuration.host, port: port, shutdownTimeout: configuration.shutdownTimeout,
+                        logger: logger))
             } else {
                 metricsEndpoint = endpoint
             }

@@ -50,6 +50,19 @@ struct InteropTests {
         #expect(h1Stream.exit == 0 && h1Stream.body == "event 0\nevent 1\nevent 2\n")
     }
 
+    @Test(
+        "in cleartext HTTP/1.1 mode (a scrape port) curl gets the same handler, and HTTP/2 prior knowledge is refused")
+    func cleartextHTTP1() async throws {
+        let server = try await TestServer(cleartextHTTP1: true)
+        let h1 = try await Subprocess.curl(["--http1.1", "\(server.url)/hello"])
+        let h1Async = try await Subprocess.curl(["--http1.1", "\(server.url)/async"])
+        let h2 = try await Subprocess.curl(["--http2-prior-knowledge", "\(server.url)/hello"])
+        await server.shutdown()
+        #expect(h1.status == 200 && h1.version == "1.1" && h1.body == "hello over HTTP/1")
+        #expect(h1Async.body == "answered after a suspension")
+        #expect(h2.exit != 0 || h2.status != 200)
+    }
+
     @Test("a TLS client that never finishes its handshake is disconnected after the handshake timeout")
     func tlsHandshakeTimeout() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("h2core-pki-\(UUID())").path

@@ -22,10 +22,11 @@ final class TestServer: Sendable {
     var port: Int { server.port }
     var url: String { "http://127.0.0.1:\(server.port)" }
 
-    init(tls: TLSConfiguration? = nil, limits: HTTP2Limits = HTTP2Limits()) async throws {
+    init(tls: TLSConfiguration? = nil, cleartextHTTP1: Bool = false, limits: HTTP2Limits = HTTP2Limits()) async throws {
         let box = Mutex<TestServer?>(nil)
         server = try await HTTP2CoreServer.start(
-            configuration: .init(tls: tls, limits: limits), logger: Logger(label: "h2core-test")
+            configuration: .init(tls: tls, cleartextHTTP1: cleartextHTTP1, limits: limits),
+            logger: Logger(label: "h2core-test")
         ) { request, responder in
             box.withLock { $0 }!.handle(request, responder)
         }
