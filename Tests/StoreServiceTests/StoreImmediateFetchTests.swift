@@ -12,7 +12,7 @@ struct StoreImmediateFetchTests {
     static func body(_ notificationID: String, deviceID: String? = nil) -> Data {
         var params: [String: JSONValue] = ["notificationId": .string(notificationID)]
         if let deviceID { params["deviceId"] = .string(deviceID) }
-        let request = RPCRequestEnvelope(method: Store.Get.name, params: .object(params), id: .int(1))
+        let request = RPCRequestEnvelope(method: Store.Get.name, params: JSONValue.object(params), id: .int(1))
         return (try? RPCCodec.makeEncoder().encode(request)) ?? Data()
     }
 
