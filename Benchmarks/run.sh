@@ -46,7 +46,8 @@ done
 # --- tools: h2load (nghttp2-client), nginx (nginx-light), curl, python3
 need=()
 command -v h2load >/dev/null 2>&1 || need+=(nghttp2-client)
-[ "$h2core" = 1 ] && { command -v nghttpd >/dev/null 2>&1 || [ -x /usr/sbin/nghttpd ] || need+=(nghttp2-server); }
+# nghttpd: nghttp2's own server, the library's ceiling beside nginx's (fetch and h2core)
+command -v nghttpd >/dev/null 2>&1 || [ -x /usr/sbin/nghttpd ] || need+=(nghttp2-server)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
 command -v curl >/dev/null 2>&1 || need+=(curl)
 command -v python3 >/dev/null 2>&1 || need+=(python3)

@@ -92,6 +92,13 @@ public actor AccessTokenVerifier {
         return try await verifyUncached(token)
     }
 
+    /// The principal of `token` when it verified before and has not expired, without suspending; `nil` otherwise
+    /// (a missing, new or bad token: ``verify(_:)`` decides about it).
+    public nonisolated func cachedPrincipal(for token: String?) -> Principal? {
+        guard let token, !token.isEmpty else { return nil }
+        return verified.principal(for: token, now: now())
+    }
+
     private func verifyUncached(_ token: String) async throws(RPCError) -> Principal {
         guard let kid = Self.keyID(of: token) else { throw RPCError.unauthenticated("malformed token") }
         if !knownKeyIDs.contains(kid) {

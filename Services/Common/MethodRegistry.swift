@@ -33,6 +33,17 @@ public struct MethodRegistry: Sendable {
         }
     }
 
+    /// Registers how a method registered with ``registerAdmittingItself(_:handler:)`` answers without suspending
+    /// (``RPCDispatcher/registerImmediate(_:handler:)``): it admits its callers itself too, and returns `nil` for any
+    /// caller it cannot admit at once (e.g. a token not verified before, ``AccessTokenVerifier/cachedPrincipal(for:)``),
+    /// which then goes to the async handler.
+    public mutating func registerImmediateAdmittingItself<M: RPCMethod>(
+        _ method: M.Type,
+        handler: @escaping @Sendable (M.Params, RPCRequestContext) throws -> M.Result?
+    ) {
+        dispatcher.registerImmediate(method, handler: handler)
+    }
+
     /// Registers a method that admits its callers itself: sign-in methods (credentials in the params, rate
     /// limits), published keys, and methods that accept another proof than a bearer token.
     public mutating func registerAdmittingItself<M: RPCMethod>(

@@ -14,13 +14,15 @@ public struct RPCDispatcher: Sendable {
     /// Runs around every valid call (tracing); `nil` adds nothing.
     public var interceptor: (any RPCCallInterceptor)?
     private var handlers: [String: Handler] = [:]
+    /// Handlers that answer without suspending, tried first (``registerImmediate(_:handler:)``).
+    var immediateHandlers: [String: ImmediateHandler] = [:]
 
     public init(maxBatchLength: Int = 100) {
         self.maxBatchLength = maxBatchLength
     }
 
     /// The names of all registered methods.
-    public var methodNames: Set<String> { Set(handlers.keys) }
+    public var methodNames: Set<String> { Set(handlers.keys).union(immediateHandlers.keys) }
 
     /// Registers the handler for a method; params are decoded and checked before it runs.
     public mutating func register<M: RPCMethod>(
@@ -34,15 +36,17 @@ public struct RPCDispatcher: Sendable {
     }
 
     /// Handles one HTTP request body and returns the response body, or `nil` when nothing must be
-    /// sent back (every call was a notification: HTTP 204).
+    /// sent back (every call was a notification: HTTP 204). Answers without suspending when it can
+    /// (``handleImmediately(body:context:)``).
     public func handle(body: Data, context: RPCRequestContext) async -> Data? {
-        let parsed: JSONValue
-        do {
-            parsed = try JSONValueParser.parse(body)
-        } catch {
-            observe(invalid: .parseError, since: nil)
-            return Self.encode(RPCResponse(id: .null, outcome: .error(.parseError)))
+        switch handleImmediately(body: body, context: context) {
+        case .answered(let answer): answer
+        case .suspend(let parsed): await handle(parsed: parsed, context: context)
         }
+    }
+
+    /// Handles a parsed request body (a call or a batch) that ``handleImmediately(body:context:)`` could not answer.
+    public func handle(parsed: JSONValue, context: RPCRequestContext) async -> Data? {
         switch parsed {
         case .array(let elements):
             guard !elements.isEmpty else {
@@ -107,19 +111,21 @@ public struct RPCDispatcher: Sendable {
         guard let handler else { return .error(.methodNotFound(request.method)) }
         do {
             return .result(try await handler(request.params, context))
-        } catch let error as any RPCErrorConvertible {
-            return .error(error.rpcError)
         } catch {
-            context.logger.error(
-                "rpc.handler.failed",
-                metadata: ["rpc.method": "\(request.method)", "error": "\(String(reflecting: error))"]
-            )
-            return .error(.internalError)
+            return Self.outcome(of: error, method: request.method, logger: context.logger)
         }
     }
 
+    /// What a handler's error is sent back as: its own JSON-RPC error, or `-32603` (the reason goes to the log only).
+    static func outcome(of error: any Error, method: String, logger: Logger) -> RPCResponse.Outcome {
+        if let error = error as? any RPCErrorConvertible { return .error(error.rpcError) }
+        logger.error(
+            "rpc.handler.failed", metadata: ["rpc.method": "\(method)", "error": "\(String(reflecting: error))"])
+        return .error(.internalError)
+    }
+
     /// Tells the observer about a call that was not valid JSON-RPC.
-    private func observe(invalid error: RPCError, since start: ContinuousClock.Instant?) {
+    func observe(invalid error: RPCError, since start: ContinuousClock.Instant?) {
         guard let observer else { return }
         let duration = start.map { ContinuousClock.now - $0 } ?? .zero
         observer.callEnded(method: observer.invalidRequestName, errorCode: error.code, duration: duration)

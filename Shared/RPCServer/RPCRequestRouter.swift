@@ -80,24 +80,38 @@ struct RPCRequestRouter: Sendable {
             deviceProof: request.headers["securepush-device-proof"])
         let body = Data(request.body.readableBytesView)
         let (dispatcher, metrics, tracing) = (self.dispatcher, self.metrics, self.tracing)
+        metrics?.requestBytes.increment(by: body.count)
+        // What needs no suspension is answered here, on the event loop: no task, no thread hop (see
+        // docs/architecture.md, "The fetch path"). The rest runs in a task.
+        let parsed: JSONValue
+        switch dispatcher.handleImmediately(body: body, context: context) {
+        case .answered(let answer):
+            return .response(Self.rpcResponse(answer, metrics: metrics))
+        case .suspend(let value):
+            parsed = value
+        }
         // Calls run in the caller's trace (when its headers carry one): each call's span is a child of it.
         let traceContext = tracing?.context(from: request.headers)
         return .async {
             metrics?.inFlight.increment()
             defer { metrics?.inFlight.decrement() }
-            metrics?.requestBytes.increment(by: body.count)
             let answer: Data?
             if let traceContext {
                 answer = await ServiceContext.withValue(traceContext) {
-                    await dispatcher.handle(body: body, context: context)
+                    await dispatcher.handle(parsed: parsed, context: context)
                 }
             } else {
-                answer = await dispatcher.handle(body: body, context: context)
+                answer = await dispatcher.handle(parsed: parsed, context: context)
             }
-            guard let answer else { return HTTP2Response(status: 204) }
-            metrics?.responseBytes.increment(by: answer.count)
-            return Self.jsonResponse(status: 200, answer)
+            return Self.rpcResponse(answer, metrics: metrics)
         }
+    }
+
+    /// The HTTP response carrying a dispatcher's answer: 200 with its body, or 204 when there is none.
+    private static func rpcResponse(_ answer: Data?, metrics: RPCMetrics?) -> HTTP2Response {
+        guard let answer else { return HTTP2Response(status: 204) }
+        metrics?.responseBytes.increment(by: answer.count)
+        return jsonResponse(status: 200, answer)
     }
 
     /// The caller's address: the peer, or the client named by a trusted proxy's forwarding headers.

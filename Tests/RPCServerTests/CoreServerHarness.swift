@@ -30,6 +30,14 @@ struct Slow: RPCMethod {
     static let name = "test.slow"
 }
 
+/// `test.intask`: whether the handler that answered ran in a Swift task. An immediate handler answers unless its
+/// param is 0; the async handler always runs in one.
+struct InTask: RPCMethod {
+    typealias Params = [Int]
+    typealias Result = Bool
+    static let name = "test.intask"
+}
+
 /// A service built by ``RPCServerBuilder/buildApplication`` on port 0, running in its own service group.
 struct CoreServerHarness {
     let port: Int
@@ -42,7 +50,7 @@ struct CoreServerHarness {
     /// Fires when a `test.slow` call starts.
     let slowCallStarted: Signal
 
-    /// Starts a service with `test.whoami`, `test.sum` and `test.slow`, runs `body` with it, and stops it gracefully.
+    /// Starts a service with `test.whoami`, `test.sum`, `test.intask` and `test.slow`, runs `body` with it, and stops it gracefully.
     static func with<T>(
         configuration: RPCServerConfiguration = RPCServerConfiguration(port: 0),
         health: @escaping @Sendable () async -> [String: String] = { ["database": "ok"] },
@@ -74,6 +82,10 @@ struct CoreServerHarness {
                 bearer: context.bearerToken, clientAddress: context.clientAddress, deviceProof: context.deviceProof)
         }
         dispatcher.register(Sum.self) { params, _ in params.reduce(0, +) }
+        dispatcher.register(InTask.self) { _, _ in withUnsafeCurrentTask { $0 != nil } }
+        dispatcher.registerImmediate(InTask.self) { params, _ in
+            params.first == 0 ? nil : withUnsafeCurrentTask { $0 != nil }
+        }
         dispatcher.register(Slow.self) { params, _ in
             slowCallStarted.fire()
             try await Task.sleep(for: .milliseconds(params.first ?? 0))

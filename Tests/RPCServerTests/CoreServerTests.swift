@@ -24,6 +24,21 @@ struct CoreServerTests {
         }
     }
 
+    @Test("a call with an immediate answer is answered on the event loop with no task; one that suspends runs in one")
+    func immediateAnswerHasNoTask() async throws {
+        try await CoreServerHarness.with { server in
+            let url = "\(server.url)/rpc"
+            let immediate = try await Curl.run(Self.h2c + ["-d", Self.call("test.intask", "[1]", id: 1), url])
+            #expect(immediate.body == #"{"id":1,"jsonrpc":"2.0","result":false}"#)
+            let suspended = try await Curl.run(Self.h2c + ["-d", Self.call("test.intask", "[0]", id: 2), url])
+            #expect(suspended.body == #"{"id":2,"jsonrpc":"2.0","result":true}"#)
+            // A batch runs its calls on the async path, in order.
+            let batch = "[" + Self.call("test.intask", "[1]", id: 3) + "," + Self.call("test.sum", "[1,1]", id: 4) + "]"
+            let answers = try await Curl.run(Self.h2c + ["-d", batch, url])
+            #expect(answers.body == #"[{"id":3,"jsonrpc":"2.0","result":true},{"id":4,"jsonrpc":"2.0","result":2}]"#)
+        }
+    }
+
     @Test("an oversized body gets 413 with a JSON-RPC error, a wrong content type 415, an all-notification batch 204")
     func limits() async throws {
         var configuration = RPCServerConfiguration(port: 0)

@@ -4,7 +4,7 @@ import GRDB
 
 /// ``SQLDatabase`` on SQLite through GRDB. Every statement is a GRDB cached prepared statement, so the hot paths
 /// parse their SQL once per connection; reads go to the pool's readers, changes to its single writer.
-public struct SQLiteSQLDatabase: SQLDatabase {
+public struct SQLiteSQLDatabase: SQLDatabase, SQLImmediateReading {
     /// The GRDB database (a `DatabasePool` in production, a `DatabaseQueue` in memory for tests).
     public let writer: any DatabaseWriter
     private let lock = WriteLock()
@@ -33,6 +33,18 @@ public struct SQLiteSQLDatabase: SQLDatabase {
         return try await writer.read { db in
             turn?.start()
             defer { turn?.end() }
+            return try Self.rows(db, sql, arguments)
+        }
+    }
+
+    /// GRDB's synchronous read: a reader connection's serial queue runs the statement on the calling thread (no
+    /// thread hop), so a server can answer a read on its event loop; see docs/architecture.md, "The fetch path".
+    public func readImmediately(_ sql: String, _ binds: [any SQLBindable]) throws -> [SQLRow] {
+        let arguments = Self.arguments(binds)
+        let turn = pool?.turn()
+        defer { turn?.end() }
+        return try writer.read { db in
+            turn?.start()
             return try Self.rows(db, sql, arguments)
         }
     }

@@ -38,3 +38,11 @@ public protocol NotificationRepository: Sendable {
     /// Deletes everything that expired at or before `now`; returns how many.
     func deleteExpired(now: Date) async throws -> Int
 }
+
+/// A repository that can answer the common fetch without suspending, when its database reads immediately (SQLite).
+public protocol ImmediateNotificationFetching: Sendable {
+    /// ``NotificationRepository/fetch(id:recipientID:deviceID:now:)`` for no particular device, answered on the calling
+    /// thread; `nil` when that takes more than one read (a read-once notification changes when fetched) or the
+    /// database cannot read without suspending. It records nothing: a fetch for no device leaves no receipt.
+    func fetchImmediately(id: String, recipientID: String, now: Date) throws -> FetchOutcome?
+}

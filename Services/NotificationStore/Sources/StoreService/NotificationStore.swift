@@ -150,6 +150,20 @@ public struct NotificationStore: Sendable {
             of: try await repository.fetch(id: id, recipientID: recipientID, deviceID: deviceID, now: now()))
     }
 
+    /// ``fetch(id:recipientID:deviceID:)`` answered without suspending when the repository can
+    /// (``ImmediateNotificationFetching``: SQLite, no device, not read-once); `nil` when it cannot, and the caller
+    /// takes the async path. Throws what that would throw.
+    public func fetchImmediately(id: String, recipientID: String, deviceID: String?) throws
+        -> Store.StoredNotification?
+    {
+        guard deviceID == nil, let repository = repository as? any ImmediateNotificationFetching else { return nil }
+        let id = try Self.validID(id)
+        guard let outcome = try repository.fetchImmediately(id: id, recipientID: recipientID, now: now()) else {
+            return nil
+        }
+        return try Self.result(of: outcome)
+    }
+
     /// Fetches the device's sealed copy with a `SecurePush-Device-Proof` and no token: `-32004` (exactly as for a
     /// missing notification) unless the device is one of its sealed recipients; `-32001` for any proof that is not
     /// signed by that device's key for exactly this notification and device, within the window, for the first time.

@@ -5,7 +5,7 @@ import ServiceCore
 /// statement or one transaction each; server-readable payloads pass through a `PayloadSealer` on the way in and out
 /// (sealed copies are HPKE ciphertext already and are stored as given). A row whose `payload_scheme` is `none` keeps
 /// no server-readable copy.
-public struct SQLNotificationRepository: NotificationRepository {
+public struct SQLNotificationRepository: NotificationRepository, ImmediateNotificationFetching {
     private let database: any SQLDatabase
     private let sealer: any PayloadSealer
 
@@ -61,16 +61,8 @@ public struct SQLNotificationRepository: NotificationRepository {
         let nowMS = now.millisecondsSince1970
         if deviceID == nil {
             // The common fetch (no device, not read-once) changes nothing: one read, no write transaction.
-            guard
-                let row = try await database.readOne(
-                    "SELECT \(Self.columns) FROM notification WHERE id = ? AND recipient_id = ? AND expires_at > ?",
-                    [id, recipientID, nowMS])
-            else { return .missing }
-            let metadata = try Self.metadata(from: row)
-            if !metadata.readOnce {
-                guard let payload = try open(row) else { return .deviceRequired }
-                return .payload(metadata, payload)
-            }
+            let row = try await database.readOne(Self.fetchSQL, [id, recipientID, nowMS])
+            if let outcome = try plainFetch(row) { return outcome }
         }
         return try await database.transaction { db in
             guard
@@ -121,6 +113,26 @@ public struct SQLNotificationRepository: NotificationRepository {
             guard let payload else { return .missing }
             return .payload(metadata, payload)
         }
+    }
+
+    public func fetchImmediately(id: String, recipientID: String, now: Date) throws -> FetchOutcome? {
+        guard let reader = database as? any SQLImmediateReading else { return nil }
+        return try plainFetch(
+            reader.readImmediately(Self.fetchSQL, [id, recipientID, now.millisecondsSince1970]).first)
+    }
+
+    /// The recipient's unexpired notification with its payload (``columns``).
+    private static let fetchSQL =
+        "SELECT \(columns) FROM notification WHERE id = ? AND recipient_id = ? AND expires_at > ?"
+
+    /// A fetch for no particular device decided by its one read (`row`, read with ``fetchSQL``); `nil` when the
+    /// notification is read-once, whose fetch changes it (a transaction).
+    private func plainFetch(_ row: SQLRow?) throws -> FetchOutcome? {
+        guard let row else { return .missing }
+        let metadata = try Self.metadata(from: row)
+        guard !metadata.readOnce else { return nil }
+        guard let payload = try open(row) else { return .deviceRequired }
+        return .payload(metadata, payload)
     }
 
     public func sealedRecipient(id: String, deviceID: String, now: Date) async throws -> (

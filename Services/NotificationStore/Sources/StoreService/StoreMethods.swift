@@ -55,6 +55,24 @@ public enum StoreMethods {
             }
         }
 
+        // The common fetch answers on the server's event loop, with no task: a token verified before, a plain
+        // notification read on SQLite. Any other caller or notification takes the handler above.
+        methods.registerImmediateAdmittingItself(Store.Get.self) { params, context in
+            guard let principal = verifier.cachedPrincipal(for: context.bearerToken) else { return nil }
+            do {
+                try MethodAccess.user.check(principal)
+                guard
+                    let notification = try store.fetchImmediately(
+                        id: params.notificationId, recipientID: principal.subject, deviceID: params.deviceId)
+                else { return nil }
+                metrics.fetchEnded(nil)
+                return notification
+            } catch {
+                metrics.fetchEnded(error)
+                throw error
+            }
+        }
+
         methods.register(Store.Receipts.self, requires: .scope(Scope.storeWrite)) { params, _, _ in
             Store.Receipts.Result(receipts: try await store.receipts(id: params.notificationId))
         }

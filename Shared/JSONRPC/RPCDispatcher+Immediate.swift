@@ -1,0 +1,67 @@
+import Foundation
+
+/// What ``RPCDispatcher/handleImmediately(body:context:)`` made of a request body.
+public enum RPCImmediateAnswer: Sendable {
+    /// The response body, ready now (`nil`: the call was a notification, HTTP 204).
+    case answered(Data?)
+    /// The body needs a handler that suspends: pass it to ``RPCDispatcher/handle(parsed:context:)``.
+    case suspend(JSONValue)
+}
+
+extension RPCDispatcher {
+    /// A type-erased immediate handler: decodes params, then answers now or returns `nil` (suspend instead).
+    typealias ImmediateHandler = @Sendable (JSONValue, RPCRequestContext) throws -> (any Encodable & Sendable)?
+
+    /// Registers an answer that needs no suspension for a method whose async handler is registered with
+    /// ``register(_:handler:)``: `handler` returns exactly what that handler would (or throws what it would throw), or
+    /// `nil` when it cannot tell without suspending (e.g. a token not verified before), and the call then goes to
+    /// the async handler. A server calls it on the event loop, so it must not wait on anything slow.
+    public mutating func registerImmediate<M: RPCMethod>(
+        _ method: M.Type,
+        handler: @escaping @Sendable (M.Params, RPCRequestContext) throws -> M.Result?
+    ) {
+        immediateHandlers[M.name] = { params, context in
+            let decoded = try RPCDispatcher.decodeParams(M.Params.self, from: params)
+            return try handler(decoded, context)
+        }
+    }
+
+    /// Answers a request body without suspending when it can: a body that is not JSON, an invalid request object, or
+    /// a single call whose method has an immediate handler that answers. Everything else (batches, other methods,
+    /// every call while an ``interceptor`` traces calls) comes back parsed, for ``handle(parsed:context:)``.
+    public func handleImmediately(body: Data, context: RPCRequestContext) -> RPCImmediateAnswer {
+        let parsed: JSONValue
+        do {
+            parsed = try JSONValueParser.parse(body)
+        } catch {
+            observe(invalid: .parseError, since: nil)
+            return .answered(Self.encode(RPCResponse(id: .null, outcome: .error(.parseError))))
+        }
+        // A span per call is started by the async interceptor; batches run their calls in order on the async path.
+        guard interceptor == nil, case .object = parsed else { return .suspend(parsed) }
+        let start = observer == nil ? nil : ContinuousClock.now
+        let request: ValidRequest
+        switch Self.validate(parsed) {
+        case .failure(let failure):
+            observe(invalid: failure.error, since: start)
+            return .answered(
+                Self.encode(RPCResponse(id: failure.id, outcome: .error(failure.error)), logger: context.logger))
+        case .success(let valid):
+            request = valid
+        }
+        guard let handler = immediateHandlers[request.method] else { return .suspend(parsed) }
+        let outcome: RPCResponse.Outcome
+        do {
+            guard let result = try handler(request.params, context) else { return .suspend(parsed) }
+            outcome = .result(result)
+        } catch {
+            outcome = Self.outcome(of: error, method: request.method, logger: context.logger)
+        }
+        if let observer, let start {
+            let code: Int? = if case .error(let error) = outcome { error.code } else { nil }
+            observer.callEnded(method: request.method, errorCode: code, duration: ContinuousClock.now - start)
+        }
+        guard let id = request.id else { return .answered(nil) }
+        return .answered(Self.encode(RPCResponse(id: id, outcome: outcome), logger: context.logger))
+    }
+}
