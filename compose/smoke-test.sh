@@ -210,7 +210,12 @@ export SECUREPUSH_PUBLISH_ADDRESS=127.0.0.1 SECUREPUSH_AUTH_PUBLISHED_PORT=$auth
   SECUREPUSH_PROMETHEUS_PUBLISHED_PORT=$prometheus_port
 
 wait_healthy() {
-  compose up --detach --wait --wait-timeout 120 >"$work/compose-up.log" 2>&1 || { cat "$work/compose-up.log" >&2; fail "services did not become healthy"; }
+  compose up --detach --wait --wait-timeout 120 >"$work/compose-up.log" 2>&1 || {
+    cat "$work/compose-up.log" >&2
+    compose ps --all >&2 || true
+    compose logs --no-color --tail 40 >&2 || true
+    fail "services did not become healthy"
+  }
   for service in auth notification-store push-dispatch; do
     local id state
     id="$(compose ps -q "$service")"

@@ -82,11 +82,11 @@ struct APNsProviderTokenTests {
                 #expect(await provider.deliver(makeJob(token: token)) == .sent)
             }
             let requests = mock.state.requests
-            #expect(requests.map(\.answer) == [.success, .expiredProviderToken, .success])
+            try #require(requests.map(\.answer) == [.success, .expiredProviderToken, .success])
             #expect(requests[1].headers["apns-id"] == requests[2].headers["apns-id"])
             #expect(requests[1].bodyText == requests[2].bodyText)
             let jwts = mock.state.distinctJWTs
-            #expect(jwts.count == 2)
+            try #require(jwts.count == 2)
             #expect(requests[1].jwt == jwts[0])
             #expect(requests[2].jwt == jwts[1])
             let firstIAT = try #require(try jwtSegment(jwts[0], 1)["iat"] as? Int)

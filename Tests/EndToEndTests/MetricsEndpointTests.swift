@@ -65,7 +65,7 @@ struct MetricsEndpointTests {
             ] {
                 let result = try await Curl.run(["--http2-prior-knowledge", "\(url)/metrics"])
                 #expect(result.status == 200, "\(service)")
-                let exposition = try PrometheusExposition.parse(result.body)
+                let exposition = try await PrometheusExposition.parse(result.body)
                 scraped[service] = exposition
                 for (family, shape) in Self.expected[service] ?? [:] {
                     #expect(exposition.families[family]?.type == shape.type, "\(service) \(family)")

@@ -30,15 +30,23 @@ struct PrometheusExposition: Decodable {
 
     /// Whether `python3` with `prometheus_client` is installed (`pip install prometheus-client`).
     static var isAvailable: Bool {
-        (try? run(["-c", "import prometheus_client"]))?.status == 0
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", "import prometheus_client"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        // Once, while the test plan is made (a trait's condition), not on a running test's thread.
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
     }
 
     /// Parses `text` with the reference parser; throws when it refuses the text.
-    static func parse(_ text: String) throws -> PrometheusExposition {
+    static func parse(_ text: String) async throws -> PrometheusExposition {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("metrics-\(UUID().uuidString).txt")
         try Data(text.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let result = try run(["-c", script, file.path])
+        let result = try await run(["-c", script, file.path])
         guard result.status == 0 else {
             throw ParseError(description: "prometheus_client refused the exposition: \(result.error)")
         }
@@ -63,20 +71,11 @@ struct PrometheusExposition: Decodable {
         return total
     }
 
-    private static func run(_ arguments: [String]) throws -> (status: Int32, output: Data, error: String) {
+    private static func run(_ arguments: [String]) async throws -> (status: Int32, output: Data, error: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3"] + arguments
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
         process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // Read before waiting, so a large output cannot fill the pipe and block the parser.
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let message = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, data, String(decoding: message, as: UTF8.self))
+        return try await process.runCapturingOutput()
     }
 }

@@ -9,17 +9,12 @@ extension ServiceProcess {
         let process = Process()
         process.executableURL = buildDirectory.appendingPathComponent(binary)
         process.environment = environment
-        let standardError = Pipe()
-        process.standardError = standardError
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
         let killer = Task {
             try await Task.sleep(for: .seconds(30))
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         }
-        let output = String(decoding: standardError.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        killer.cancel()
-        return (process.terminationStatus, output)
+        defer { killer.cancel() }
+        let result = try await process.runCapturingOutput()
+        return (result.status, result.error)
     }
 }

@@ -54,48 +54,44 @@ struct SealedAtRestBytesTests {
         let name = "sealed_\(UUID().uuidString.prefix(8).lowercased())"
         let slash = try #require(base.lastIndex(of: "/"))
         let server = String(base[..<slash])
-        _ = try Self.run("psql", ["--dbname", base, "-c", "CREATE DATABASE \(name)"])
-        defer { _ = try? Self.run("psql", ["--dbname", base, "-c", "DROP DATABASE \(name) WITH (FORCE)"]) }
-        let url = try PostgresURL("\(server)/\(name)?sslmode=disable&schema=store")
-        try await TestPostgres.withDatabase(
-            serviceName: "notification-store", migrations: StoreMigrations.all.postgres, url: url, dropSchema: false
-        ) { database in
-            let store = NotificationStore(
-                repository: SQLNotificationRepository(
-                    database: PostgresSQLDatabase(database), sealer: IdentityPayloadSealer()),
-                logger: .quiet)
-            let phone = TestDevice()
-            let stored = try await store.put(
-                recipientID: "alice", payload: Self.payload, ttlSeconds: nil, recipientKeys: [phone.recipientKey],
-                sealedOnly: true)
-            let fetched = try await store.fetch(id: stored.id, recipientID: "alice", deviceID: phone.id)
-            #expect(try phone.open(fetched) == Self.payload)
-            let dump = try Self.run("pg_dump", ["--dbname", "\(server)/\(name)"])
-            #expect(String(decoding: dump, as: UTF8.self).contains(stored.id))
-            #expect(Self.leaks(in: dump) == [])
-            // The check itself sees a payload stored readable in BYTEA.
-            _ = try await store.put(recipientID: "alice", payload: Self.payload, ttlSeconds: nil)
-            #expect(!Self.leaks(in: try Self.run("pg_dump", ["--dbname", "\(server)/\(name)"])).isEmpty)
+        _ = try await Self.run("psql", ["--dbname", base, "-c", "CREATE DATABASE \(name)"])
+        try await withFinally {
+            let url = try PostgresURL("\(server)/\(name)?sslmode=disable&schema=store")
+            try await TestPostgres.withDatabase(
+                serviceName: "notification-store", migrations: StoreMigrations.all.postgres, url: url, dropSchema: false
+            ) { database in
+                let store = NotificationStore(
+                    repository: SQLNotificationRepository(
+                        database: PostgresSQLDatabase(database), sealer: IdentityPayloadSealer()),
+                    logger: .quiet)
+                let phone = TestDevice()
+                let stored = try await store.put(
+                    recipientID: "alice", payload: Self.payload, ttlSeconds: nil, recipientKeys: [phone.recipientKey],
+                    sealedOnly: true)
+                let fetched = try await store.fetch(id: stored.id, recipientID: "alice", deviceID: phone.id)
+                #expect(try phone.open(fetched) == Self.payload)
+                let dump = try await Self.run("pg_dump", ["--dbname", "\(server)/\(name)"])
+                #expect(String(decoding: dump, as: UTF8.self).contains(stored.id))
+                #expect(Self.leaks(in: dump) == [])
+                // The check itself sees a payload stored readable in BYTEA.
+                _ = try await store.put(recipientID: "alice", payload: Self.payload, ttlSeconds: nil)
+                #expect(!Self.leaks(in: try await Self.run("pg_dump", ["--dbname", "\(server)/\(name)"])).isEmpty)
+            }
+        } finally: {
+            _ = try? await Self.run("psql", ["--dbname", base, "-c", "DROP DATABASE \(name) WITH (FORCE)"])
         }
     }
 
     /// Runs one of the PostgreSQL client programs `.ci/postgres.sh` uses; its standard output.
-    static func run(_ program: String, _ arguments: [String]) throws -> Data {
+    static func run(_ program: String, _ arguments: [String]) async throws -> Data {
         let binaries = try FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql").sorted().reversed()
             .map { "/usr/lib/postgresql/\($0)/bin/\(program)" }
         let path = try #require(binaries.first { FileManager.default.isExecutableFile(atPath: $0) })
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "\(program) failed: \(message)")
-        return data
+        let result = try await process.runCapturingOutput()
+        try #require(result.status == 0, "\(program) failed: \(result.error)")
+        return result.output
     }
 }

@@ -1,0 +1,33 @@
+import Foundation
+
+extension Process {
+    /// Runs the process to its exit without blocking a thread (see ``runToExit()``), its standard output and standard
+    /// error captured in temporary files: reading a pipe would block a thread of the cooperative pool until the child
+    /// exits, and an unread full pipe would block the child.
+    public func runCapturingOutput() async throws -> (status: Int32, output: Data, error: String) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("process-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let outputFile = directory.appendingPathComponent("stdout")
+        let errorFile = directory.appendingPathComponent("stderr")
+        FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+        FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        let output = try FileHandle(forWritingTo: outputFile)
+        let error = try FileHandle(forWritingTo: errorFile)
+        standardOutput = output
+        standardError = error
+        do {
+            try await runToExit()
+        } catch {
+            try? output.close()
+            try? error.close()
+            throw error
+        }
+        try? output.close()
+        try? error.close()
+        return (
+            terminationStatus, try Data(contentsOf: outputFile),
+            String(decoding: try Data(contentsOf: errorFile), as: UTF8.self)
+        )
+    }
+}
