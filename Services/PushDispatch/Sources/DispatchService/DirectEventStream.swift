@@ -47,7 +47,10 @@ struct DirectEventStream: Sendable {
     @discardableResult
     func start(writer: some EventStreamWriter) async -> DirectLiveStream? {
         let live = DirectLiveStream(stream: self, writer: writer) { [hub] live in
-            Task { await hub.unsubscribe(live) }
+            Task {
+                await hub.unsubscribe(live)
+                live.forgotten()
+            }
         }
         guard await hub.subscribe(live) else {
             writer.end()

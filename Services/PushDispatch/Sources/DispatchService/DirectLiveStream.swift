@@ -18,6 +18,9 @@ final class DirectLiveStream: Sendable {
         /// A keepalive is on its way to the client: a reader that does not take it gets no second one queued.
         var keepaliveInFlight = false
         var closed = false
+        /// The hub no longer lists the stream: only then is its body ended, so whoever sees the response end finds
+        /// the hub without it.
+        var forgotten = false
         /// The body was ended or reset (once).
         var finished = false
         /// The client is gone or a write failed: the body is reset, not ended.
@@ -27,7 +30,8 @@ final class DirectLiveStream: Sendable {
     let stream: DirectEventStream
     private let writer: any EventStreamWriter
     private let state = Mutex(State())
-    /// Called once when the stream closes on its own (client gone, token expired, device gone): the hub forgets it.
+    /// Called once when the stream closes on its own (client gone, token expired, device gone): the hub forgets it,
+    /// then calls ``forgotten()``.
     private let onClosed: Mutex<(@Sendable (DirectLiveStream) -> Void)?>
 
     /// A stream that starts out draining (the opening drain runs in the request's own task).
@@ -153,13 +157,23 @@ final class DirectLiveStream: Sendable {
             defer { callback = nil }
             return callback
         }
-        forget?(self)
+        if let forget {
+            forget(self)
+        } else {
+            finishIfClosed()
+        }
+    }
+
+    /// The hub has forgotten the stream that closed on its own: the body may end now.
+    func forgotten() {
+        state.withLock { $0.forgotten = true }
         finishIfClosed()
     }
 
     /// The hub already forgot this stream (it closed it, or shut down): only the close remains.
     func closeFromHub() {
         onClosed.withLock { $0 = nil }
+        state.withLock { $0.forgotten = true }
         close()
     }
 
@@ -176,7 +190,7 @@ final class DirectLiveStream: Sendable {
     /// Ends (or resets) the body once the stream is closed and no drain is running.
     private func finishIfClosed() {
         let finish = state.withLock { state -> Bool? in
-            guard state.closed, !state.draining, !state.finished else { return nil }
+            guard state.closed, state.forgotten, !state.draining, !state.finished else { return nil }
             state.finished = true
             return state.failed
         }
