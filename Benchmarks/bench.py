@@ -15,6 +15,7 @@ import json
 import os
 import re
 import resource
+import select
 import shutil
 import signal
 import socket
@@ -45,6 +46,8 @@ PROFILES = {
         "send_rate_seconds": 1,
         "fanout_devices": 100,
         "fanout_users": 500,
+        "devices": 200,
+        "devices_idle_seconds": 5,
     },
     # the real thing (a few minutes)
     "full": {
@@ -59,6 +62,8 @@ PROFILES = {
         "send_rate_seconds": 10,
         "fanout_devices": 1000,
         "fanout_users": 10000,
+        "devices": 10000,
+        "devices_idle_seconds": 20,
     },
 }
 
@@ -86,7 +91,15 @@ TARGET_IDLE_MB = 40.0
 TARGET_SENDS_PER_S = 3000.0
 TARGET_SEND_P99_MS = 25.0  # end to end at 1000/s offered
 TARGET_DELIVERIES_PER_S = 5000.0
-TARGET_METRICS_COST_PCT = 5.0  # CPU per store.get with metrics on, over off
+TARGET_METRICS_COST_PCT = 5.0
+TARGET_DEVICE_RSS_KB = 16.0  # push-dispatch RSS per connected direct device
+TARGET_IDLE_CPU_PCT = 2.0  # of one core, with every device's stream open and idle
+TARGET_PUSH_TO_ALL_MS = 2000.0  # one push.send until the last device has its event
+DEVICES_PER_CLIENT_PROCESS = 2500  # connections per event_streams.py process (each holds one socket per device)
+DEVICES_KEEPALIVE_S = 15  # SECUREPUSH_DISPATCH_KEEPALIVE's default: the idle window sees every stream's keepalive
+DEVICES_SETTLE_S = 5  # after the last stream opened, before RSS and idle CPU are read
+DEVICES_EVENT_TIMEOUT_S = 60  # how long the driver waits for every device's event  # CPU per store.get with metrics on, over off
+REGISTER_IN_FLIGHT = 50  # devices.register calls in flight on one connection (the server allows 100 streams)
 LEAK_TOLERANCE_MB = 2.0  # RSS growth from round 1 to the last round above this counts as growth
 
 CMD_TIMEOUT = 600  # seconds, any single h2load/curl invocation
@@ -1248,6 +1261,229 @@ def bench_fanout(ctx, prof):
     update_memory_result(ctx, "after_fanout_mb", memory_after)
 
 
+def register_direct_devices(dispatch_url, token, count):
+    """Registers `count` direct devices for the token's user over one multiplexed connection; returns their ids."""
+    host, port = dispatch_url.rsplit("//", 1)[1].rsplit(":", 1)
+    body = json.dumps({"jsonrpc": "2.0", "method": "devices.register", "params": {"platform": "direct"}, "id": 1})
+
+    async def go():
+        conn = H2Connection(host, int(port))
+        await conn.connect()
+        ids = []
+        try:
+            for start_at in range(0, count, REGISTER_IN_FLIGHT):
+                replies = await asyncio.gather(*(conn.post("/rpc", body.encode(), [("authorization", f"Bearer {token}")])
+                                                 for _ in range(min(REGISTER_IN_FLIGHT, count - start_at))))
+                for _, raw in replies:
+                    reply = json.loads(raw)
+                    if "result" not in reply:
+                        raise BenchError(f"devices.register failed: {raw[:300]!r}")
+                    ids.append(reply["result"]["deviceId"])
+        finally:
+            await conn.close()
+        return ids
+
+    return asyncio.run(go())
+
+
+def raise_open_file_limit():
+    """Raises this driver's soft open-file limit to its hard limit; the services and clients it starts inherit it
+    (users' systems are not touched). Returns the limit now in force."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+class StreamClients:
+    """event_streams.py processes holding one connection per device between them; the driver talks to them over
+    their stdin/stdout (see that file)."""
+
+    def __init__(self, ctx, dispatch_url, token, device_ids, processes):
+        host, port = dispatch_url.rsplit("//", 1)[1].rsplit(":", 1)
+        token_file = os.path.join(ctx["work"], "devices-token")
+        with open(token_file, "w") as f:
+            f.write(token)
+        self.procs = []
+        share = -(-len(device_ids) // processes)
+        for index in range(processes):
+            chunk = device_ids[index * share:(index + 1) * share]
+            if not chunk:
+                continue
+            ids_file = os.path.join(ctx["work"], f"devices-{index}.txt")
+            with open(ids_file, "w") as f:
+                f.write("\n".join(chunk) + "\n")
+            proc = subprocess.Popen(
+                [sys.executable, "-u", os.path.join(os.path.dirname(os.path.abspath(__file__)), "event_streams.py"),
+                 host, port, token_file, ids_file, "--timeout", "900"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(os.path.join(ctx["logs"],
+                                                                                        f"event-streams-{index}.log"), "ab"),
+                preexec_fn=_pdeathsig)
+            _children.append((f"event-streams-{index}", proc))
+            self.procs.append(proc)
+
+    def _read_all(self, key, timeout):
+        docs = []
+        deadline = time.monotonic() + timeout
+        for proc in self.procs:
+            while True:
+                if time.monotonic() > deadline:
+                    raise BenchError(f"event stream clients gave no '{key}' within {timeout} s")
+                line = proc.stdout.readline()  # the clients bound their own run (--timeout)
+                if not line:
+                    raise BenchError(f"an event stream client exited (code {proc.poll()}) before '{key}'")
+                doc = json.loads(line)
+                if key in doc:
+                    docs.append(doc)
+                    break
+        return docs
+
+    def wait_ready(self, timeout):
+        docs = self._read_all("ready", timeout)
+        return sum(d["ready"] for d in docs), sum(d["failed"] for d in docs), max(d["seconds"] for d in docs)
+
+    def collect_events(self, limit_s):
+        """Each stream's first-event time (monotonic seconds), and how many streams have none: every client reports
+        once all its streams have their event; after `limit_s` the rest are asked to report what they have."""
+        deadline = time.monotonic() + limit_s
+        asked = False
+        docs = []
+        for proc in self.procs:
+            while True:
+                if not asked and time.monotonic() > deadline:
+                    self._ask_report()
+                    asked = True
+                if not select.select([proc.stdout], [], [], 0.5)[0]:
+                    if time.monotonic() > deadline + 60:
+                        raise BenchError("an event stream client did not report")
+                    continue
+                line = proc.stdout.readline()
+                if not line:
+                    raise BenchError(f"an event stream client exited (code {proc.poll()}) before its report")
+                doc = json.loads(line)
+                if "events" in doc:
+                    docs.append(doc)
+                    break
+        return [t for d in docs for t in d["events"]], sum(d["missing"] for d in docs)
+
+    def _ask_report(self):
+        for proc in self.procs:
+            try:
+                proc.stdin.write(b"report\n")
+                proc.stdin.flush()
+            except BrokenPipeError:
+                pass
+
+    def close(self):
+        for proc in self.procs:
+            try:
+                proc.stdin.write(b"quit\n")
+                proc.stdin.close()
+            except BrokenPipeError:
+                pass
+        for proc in self.procs:
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                stop(proc)
+
+
+def latency_summary(samples_ms):
+    ordered = sorted(samples_ms)
+    if not ordered:
+        return {"p50": None, "p99": None, "max": None}
+
+    def at(q):
+        return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 1)
+
+    return {"p50": at(0.50), "p99": at(0.99), "max": round(ordered[-1], 1)}
+
+
+def bench_devices(ctx, prof):
+    """The direct channel at scale: N direct devices of one user, each holding an event stream on its own
+    connection; push-dispatch's RSS per connected device, its CPU while they idle, and one push.send to the user."""
+    n = ctx.get("devices") or prof["devices"]
+    fd_limit = raise_open_file_limit()
+    if fd_limit < n + 1000:
+        raise BenchError(f"open-file limit {fd_limit} is too low for {n} connections in push-dispatch")
+    processes = max(1, -(-n // DEVICES_PER_CLIENT_PROCESS))
+    stack = start_stack(ctx, "devices", dispatch_env={"SECUREPUSH_DISPATCH_KEEPALIVE": DEVICES_KEEPALIVE_S})
+    clients = None
+    try:
+        user_id, access, _ = fetch_user(stack["auth_url"])
+        backend = rpc(stack["auth_url"], "auth.clientToken",
+                      {"clientId": BACKEND_CLIENT_ID, "clientSecret": BACKEND_CLIENT_SECRET})["accessToken"]
+        started = time.monotonic()
+        device_ids = register_direct_devices(stack["dispatch_url"], access, n)
+        register_s = time.monotonic() - started
+        dispatch = stack["dispatch"]
+        time.sleep(2)
+        rss_before = rss_detail_mb(dispatch.pid)
+        clients = StreamClients(ctx, stack["dispatch_url"], access, device_ids, processes)
+        ready, failed, connect_s = clients.wait_ready(timeout=600)
+        if failed or ready != n:
+            raise BenchError(f"{ready} of {n} event streams opened ({failed} failed); see the service logs")
+        time.sleep(DEVICES_SETTLE_S)  # first drains done, allocator settled
+        rss_after = rss_detail_mb(dispatch.pid)
+        cpu_before = cpu_seconds([dispatch.pid])
+        idle_started = time.monotonic()
+        time.sleep(prof["devices_idle_seconds"])
+        idle_cpu = cpu_seconds([dispatch.pid]) - cpu_before
+        idle_wall = time.monotonic() - idle_started
+        rss_idle = rss_detail_mb(dispatch.pid)
+        sent_at = time.monotonic()
+        reply = rpc(stack["dispatch_url"], "push.send", {"recipientId": user_id, "payload": "ten thousand"}, backend)
+        accepted_ms = (time.monotonic() - sent_at) * 1000
+        if len(reply.get("deliveries", [])) != n:
+            raise BenchError(f"push.send queued {len(reply.get('deliveries', []))} deliveries, expected {n}")
+        times, missing = clients.collect_events(DEVICES_EVENT_TIMEOUT_S)
+        rss_end = rss_detail_mb(dispatch.pid)
+    finally:
+        if clients:
+            clients.close()
+        stop_stack(stack)
+    latencies = [(t - sent_at) * 1000 for t in times]
+    per_device_kb = round((rss_after["VmRSS"] - rss_before["VmRSS"]) * 1024 / n, 1)
+    idle_pct = round(idle_cpu / idle_wall * 100, 2)
+    latency = latency_summary(latencies)
+    figures = {
+        "devices": n, "streams_open": ready, "client_processes": len(clients.procs),
+        "register_seconds": round(register_s, 1), "connect_seconds": connect_s,
+        "rss_before_streams_mb": rss_before, "rss_with_streams_mb": rss_after, "rss_after_idle_mb": rss_idle,
+        "rss_after_send_mb": rss_end,
+        "rss_per_device_kb": per_device_kb,
+        "idle_cpu_percent_of_core": idle_pct, "idle_seconds": round(idle_wall, 1),
+        "push_send_ms": round(accepted_ms, 1),
+        "push_to_all_ms": latency, "events_received": len(latencies), "events_missing": missing,
+    }
+    figures["target_rss_met"] = per_device_kb <= TARGET_DEVICE_RSS_KB
+    figures["target_idle_cpu_met"] = idle_pct < TARGET_IDLE_CPU_PCT
+    figures["target_latency_met"] = missing == 0 and latency["max"] is not None \
+        and latency["max"] <= TARGET_PUSH_TO_ALL_MS
+    settings = {
+        "profile": ctx["profile"],
+        "driver": "Benchmarks/event_streams.py (asyncio, Python standard library), "
+                  f"{DEVICES_PER_CLIENT_PROCESS} connections per process at most",
+        "topology": "auth, notification-store and push-dispatch, cleartext h2c, SQLite; one user with N direct "
+                    "devices (devices.register), each holding GET /devices/{id}/events on its own connection",
+        "keepalive_seconds": int(DEVICES_KEEPALIVE_S), "settle_seconds": DEVICES_SETTLE_S,
+        "rss_per_device": "(push-dispatch VmRSS with every stream open - before any) / N",
+        "latency_origin": "just before push.send is sent; each stream's first push.notify DATA frame",
+        "open_file_limit": fd_limit,
+        "targets": {"rss_per_device_kb_max": TARGET_DEVICE_RSS_KB, "idle_cpu_percent_max": TARGET_IDLE_CPU_PCT,
+                    "push_to_all_ms_max": TARGET_PUSH_TO_ALL_MS},
+    }
+    write_result(ctx["out"], "devices", settings, figures)
+    summary(f"devices.rss_per_device_kb {per_device_kb} ({n} event streams; push-dispatch {rss_before['VmRSS']} MB "
+            f"-> {rss_after['VmRSS']} MB, {rss_after.get('Threads')} threads) "
+            f"[target <= {TARGET_DEVICE_RSS_KB:.0f} kB: {met(figures['target_rss_met'])}]")
+    summary(f"devices.idle_cpu_percent {idle_pct} ({idle_cpu:.2f} s CPU in {idle_wall:.0f} s, keepalive "
+            f"{DEVICES_KEEPALIVE_S} s) [target < {TARGET_IDLE_CPU_PCT:.0f}%: {met(figures['target_idle_cpu_met'])}]")
+    summary(f"devices.push_to_all_ms p50 {latency['p50']} p99 {latency['p99']} max {latency['max']} "
+            f"({len(latencies)} of {n} received, push.send {accepted_ms:.0f} ms) "
+            f"[target max <= {TARGET_PUSH_TO_ALL_MS:.0f} ms: {met(figures['target_latency_met'])}]")
+
+
 def update_memory_result(ctx, key, values):
     """Adds the memory at the end of another benchmark to memory.json (written by the fetch benchmark)."""
     path = os.path.join(ctx["out"], "memory.json")
@@ -1384,8 +1620,9 @@ def main():
     ap.add_argument("--bin-dir", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--smoke", action="store_true")
-    ap.add_argument("--only", choices=["fetch", "fetch-metrics", "send", "fanout", "signin", "h2core"],
+    ap.add_argument("--only", choices=["fetch", "fetch-metrics", "send", "fanout", "signin", "h2core", "devices"],
                     action="append")
+    ap.add_argument("--devices", type=int, help="direct devices for `devices` (default 10000, 200 with --smoke)")
     ap.add_argument("--keep-work", action="store_true", help="keep the temporary directory (logs, configs)")
     args = ap.parse_args()
 
@@ -1400,7 +1637,7 @@ def main():
     work = tempfile.mkdtemp(prefix="securepush-bench-")
     ctx = {"bin": os.path.abspath(args.bin_dir), "out": os.path.abspath(args.out), "work": work,
            "logs": os.path.join(work, "logs"), "certs": os.path.join(work, "certs"), "profile": profile,
-           "tools": tool_versions()}
+           "tools": tool_versions(), "devices": args.devices}
     os.makedirs(ctx["logs"])
     only = args.only or ["fetch", "fetch-metrics", "send", "fanout", "signin"]
     services_needed = only != ["h2core"]
@@ -1435,6 +1672,9 @@ def main():
         if "signin" in only:
             print("== sign-in (auth.login, auth.refresh)", flush=True)
             bench_signin(ctx, prof)
+        if "devices" in only:
+            print("== direct channel: one event stream per device, each on its own connection", flush=True)
+            bench_devices(ctx, prof)
         if "h2core" in only:
             print("== HTTP/2 core (libnghttp2) vs nginx (1 worker) vs nghttpd, same body", flush=True)
             bench_h2core(ctx, prof)

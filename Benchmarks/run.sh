@@ -4,8 +4,8 @@
 # (push.send to a direct-channel device), fan-out into the APNs mock, sign-in (auth.login at bcrypt cost 12 and 10,
 # auth.refresh) and resident memory; then a chart of it all. See Benchmarks/README.md and docs/benchmarks.md.
 #
-#   Benchmarks/run.sh [--smoke] [--out DIR] [--bin-dir DIR] [--only fetch|fetch-metrics|send|fanout|signin|h2core]
-#                     [--keep-work]
+#   Benchmarks/run.sh [--smoke] [--out DIR] [--bin-dir DIR]
+#                     [--only fetch|fetch-metrics|send|fanout|signin|h2core|devices] [--devices N] [--keep-work]
 #
 #   --smoke     seconds-long version for CI (h2load -n 2000, one round)
 #   --out DIR   where the JSON results, summary.txt and the service logs go (default: Benchmarks/results)
@@ -13,7 +13,10 @@
 #               securepush-bench
 #               (or SECUREPUSH_BENCH_BIN_DIR); default: build them with `swift build -c release`
 #   --only      run one benchmark (repeatable); `h2core` (never run by default) compares the HTTP/2 core alone
-#               (h2core-bench-server) with nginx (1 worker) and nghttpd, and needs only that binary
+#               (h2core-bench-server) with nginx (1 worker) and nghttpd, and needs only that binary; `devices`
+#               (never run by default, a few minutes) holds one direct-channel event stream per device, each on its
+#               own connection, and measures push-dispatch's RSS per device, idle CPU and one push.send to them all
+#   --devices N how many devices `devices` connects (default 10000; 200 with --smoke)
 #   --keep-work keep the temporary work directory (configs, h2load logs)
 #
 # Everything runs on 127.0.0.1 on free ephemeral ports; every server is stopped on exit.
@@ -36,8 +39,10 @@ while [ $# -gt 0 ]; do
     --bin-dir) bin_dir="$2"; shift ;;
     --bin-dir=*) bin_dir="${1#--bin-dir=}" ;;
     --only) extra+=(--only "$2"); [ "$2" = h2core ] && h2core=1 || others=1; shift ;;
+    --devices) extra+=(--devices "$2"); shift ;;
+    --devices=*) extra+=(--devices "${1#--devices=}") ;;
     --keep-work) extra+=(--keep-work) ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
   shift

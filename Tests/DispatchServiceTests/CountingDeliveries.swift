@@ -61,6 +61,11 @@ final class CountingDeliveries: DeliveryRepository {
         return try await base.pendingJobs(deviceID: deviceID, after: sequence, now: now, limit: limit)
     }
 
+    func pendingJobs(after sequences: [String: Int64], now: Date, limit: Int) async throws -> [String: [DeliveryJob]] {
+        counted()
+        return try await base.pendingJobs(after: sequences, now: now, limit: limit)
+    }
+
     func record(_ outcome: DeliveryOutcome, for jobs: [DeliveryJob], now: Date) async throws {
         counted()
         return try await base.record(outcome, for: jobs, now: now)

@@ -39,6 +39,11 @@ final class CountingDevices: DeviceRepository {
         return try await base.device(id: id)
     }
 
+    func devices(ids: [String]) async throws -> [DeviceRecord] {
+        counted()
+        return try await base.devices(ids: ids)
+    }
+
     func unregister(id: String, ownerID: String, now: Date) async throws -> Bool {
         counted()
         return try await base.unregister(id: id, ownerID: ownerID, now: now)

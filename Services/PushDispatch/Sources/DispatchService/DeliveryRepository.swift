@@ -29,6 +29,11 @@ public protocol DeliveryRepository: Sendable {
     /// past expiry are marked `expired` first.
     func pendingJobs(deviceID: String, after sequence: Int64, now: Date, limit: Int) async throws -> [DeliveryJob]
 
+    /// ``pendingJobs(deviceID:after:now:limit:)`` for many devices at once (device id → its `sequence`), in one
+    /// statement to expire and one read: a `push.send` to a user with thousands of connected devices wakes them all.
+    /// At most `limit` jobs per device, in sequence order; devices with none are absent.
+    func pendingJobs(after sequences: [String: Int64], now: Date, limit: Int) async throws -> [String: [DeliveryJob]]
+
     /// Which of `deviceIDs` have a `queued` job not yet expired (read only): the direct channel's periodic sweep
     /// wakes their streams, in case the wake-up for that job was lost.
     func devicesWithQueuedJobs(among deviceIDs: [String], now: Date) async throws -> Set<String>

@@ -22,6 +22,8 @@ public protocol DeviceRepository: Sendable {
 
     /// The device with this id, whoever owns it.
     func device(id: String) async throws -> DeviceRecord?
+    /// The devices among `ids` that exist, in no particular order (one query for the direct channel's batch drain).
+    func devices(ids: [String]) async throws -> [DeviceRecord]
 
     /// Deletes the owner's device and ends its undelivered jobs `failed`; `false` when there is no such device.
     func unregister(id: String, ownerID: String, now: Date) async throws -> Bool

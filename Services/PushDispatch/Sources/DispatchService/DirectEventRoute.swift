@@ -13,7 +13,9 @@ import SharedModels
 /// a token that is not a user's → 403, an unknown device or another user's → 404 (the same body),
 /// a device of another platform → 400, a deactivated device → 410, auth's keys unavailable → 503.
 ///
-/// On the HTTP/2 core the checks and the stream run in a task per request (no channel or pipeline); the events go out through the stream's ``HTTP2ResponseStream``, paced by the client's flow-control window.
+/// On the HTTP/2 core the checks and the opening drain run in a task per request, which then ends: an open stream is
+/// a ``DirectLiveStream`` in the hub (no channel, pipeline or task); the events go out through the stream's
+/// ``HTTP2ResponseStream``, paced by the client's flow-control window.
 struct DirectEventRoute: Sendable {
     let verifier: AccessTokenVerifier
     let devices: any DeviceRepository
@@ -21,7 +23,6 @@ struct DirectEventRoute: Sendable {
     let hub: DirectHub
     /// Sessions auth reported revoked: a token of one opens no stream.
     let revocations: RevokedSessionsFeed?
-    let keepaliveInterval: Duration
     let now: @Sendable () -> Date
     let metrics: DispatchMetrics
     /// `securepush_deliveries_total{platform="direct"}`, created once for every stream.
@@ -36,7 +37,7 @@ struct DirectEventRoute: Sendable {
     func route(_ request: HTTP2Request, _ responder: HTTP2Responder) -> HTTP2Reply? {
         guard request.method == "GET", let deviceID = Self.deviceID(inPath: request.path) else { return nil }
         // Not cancelled when the client goes: a write in progress is still recorded `sent`; the stream ends itself
-        // when its response closes (``DirectEventStream/run(writer:)``).
+        // when its response closes (``DirectEventStream/start(writer:)``).
         Task { await serve(request, deviceID: deviceID, responder: responder) }
         return .deferred
     }
@@ -65,11 +66,8 @@ struct DirectEventRoute: Sendable {
         }
         let body = responder.startStream(
             status: 200, headers: ["content-type": "text/event-stream", "cache-control": "no-cache"])
-        do {
-            try await opened.run(writer: body)
-        } catch {
-            body.reset()  // the client is gone, or the database failed mid-stream: the client reconnects
-        }
+        // Returns after the opening drain; a failure there (client gone, database) resets the body.
+        await opened.start(writer: body)
     }
 
     /// What a request for `deviceID`'s stream gets: a refusal, or the stream to run.
@@ -105,7 +103,7 @@ struct DirectEventRoute: Sendable {
             DirectEventStream(
                 deviceID: device.id, ownerID: principal.subject, expiresAt: principal.expiresAt,
                 sessionID: principal.sessionID, devices: devices, deliveries: deliveries, hub: hub,
-                keepaliveInterval: keepaliveInterval, now: now, logger: logger, metrics: metrics,
+                now: now, logger: logger, metrics: metrics,
                 deliveryCounts: deliveryCounts, tracing: tracing))
     }
 

@@ -6,24 +6,10 @@ import Foundation
 /// the database, so the database stays the only source of truth and a missed wake-up costs at most a delay (the
 /// service's periodic sweep, `DirectSweep`, wakes streams whose device has jobs nobody woke them for).
 public actor DirectHub {
-    /// One open event stream.
-    struct Subscription: Sendable {
-        let id: UUID
-        let deviceID: String
-        let signal: WakeUpSignal
-    }
-
-    private struct OpenStream {
-        let id: UUID
-        let ownerID: String
-        let sessionID: String?
-        let signal: WakeUpSignal
-    }
-
     /// Most event streams one device may hold open; opening another closes its oldest.
     public let maxStreamsPerDevice: Int
     /// Each device's open streams, oldest first.
-    private var streams: [String: [OpenStream]] = [:]
+    private var streams: [String: [DirectLiveStream]] = [:]
     private var isClosed = false
 
     /// - Parameter maxStreamsPerDevice: see ``maxStreamsPerDevice`` (at least 1).
@@ -31,42 +17,41 @@ public actor DirectHub {
         self.maxStreamsPerDevice = max(1, maxStreamsPerDevice)
     }
 
-    /// Registers a stream of `ownerID` for `deviceID`, closing the device's oldest streams beyond the cap (a device
-    /// that reconnects usually left a dead stream behind); `nil` once the hub is closed (shutting down).
-    func subscribe(deviceID: String, ownerID: String, sessionID: String? = nil) -> Subscription? {
-        guard !isClosed else { return nil }
-        var open = streams[deviceID, default: []]
-        while open.count >= maxStreamsPerDevice { open.removeFirst().signal.close() }
-        let stream = OpenStream(id: UUID(), ownerID: ownerID, sessionID: sessionID, signal: WakeUpSignal())
+    /// Registers `stream`, closing its device's oldest streams beyond the cap (a device that reconnects usually left
+    /// a dead stream behind); `false` once the hub is closed (shutting down).
+    func subscribe(_ stream: DirectLiveStream) -> Bool {
+        guard !isClosed else { return false }
+        var open = streams[stream.deviceID, default: []]
+        while open.count >= maxStreamsPerDevice { open.removeFirst().closeFromHub() }
         open.append(stream)
-        streams[deviceID] = open
-        return Subscription(id: stream.id, deviceID: deviceID, signal: stream.signal)
+        streams[stream.deviceID] = open
+        return true
     }
 
-    /// Removes a stream (its client went away or it ended).
-    func unsubscribe(_ subscription: Subscription) {
-        streams[subscription.deviceID]?.removeAll { $0.id == subscription.id }
-        if streams[subscription.deviceID]?.isEmpty == true { streams[subscription.deviceID] = nil }
+    /// Forgets a stream (its client went away or it ended by itself).
+    func unsubscribe(_ stream: DirectLiveStream) {
+        streams[stream.deviceID]?.removeAll { $0 === stream }
+        if streams[stream.deviceID]?.isEmpty == true { streams[stream.deviceID] = nil }
     }
 
     /// Wakes every open stream of these devices; returns how many streams were woken.
     @discardableResult
     public func wake(deviceIDs: some Sequence<String>) -> Int {
-        var woken = 0
+        var woken: [DirectLiveStream] = []
         for deviceID in Set(deviceIDs) {
-            for stream in streams[deviceID, default: []] {
-                stream.signal.wake()
-                woken += 1
-            }
+            woken += streams[deviceID, default: []]
         }
-        return woken
+        guard !woken.isEmpty else { return 0 }
+        // One task drains them all, a batch of streams per database round (``DirectBatchDrain``).
+        Task { [woken] in await DirectBatchDrain.run(woken) }
+        return woken.count
     }
 
     /// Ends the device's open streams, except those of `keptOwnerID` (the device's new owner); returns how many.
     @discardableResult
     func close(deviceID: String, except keptOwnerID: String? = nil) -> Int {
         let (kept, closed) = streams[deviceID, default: []].partitioned { $0.ownerID == keptOwnerID }
-        for stream in closed { stream.signal.close() }
+        for stream in closed { stream.closeFromHub() }
         streams[deviceID] = kept.isEmpty ? nil : kept
         return closed.count
     }
@@ -79,7 +64,7 @@ public actor DirectHub {
             let (revoked, kept) = open.partitioned { $0.sessionID.map(sessionIDs.contains) ?? false }
             guard !revoked.isEmpty else { continue }
             for stream in revoked {
-                stream.signal.close()
+                stream.closeFromHub()
                 closed[stream.sessionID ?? "", default: 0] += 1
             }
             streams[deviceID] = kept.isEmpty ? nil : kept
@@ -99,8 +84,24 @@ public actor DirectHub {
     public func closeAll() {
         isClosed = true
         for open in streams.values {
-            for stream in open { stream.signal.close() }
+            for stream in open { stream.closeFromHub() }
         }
+        streams = [:]
+    }
+
+    /// The keepalive tick, one for every stream of the service: each open stream writes its keepalive comment from
+    /// memory (a slow reader that has not taken the previous one is skipped) or ends once its token has expired.
+    /// No task per stream: writes are queued on the streams' connections; returns how many streams were ticked.
+    @discardableResult
+    public func keepalive() -> Int {
+        var ticked = 0
+        for open in streams.values {
+            for stream in open {
+                stream.keepalive()
+                ticked += 1
+            }
+        }
+        return ticked
     }
 
     /// How many event streams are open for `deviceID`.

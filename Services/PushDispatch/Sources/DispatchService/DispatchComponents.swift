@@ -119,6 +119,12 @@ public struct DispatchComponents: Sendable {
                 PeriodicService(name: "dispatch.expiry", interval: configuration.expiryInterval, logger: logger) {
                     try await pushes.expireAndPurge()
                 },
+                // One keepalive timer for every event stream: an idle stream holds no task of its own.
+                PeriodicService(
+                    name: "dispatch.direct.keepalive", interval: configuration.keepaliveInterval, logger: logger
+                ) {
+                    await hub.keepalive()
+                },
                 PeriodicService(name: "dispatch.direct.sweep", interval: configuration.sweepInterval, logger: logger) {
                     try await sweep.run()
                 },
@@ -147,7 +153,7 @@ public struct DispatchComponents: Sendable {
             sweep: sweep,
             eventRoute: DirectEventRoute(
                 verifier: verifier, devices: deviceRepository, deliveries: deliveryRepository, hub: hub,
-                revocations: revocations, keepaliveInterval: configuration.keepaliveInterval, now: now,
+                revocations: revocations, now: now,
                 metrics: dispatchMetrics, deliveryCounts: dispatchMetrics.deliveries(.direct), tracing: tracing,
                 logger: logger)
         )

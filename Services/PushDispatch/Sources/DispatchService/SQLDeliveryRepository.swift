@@ -17,6 +17,9 @@ public struct SQLDeliveryRepository: DeliveryRepository {
         self.database = database
     }
 
+    /// Delivery rows per `INSERT` when a send records its jobs (8 bindings each: well under SQLite's and
+    /// PostgreSQL's limits).
+    static let insertBatchSize = 200
     /// Statuses of a job that is not finished yet.
     static let unfinished = "('queued', 'sent', 'retrying')"
     /// Jobs that end `expired` when their notification expires: those still waiting for an attempt, and direct jobs
@@ -65,29 +68,39 @@ public struct SQLDeliveryRepository: DeliveryRepository {
                 VALUES (?, ?, ?, ?, ?, ?)
                 """, [send.notificationID, send.clientID, send.recipientID, expiresMS, createdMS, resultJSON])
             let traceParent = send.traceParent?.description
-            var jobs: [DeliveryJob] = []
-            for device in devices {
+            // One statement per `insertBatchSize` devices, not one per device: a user with 10,000 devices is 50
+            // round trips. Each row's sequence comes back with its device id.
+            var sequences: [String: Int64] = [:]
+            for start in stride(from: 0, to: devices.count, by: Self.insertBatchSize) {
+                let batch = devices[start..<min(start + Self.insertBatchSize, devices.count)]
+                let rows = Array(repeating: "(?, ?, ?, 'queued', 0, ?, ?, ?, ?, ?)", count: batch.count)
+                var bindings: [any SQLBindable] = []
+                for device in batch {
+                    bindings += [
+                        send.notificationID, device.id, device.platform.rawValue, createdMS, expiresMS, createdMS,
+                        createdMS, traceParent,
+                    ]
+                }
                 let inserted = try await db.query(
                     """
                     INSERT INTO delivery (
                         notification_id, device_id, platform, status, attempts, next_attempt_at, expires_at, updated_at,
                         send_created_at, traceparent)
-                    VALUES (?, ?, ?, 'queued', 0, ?, ?, ?, ?, ?)
-                    RETURNING sequence
-                    """,
-                    [
-                        send.notificationID, device.id, device.platform.rawValue, createdMS, expiresMS, createdMS,
-                        createdMS, traceParent,
-                    ]
-                )
+                    VALUES \(rows.joined(separator: ", "))
+                    RETURNING device_id, sequence
+                    """, bindings)
+                for row in inserted {
+                    sequences[try row.decode(0, as: String.self)] = try row.decode(1, as: Int64.self)
+                }
+            }
+            let jobs = try devices.map { device in
                 // No row back would be a schema that disagrees with the code: a decoding error, not a crash.
-                let sequence = try (inserted.first ?? SQLRow([])).decode(0, as: Int64.self)
-                jobs.append(
-                    DeliveryJob(
-                        sequence: sequence, notificationID: send.notificationID, deviceID: device.id,
-                        platform: device.platform, deviceToken: device.token, status: .queued, attempts: 0,
-                        expiresAt: Date(millisecondsSince1970: expiresMS), apnsMode: device.apnsMode,
-                        traceParent: send.traceParent, sentAt: Date(millisecondsSince1970: createdMS)))
+                let sequence = try sequences[device.id] ?? SQLRow([]).decode(0, as: Int64.self)
+                return DeliveryJob(
+                    sequence: sequence, notificationID: send.notificationID, deviceID: device.id,
+                    platform: device.platform, deviceToken: device.token, status: .queued, attempts: 0,
+                    expiresAt: Date(millisecondsSince1970: expiresMS), apnsMode: device.apnsMode,
+                    traceParent: send.traceParent, sentAt: Date(millisecondsSince1970: createdMS))
             }
             // Completes the claim, unless it was taken over meanwhile: then nothing of this send is kept.
             if let claim, try await !Self.complete(claim, notificationID: send.notificationID, db) {
@@ -150,6 +163,37 @@ public struct SQLDeliveryRepository: DeliveryRepository {
             WHERE device_id = ? AND status IN \(Self.unfinished) AND \(Self.expirable) AND expires_at <= ?
             """, [nowMS, deviceID, nowMS])
         return try await database.read(Self.pendingJobsSQL, [deviceID, sequence, limit]).map(Self.job(from:))
+    }
+
+    public func pendingJobs(after sequences: [String: Int64], now: Date, limit: Int) async throws
+        -> [String: [DeliveryJob]]
+    {
+        guard let lowest = sequences.values.min() else { return [:] }
+        let nowMS = now.millisecondsSince1970
+        let ids = String(decoding: try JSONEncoder().encode(Array(sequences.keys)), as: UTF8.self)
+        let devices = database.dialect.jsonTextArray
+        _ = try await database.execute(
+            """
+            UPDATE delivery SET status = 'expired', updated_at = ?, lease_until = NULL, lease_owner = NULL
+            WHERE device_id IN (\(devices)) AND status IN \(Self.unfinished) AND \(Self.expirable) AND expires_at <= ?
+            """, [nowMS, ids, nowMS])
+        // The lowest sequence of the set reads a little more than each device needs: trimmed per device below.
+        let rows = try await database.read(
+            """
+            SELECT \(Self.jobColumns) FROM \(Self.jobSource)
+            WHERE delivery.device_id IN (\(devices)) AND delivery.status IN \(Self.unfinished)
+                AND (delivery.status = 'queued' OR (delivery.status = 'sent' AND delivery.sequence > ?))
+            ORDER BY delivery.sequence
+            """, [ids, lowest])
+        var jobs: [String: [DeliveryJob]] = [:]
+        for row in rows {
+            let job = try Self.job(from: row)
+            guard let after = sequences[job.deviceID], job.status == .queued || job.sequence > after,
+                jobs[job.deviceID, default: []].count < limit
+            else { continue }
+            jobs[job.deviceID, default: []].append(job)
+        }
+        return jobs
     }
 
     public func acknowledge(deviceID: String, notificationID: String, now: Date) async throws

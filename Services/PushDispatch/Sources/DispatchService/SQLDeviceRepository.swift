@@ -138,6 +138,14 @@ public struct SQLDeviceRepository: DeviceRepository {
         try await database.readOne("SELECT \(Self.columns) FROM device WHERE id = ?", [id]).map(Self.device(from:))
     }
 
+    public func devices(ids: [String]) async throws -> [DeviceRecord] {
+        guard !ids.isEmpty else { return [] }
+        let list = String(decoding: try JSONEncoder().encode(ids), as: UTF8.self)
+        return try await database.read(
+            "SELECT \(Self.columns) FROM device WHERE id IN (\(database.dialect.jsonTextArray))", [list]
+        ).map(Self.device(from:))
+    }
+
     public func unregister(id: String, ownerID: String, now: Date) async throws -> Bool {
         let nowMS = now.millisecondsSince1970
         return try await database.transaction { db in

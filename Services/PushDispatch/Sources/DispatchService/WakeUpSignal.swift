@@ -1,7 +1,7 @@
 import Synchronization
 
-/// A coalescing wake-up between tasks: a delivery worker sleeps on one (rung after `push.send`), and so does each
-/// direct event stream (woken when jobs are queued for its device, ticked for keepalives).
+/// A coalescing wake-up between tasks: a delivery worker sleeps on one (rung after `push.send`). (Direct event streams
+/// no longer wait on one: an idle stream is no task, see ``DirectLiveStream``.)
 ///
 /// A wake or tick posted while no task waits is kept and ends the next wait, so none is lost between two waits; many
 /// coalesce into one event (nothing queues without bound). Every task waiting when one is posted receives it.

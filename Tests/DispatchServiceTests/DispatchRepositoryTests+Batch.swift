@@ -1,0 +1,62 @@
+import DispatchService
+import Foundation
+import SharedModels
+import TestSupport
+import Testing
+
+extension DispatchRepositoryTests {
+    @Test(
+        "the batched pending read gives each device what its own read gives, at its own sequence, within the limit",
+        arguments: TestPostgres.backends)
+    func batchedPendingJobs(backend: TestDatabaseBackend) async throws {
+        try await withRepositories(backend) { devices, deliveries in
+            let phone = try await devices.register(
+                ownerID: "ada", platform: .direct, token: nil, name: nil, now: Self.start)
+            let laptop = try await devices.register(
+                ownerID: "ada", platform: .direct, token: nil, name: nil, now: Self.start)
+            let other = try await devices.register(
+                ownerID: "bob", platform: .direct, token: nil, name: nil, now: Self.start)
+            for id in ["n1", "n2", "n3"] { _ = try await deliveries.recordSend(send(id, to: "ada"), claim: nil) }
+            _ = try await deliveries.recordSend(send("short", to: "ada", ttl: 1), claim: nil)
+            _ = try await deliveries.recordSend(send("b1", to: "bob"), claim: nil)
+            // The phone's stream wrote n1 and n2; the laptop's wrote nothing yet.
+            let phoneJobs = try await deliveries.pendingJobs(
+                deviceID: phone.id, after: 0, now: Self.start, limit: 2)
+            try await deliveries.record(.sent, for: phoneJobs, now: Self.start)
+            let phoneAt = phoneJobs.map(\.sequence).max() ?? 0
+
+            let later = Self.start.addingTimeInterval(10)  // "short" has expired
+            let batched = try await deliveries.pendingJobs(
+                after: [phone.id: phoneAt, laptop.id: 0, "no-such-device": 0], now: later, limit: 2)
+
+            #expect(batched[phone.id]?.map(\.notificationID) == ["n3"])
+            #expect(batched[laptop.id]?.map(\.notificationID) == ["n1", "n2"])  // the limit, in sequence order
+            #expect(batched["no-such-device"] == nil)
+            #expect(batched[other.id] == nil)  // not asked for
+            for deviceID in [phone.id, laptop.id] {
+                let single = try await deliveries.pendingJobs(
+                    deviceID: deviceID, after: deviceID == phone.id ? phoneAt : 0, now: later, limit: 2)
+                #expect(batched[deviceID] == single)
+            }
+            let short = try #require(
+                try await deliveries.deliveries(notificationID: "short", clientID: "backend", now: later))
+            #expect(short.allSatisfy { $0.status == .expired })
+            #expect(try await deliveries.pendingJobs(after: [:], now: later, limit: 2).isEmpty)
+        }
+    }
+
+    @Test(
+        "the devices of a list of ids come back in one read; unknown ids are absent", arguments: TestPostgres.backends)
+    func devicesByIDs(backend: TestDatabaseBackend) async throws {
+        try await withRepositories(backend) { devices, _ in
+            let phone = try await devices.register(
+                ownerID: "ada", platform: .direct, token: nil, name: "phone", now: Self.start)
+            let other = try await devices.register(
+                ownerID: "bob", platform: .direct, token: nil, name: nil, now: Self.start)
+            let found = try await devices.devices(ids: [phone.id, other.id, "no-such-device"])
+            #expect(Set(found.map(\.id)) == [phone.id, other.id])
+            #expect(found.first { $0.id == phone.id }?.ownerID == "ada")
+            #expect(try await devices.devices(ids: []).isEmpty)
+        }
+    }
+}
