@@ -71,6 +71,40 @@ struct SQLDatabaseTests {
         }
     }
 
+    @Test(
+        "a single statement that fails changes nothing and leaves the writer usable", arguments: TestPostgres.backends)
+    func failedStatement(backend: TestDatabaseBackend) async throws {
+        try await withDatabase(backend) { database in
+            _ = try await database.execute("INSERT INTO probe (id, amount) VALUES (?, ?)", ["a", 1])
+            // The second row breaks the primary key: the whole statement (its first row too) is rolled back.
+            await #expect(throws: (any Error).self) {
+                try await database.write(
+                    "INSERT INTO probe (id, amount) VALUES (?, ?), (?, ?) RETURNING id", ["b", 2, "a", 3])
+            }
+            await #expect(throws: (any Error).self) {
+                try await database.execute("INSERT INTO probe (id, amount) VALUES (?, NULL)", ["c"])
+            }
+            #expect(try await database.execute("UPDATE probe SET amount = amount + 1 WHERE id = ?", ["a"]) == 1)
+            let rows = try await database.read("SELECT id, amount FROM probe ORDER BY id", [])
+            #expect(try rows.map { try $0.decode(0, as: String.self) } == ["a"])
+            #expect(try rows.first?.decode(1, as: Int.self) == 2)
+        }
+    }
+
+    @Test(
+        "a short read returns what read returns, on the calling thread where the backend allows",
+        arguments: TestPostgres.backends)
+    func readImmediatelyIfPossible(backend: TestDatabaseBackend) async throws {
+        try await withDatabase(backend) { database in
+            _ = try await database.execute("INSERT INTO probe (id, amount) VALUES (?, ?), (?, ?)", ["a", 1, "b", 2])
+            let sql = "SELECT id, amount FROM probe WHERE amount >= ? ORDER BY id"
+            let immediate = try await database.readImmediatelyIfPossible(sql, [1])
+            #expect(immediate == (try await database.read(sql, [1])))
+            #expect(try immediate.map { try $0.decode(0, as: String.self) } == ["a", "b"])
+            #expect((database is any SQLImmediateReading) == (backend == .sqlite))
+        }
+    }
+
     @Test("a transaction commits all of its statements, or none when its body throws", arguments: TestPostgres.backends)
     func transactionAtomicity(backend: TestDatabaseBackend) async throws {
         struct Abort: Error {}

@@ -6,3 +6,12 @@ public protocol SQLImmediateReading: Sendable {
     /// statement runs, and while every reader connection is busy (at most the pool's reader count run at once).
     func readImmediately(_ sql: String, _ binds: [any SQLBindable]) throws -> [SQLRow]
 }
+
+extension SQLDatabase {
+    /// A short read by key (an indexed lookup of a few rows): on the calling thread where the database allows
+    /// (``SQLImmediateReading``, SQLite), saving the hop to a reader's queue and back; async elsewhere (PostgreSQL).
+    public func readImmediatelyIfPossible(_ sql: String, _ binds: [any SQLBindable]) async throws -> [SQLRow] {
+        if let reader = self as? any SQLImmediateReading { return try reader.readImmediately(sql, binds) }
+        return try await read(sql, binds)
+    }
+}

@@ -49,14 +49,17 @@ public struct SQLiteSQLDatabase: SQLDatabase, SQLImmediateReading {
         }
     }
 
+    /// One statement in its own transaction, run on the calling thread while ``WriteLock`` is held (the writer is
+    /// idle then, as for ``transaction(_:)``'s statements): no hop to GRDB's writer queue and back.
     public func write(_ sql: String, _ binds: [any SQLBindable]) async throws -> [SQLRow] {
         let arguments = Self.arguments(binds)
-        return try await onWriterLocked { try await writer.write { db in try Self.rows(db, sql, arguments) } }
+        return try await onWriterLocked { try writer.write { db in try Self.rows(db, sql, arguments) } }
     }
 
+    /// Like ``write(_:_:)``: one statement, on the calling thread while ``WriteLock`` is held.
     public func execute(_ sql: String, _ binds: [any SQLBindable]) async throws -> Int {
         let arguments = Self.arguments(binds)
-        return try await onWriterLocked { try await writer.write { db in try Self.changes(db, sql, arguments) } }
+        return try await onWriterLocked { try writer.write { db in try Self.changes(db, sql, arguments) } }
     }
 
     /// Runs `body` holding the writer (``WriteLock``), counted as waiting until it has the lock, then as in use.

@@ -125,8 +125,9 @@ public struct SQLDeviceRepository: DeviceRepository {
         try await db.notify(DispatchMigrations.wakeChannel, "d:" + deviceID)
     }
 
+    /// An indexed lookup on `push.send`'s path: read on the calling thread where the database allows.
     public func devices(ownerID: String) async throws -> [DeviceRecord] {
-        try await database.read(
+        try await database.readImmediatelyIfPossible(
             """
             SELECT \(Self.columns) FROM device WHERE owner_id = ?
             ORDER BY created_at, \(DispatchMigrations.registrationOrder(database.dialect))
@@ -135,7 +136,9 @@ public struct SQLDeviceRepository: DeviceRepository {
     }
 
     public func device(id: String) async throws -> DeviceRecord? {
-        try await database.readOne("SELECT \(Self.columns) FROM device WHERE id = ?", [id]).map(Self.device(from:))
+        // A primary-key lookup on `devices.ack`'s path: read on the calling thread where the database allows.
+        try await database.readImmediatelyIfPossible("SELECT \(Self.columns) FROM device WHERE id = ?", [id]).first
+            .map(Self.device(from:))
     }
 
     public func devices(ids: [String]) async throws -> [DeviceRecord] {
