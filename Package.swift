@@ -160,7 +160,8 @@ let package = Package(
         ),
         .target(
             name: "HTTP2Client",
-            dependencies: ["JSONRPC", nioCore, nioPosix, nioHTTP1, nioHTTP2, nioSSL, logging, tracing],
+            // Our HTTP/2 client on the libnghttp2 core (HTTP2Core's client session, reached through `package` API).
+            dependencies: ["JSONRPC", "HTTP2Core", nioCore, nioPosix, nioHTTP1, nioSSL, logging, tracing],
             path: "Shared/HTTP2Client",
             swiftSettings: swiftSettings
         ),

@@ -1,6 +1,5 @@
+import HTTP2Core
 import NIOCore
-import NIOHTTP1
-import NIOHTTP2
 
 extension HTTP2Client {
     /// Runs `request` on a stream and lets `consume` read the response; retries once when the request
@@ -8,23 +7,26 @@ extension HTTP2Client {
     func perform<T: Sendable>(
         _ request: HTTP2Request,
         timeoutCoversBody: Bool,
-        _ consume: (HTTPResponseHead, HTTP2ResponsePartSource) async throws -> T
+        _ consume: (HTTP2ClientStream.Head, HTTP2ResponsePartSource) async throws -> T
     ) async throws -> T {
         guard request.path.hasPrefix("/") else {
             throw HTTP2ClientError(.invalidURL, "request path '\(request.path)' must start with '/'")
         }
         let timeout = request.timeout ?? configuration.requestTimeout
         let deadline = NIODeadline.now() + TimeAmount(timeout)
+        let head = makeRequestHead(request)
         do {
             do {
-                return try await attempt(request, deadline: deadline, timeout: timeout, timeoutCoversBody, consume)
+                return try await attempt(
+                    request, head, deadline: deadline, timeout: timeout, timeoutCoversBody, consume)
             } catch let failure as HTTP2RetryableFailure {
                 logger.debug(
                     "request did not reach the peer, retrying on a new connection",
                     metadata: ["error": "\(failure.error)"]
                 )
                 do {
-                    return try await attempt(request, deadline: deadline, timeout: timeout, timeoutCoversBody, consume)
+                    return try await attempt(
+                        request, head, deadline: deadline, timeout: timeout, timeoutCoversBody, consume)
                 } catch let failure as HTTP2RetryableFailure {
                     throw failure.error
                 }
@@ -37,10 +39,11 @@ extension HTTP2Client {
     /// One try on the current connection.
     private func attempt<T: Sendable>(
         _ request: HTTP2Request,
+        _ head: HTTP2ClientRequestHead,
         deadline: NIODeadline,
         timeout: Duration,
         _ timeoutCoversBody: Bool,
-        _ consume: (HTTPResponseHead, HTTP2ResponsePartSource) async throws -> T
+        _ consume: (HTTP2ClientStream.Head, HTTP2ResponsePartSource) async throws -> T
     ) async throws -> T {
         let connection = try await connection(deadline: deadline)
         guard connection.state.reserveStream() else {
@@ -50,153 +53,86 @@ extension HTTP2Client {
         }
         defer { connection.releaseStream() }
 
-        let progress = HTTP2StreamProgress()
-        let stream: HTTP2ClientStreamChannel
-        do {
-            stream = try await connection.openStream(usesTLS: endpoint.usesTLS, progress: progress)
-        } catch {
-            if isShutdown { throw HTTP2ClientError(.shutdown) }
-            connection.retire()
-            throw HTTP2RetryableFailure(error: HTTP2ClientError(.connectionClosed, "could not open a stream: \(error)"))
-        }
-
-        let closer = HTTP2StreamCloser(channel: stream.channel)
-        let timer = stream.channel.eventLoop.scheduleTask(deadline: deadline) {
-            // Runs on the stream's event loop, which also records the response head: a head that came in time
-            // ends a head-only timeout even when the reading task has not got to it yet.
-            if timeoutCoversBody || !progress.hasResponseHead {
-                closer.close(.timeout)
-            }
+        let stream = connection.core.request(
+            head, body: request.body, bodyLimit: timeoutCoversBody ? configuration.maxResponseBytes : nil)
+        // The stream's end, however it comes: a response read to its end is left alone; anything else (the body
+        // closure returned early, threw, was cancelled) resets the stream.
+        defer { stream.cancel(.cancelled) }
+        // Runs on the connection's event loop, where the response head is delivered too: a head that came in time
+        // ends a head-only timeout even when the reading task has not got to it yet.
+        let timer = connection.core.eventLoop.scheduleTask(deadline: deadline) {
+            stream.cancel(.timeout, unlessHeadArrived: !timeoutCoversBody)
         }
         defer { timer.cancel() }
-        let head = makeRequestHead(request)
         do {
-            return try await withTaskCancellationHandler {
-                try await stream.executeThenClose { inbound, outbound in
-                    var parts: [HTTPClientRequestPart] = [.head(head)]
-                    if let body = request.body, body.readableBytes > 0 {
-                        parts.append(.body(.byteBuffer(body)))
-                    }
-                    parts.append(.end(nil))
-                    try await outbound.write(contentsOf: parts)
-
-                    let source = HTTP2ResponsePartSource(iterator: inbound.makeAsyncIterator(), closer: closer)
-                    let responseHead = try await source.nextHead()
-                    if !timeoutCoversBody {
-                        timer.cancel()
-                    }
-                    return try await consume(responseHead, source)
-                }
-            } onCancel: {
-                closer.close(.cancelled)
+            let responseHead = try await stream.head()
+            if !timeoutCoversBody {
+                timer.cancel()
             }
-        } catch {
-            throw classify(
-                error,
-                closer: closer,
-                progress: progress,
-                connection: connection,
-                timeout: timeout,
-                timeoutCoversBody: timeoutCoversBody
-            )
+            return try await consume(responseHead, HTTP2ResponsePartSource(stream: stream))
+        } catch let failure as HTTP2ClientStreamFailure {
+            throw classify(failure, connection: connection, timeout: timeout, timeoutCoversBody: timeoutCoversBody)
         }
     }
 
-    /// Turns a failed exchange into what the caller sees, deciding whether a retry is safe.
+    /// Turns a failed stream into what the caller sees, deciding whether a retry is safe: only a request the peer
+    /// provably did not process (never sent, refused, above a GOAWAY's last stream id) is sent again.
     private func classify(
-        _ error: any Error,
-        closer: HTTP2StreamCloser,
-        progress: HTTP2StreamProgress,
+        _ failure: HTTP2ClientStreamFailure,
         connection: HTTP2Connection,
         timeout: Duration,
         timeoutCoversBody: Bool
     ) -> any Error {
-        if error is HTTP2CallerError { return error }
-        switch closer.closeReason {
+        switch failure {
         case .timeout:
             let awaited = timeoutCoversBody ? "complete response" : "response head"
             return HTTP2ClientError(.timeout, "no \(awaited) within \(timeout)")
-        case .cancelled: return CancellationError()
-        case nil: break
+        case .cancelled:
+            return CancellationError()
+        case .headersTooLarge, .bodyTooLarge:
+            return HTTP2ClientError(.responseTooLarge, failure.description)
+        case .notSent, .refused:
+            if isShutdown { return HTTP2ClientError(.shutdown) }
+            if !connection.acceptsNewStreams { connection.retire() }
+            let code: HTTP2ClientError.Code = connection.state.goAwayLastStreamID == nil ? .connectionClosed : .goAway
+            return HTTP2RetryableFailure(error: HTTP2ClientError(code, failure.description))
+        case .reset, .connectionLost:
+            if isShutdown { return HTTP2ClientError(.shutdown) }
+            return HTTP2ClientError(.connectionClosed, failure.description)
         }
-        if let error = error as? HTTP2ClientError { return error }
-        if error is CancellationError { return error }
-        if isShutdown { return HTTP2ClientError(.shutdown) }
-
-        let refused = (error as? NIOHTTP2Errors.StreamClosed)?.errorCode == .refusedStream
-        let goAwayLastStreamID = connection.state.goAwayLastStreamID
-        let phase = progress.current
-        switch phase {
-        case .idle, .headFailed:
-            // The peer never saw this request.
-            if !connection.acceptsNewStreams {
-                connection.retire()
-                let code: HTTP2ClientError.Code = goAwayLastStreamID == nil ? .connectionClosed : .goAway
-                var reason = "\(error)"
-                if case .headFailed(let headFailure) = phase { reason = headFailure }
-                return HTTP2RetryableFailure(error: HTTP2ClientError(code, "request not sent: \(reason)"))
-            }
-            if refused {
-                return HTTP2RetryableFailure(error: HTTP2ClientError(.connectionClosed, "stream refused by the peer"))
-            }
-        case .headWritten(let streamID):
-            // After GOAWAY, streams above its last stream id were not processed by the peer (RFC 9113 §6.8).
-            if let streamID, let goAwayLastStreamID, streamID > goAwayLastStreamID {
-                connection.retire()
-                return HTTP2RetryableFailure(
-                    error: HTTP2ClientError(.goAway, "stream \(streamID) not processed by the peer")
-                )
-            }
-            if refused {
-                return HTTP2RetryableFailure(error: HTTP2ClientError(.connectionClosed, "stream refused by the peer"))
-            }
-        case .writingHead:
-            break
-        }
-        return HTTP2ClientError(.connectionClosed, "\(error)")
     }
 
-    private func makeRequestHead(_ request: HTTP2Request) -> HTTPRequestHead {
-        var headers = HTTPHeaders(request.headers)
-        if !headers.contains(name: "host") {
-            // The HTTP/2 codec turns `host` into `:authority`.
-            headers.add(name: "host", value: endpoint.authority)
+    private func makeRequestHead(_ request: HTTP2Request) -> HTTP2ClientRequestHead {
+        var headers = request.headers
+        // A `host` header names the `:authority` (as HTTP/1 would); HTTP/2 does not send it as a field.
+        let authority = headers.first { $0.0.caseInsensitiveEquals("host") }?.1 ?? endpoint.authority
+        if let body = request.body, !headers.contains(where: { $0.0.caseInsensitiveEquals("content-length") }) {
+            headers.append(("content-length", String(body.readableBytes)))
         }
-        if let body = request.body, !headers.contains(name: "content-length") {
-            headers.add(name: "content-length", value: String(body.readableBytes))
-        }
-        return HTTPRequestHead(
-            version: .http1_1,
-            method: request.method,
-            uri: endpoint.basePath + request.path,
-            headers: headers
-        )
+        return HTTP2ClientRequestHead(
+            method: request.method.rawValue, scheme: endpoint.usesTLS ? "https" : "http", authority: authority,
+            path: endpoint.basePath + request.path, headers: headers)
     }
 
     /// Buffers a response body, refusing to hold more than `limit` bytes.
     static func collectResponse(
-        head: HTTPResponseHead,
+        head: HTTP2ClientStream.Head,
         from source: HTTP2ResponsePartSource,
         limit: Int
     ) async throws -> HTTP2Response {
-        if let announced = head.headers.first(name: "content-length").flatMap(Int.init), announced > limit {
+        if let announced = head.headers.first(where: { $0.0 == "content-length" }).flatMap({ Int($0.1) }),
+            announced > limit
+        {
             throw HTTP2ClientError(.responseTooLarge, "\(announced) bytes announced, limit is \(limit)")
         }
         var body = ByteBuffer()
         while let chunk = try await source.nextBodyPart() {
-            guard chunk.readableBytes <= limit - body.readableBytes else {
-                throw HTTP2ClientError(.responseTooLarge, "more than \(limit) bytes")
-            }
             if body.readableBytes == 0 {
                 body = chunk
             } else {
                 body.writeImmutableBuffer(chunk)
             }
         }
-        return HTTP2Response(
-            status: Int(head.status.code),
-            headers: head.headers.map { ($0.name, $0.value) },
-            body: body
-        )
+        return HTTP2Response(status: head.status, headers: head.headers, body: body)
     }
 }

@@ -9,14 +9,22 @@ import Synchronization
 /// Every SecurePush peer uses it, service to service and device to service. It speaks cleartext HTTP/2 with
 /// prior knowledge (`http://`, h2c) and HTTP/2 over TLS with ALPN `h2` (`https://`).
 ///
+/// It stands on the same libnghttp2 core as the services' server (``HTTP2Core``: an nghttp2 client session per
+/// connection, NIO for sockets and TLS); this type adds the connection policy on top.
+///
 /// Why not AsyncHTTPClient: AHC speaks HTTP/2 only over TLS (ALPN) and falls back to HTTP/1.1 on `http://`
 /// URLs, while our services run cleartext HTTP/2 with prior knowledge when no certificate is configured, and
-/// the device's direct channel is a long-lived streamed response. One small swift-nio-http2 client serves both.
+/// the device's direct channel is a long-lived streamed response.
 ///
 /// - The connection is opened lazily by the first request; concurrent first requests share one connect.
+/// - Requests run as concurrent streams up to the peer's SETTINGS_MAX_CONCURRENT_STREAMS; more wait in line
+///   (nghttp2 sends their HEADERS as streams close), within their timeouts.
 /// - When the connection closes or the peer sends GOAWAY, the next request opens a new connection.
 ///   A request whose stream never reached the peer is retried once on a fresh connection; a request that
 ///   was sent and then lost its connection fails with ``HTTP2ClientError/connectionClosed`` (no blind retries).
+///   "Never reached the peer" means: its HEADERS were never sent, the peer refused the stream (REFUSED_STREAM), or
+///   its stream id is above the last stream id of the peer's GOAWAY (RFC 9113 §6.8).
+/// - A streamed body is paced by its reader: the flow-control window opens only as much as it has read.
 /// - Every call is bounded by its timeout; cancelling the calling task closes the stream.
 ///
 /// Call ``shutdown()`` when done; later calls throw ``HTTP2ClientError/shutdown``.
@@ -93,10 +101,7 @@ public final class HTTP2Client: Sendable {
     ) async throws -> T {
         try await perform(request, timeoutCoversBody: false) { head, source in
             let response = HTTP2StreamingResponse(
-                status: Int(head.status.code),
-                headers: head.headers.map { ($0.name, $0.value) },
-                body: HTTP2ResponseBody(source: source)
-            )
+                status: head.status, headers: head.headers, body: HTTP2ResponseBody(source: source))
             do {
                 return try await body(response)
             } catch {

@@ -1,4 +1,3 @@
-import NIOHTTP2
 import Synchronization
 
 /// What the client knows about one connection, updated from its event loop and read from any task.
@@ -6,12 +5,10 @@ final class HTTP2ConnectionState: Sendable {
     private struct State {
         var isClosed = false
         /// Set once the peer sent GOAWAY: streams above this id were not processed.
-        var goAwayLastStreamID: HTTP2StreamID?
+        var goAwayLastStreamID: Int32?
         /// Set once the client stopped handing this connection out.
         var isRetired = false
         var activeStreams = 0
-        /// The first error seen on the connection, kept to explain a failed handshake.
-        var firstError: (any Error)?
     }
 
     private let state = Mutex(State())
@@ -21,17 +18,13 @@ final class HTTP2ConnectionState: Sendable {
         state.withLock { !$0.isClosed && $0.goAwayLastStreamID == nil && !$0.isRetired }
     }
 
-    var goAwayLastStreamID: HTTP2StreamID? {
+    var goAwayLastStreamID: Int32? {
         state.withLock { $0.goAwayLastStreamID }
     }
 
     /// Streams taken and not yet released.
     var activeStreamCount: Int {
         state.withLock { $0.activeStreams }
-    }
-
-    var firstError: (any Error)? {
-        state.withLock { $0.firstError }
     }
 
     /// Counts a new stream; `false` when the connection no longer accepts streams.
@@ -51,11 +44,10 @@ final class HTTP2ConnectionState: Sendable {
         }
     }
 
-    /// Records a GOAWAY; `true` when no stream is active, so the connection should be closed now.
-    func receivedGoAway(lastStreamID: HTTP2StreamID) -> Bool {
+    /// Records a GOAWAY: the connection takes no new streams.
+    func receivedGoAway(lastStreamID: Int32) {
         state.withLock { state in
             state.goAwayLastStreamID = min(lastStreamID, state.goAwayLastStreamID ?? lastStreamID)
-            return state.activeStreams == 0
         }
     }
 
@@ -69,11 +61,5 @@ final class HTTP2ConnectionState: Sendable {
 
     func markClosed() {
         state.withLock { $0.isClosed = true }
-    }
-
-    func record(_ error: any Error) {
-        state.withLock { state in
-            if state.firstError == nil { state.firstError = error }
-        }
     }
 }

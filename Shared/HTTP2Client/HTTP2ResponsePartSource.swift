@@ -1,60 +1,27 @@
+import HTTP2Core
 import NIOCore
-import NIOHTTP1
 
-/// Wraps the stream's single inbound iterator, which has already yielded the response head.
-final class HTTP2ResponsePartSource: @unchecked Sendable {
-    // Unchecked: only the one task consuming the response touches the iterator, as documented
-    // on HTTP2ResponseBody; NIO's iterator itself rejects concurrent use.
-    private var iterator: NIOAsyncChannelInboundStream<HTTPClientResponsePart>.AsyncIterator
-    private var isFinished = false
-    private let closer: HTTP2StreamCloser
+/// The body of a response after its head: the stream's chunks, for the client's own reading and for a caller's
+/// ``HTTP2ResponseBody``.
+struct HTTP2ResponsePartSource: Sendable {
+    let stream: HTTP2ClientStream
 
-    init(iterator: NIOAsyncChannelInboundStream<HTTPClientResponsePart>.AsyncIterator, closer: HTTP2StreamCloser) {
-        self.iterator = iterator
-        self.closer = closer
-    }
-
-    /// The response head, skipping informational (1xx) heads.
-    func nextHead() async throws -> HTTPResponseHead {
-        while let part = try await iterator.next() {
-            if case .head(let head) = part, head.isFinal {
-                return head
-            }
-        }
-        throw HTTP2StreamFailure.endedEarly
-    }
-
-    /// The next body chunk, `nil` at the end of the response; throws what the stream threw, or
-    /// ``HTTP2StreamFailure/endedEarly`` when it closed before the end.
-    func nextBodyPart() async throws -> ByteBuffer? {
-        guard !isFinished else { return nil }
-        while let part = try await iterator.next() {
-            switch part {
-            case .body(let chunk): return chunk
-            case .end:
-                isFinished = true
-                return nil
-            case .head: continue
-            }
-        }
-        throw HTTP2StreamFailure.endedEarly
+    /// The next body chunk, `nil` at the end of the response; throws the stream's failure for the client to classify.
+    func nextBodyPart() async throws(HTTP2ClientStreamFailure) -> ByteBuffer? {
+        try await stream.nextChunk()
     }
 
     /// The next body chunk for a streaming consumer, failures already turned into ``HTTP2ClientError``.
     func nextChunk() async throws -> ByteBuffer? {
         do {
-            return try await nextBodyPart()
+            return try await stream.nextChunk()
         } catch {
-            isFinished = true
-            throw failure(error)
-        }
-    }
-
-    private func failure(_ error: any Error) -> any Error {
-        switch closer.closeReason {
-        case .cancelled: return CancellationError()
-        case .timeout: return HTTP2ClientError(.timeout)
-        case nil: return HTTP2ClientError(.connectionClosed, "\(error)")
+            switch error {
+            case .cancelled: throw CancellationError()
+            case .timeout: throw HTTP2ClientError(.timeout)
+            case .headersTooLarge, .bodyTooLarge: throw HTTP2ClientError(.responseTooLarge, error.description)
+            default: throw HTTP2ClientError(.connectionClosed, error.description)
+            }
         }
     }
 }

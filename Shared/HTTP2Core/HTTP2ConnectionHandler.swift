@@ -9,7 +9,7 @@ import NIOCore
 /// `handlerAdded` to `handlerRemoved`; the session is created in `handlerAdded` and deleted in `teardown()`
 /// (`channelInactive` or `handlerRemoved`, whichever comes first), never while an nghttp2 call is on the stack.
 /// nghttp2 only calls back during `mem_recv` and `mem_send`, so every callback finds `self` alive.
-final class HTTP2ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget {
+final class HTTP2ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget, NGHTTP2SessionDriver {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
@@ -24,8 +24,8 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget {
     /// Between `channelRead` and `channelReadComplete`: responses submitted then go out in one write and flush.
     private var inReadBurst = false
     /// nghttp2 calls on the stack (`mem_recv`, `mem_send`): a teardown requested meanwhile waits for them.
-    private var nghttp2Depth = 0
-    private var teardownPending = false
+    var nghttp2Depth = 0
+    private(set) var teardownPending = false
     private var flushing = false
     private var flushAgain = false
     /// Write promises whose bytes nghttp2 has taken, succeeded after `mem_send` returns (never inside a callback).
@@ -76,16 +76,9 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let buffer = unwrapInboundIn(data)
-        guard let session else { return }
+        guard session != nil else { return }
         inReadBurst = true
-        nghttp2Depth += 1
-        // nghttp2 reads the bytes during the call only; what it keeps (bodies, headers) our callbacks copy out.
-        let consumed = buffer.withUnsafeReadableBytes { bytes in
-            nghttp2_session_mem_recv(session, bytes.bindMemory(to: UInt8.self).baseAddress, bytes.count)
-        }
-        nghttp2Depth -= 1
-        if teardownPending { return teardown() }
+        guard let consumed = receive(unwrapInboundIn(data)) else { return }
         if consumed < 0 {
             // Bad client preface, a flood nghttp2 detected, out of memory: nothing more can be read. Send what is
             // queued (a GOAWAY, when nghttp2 wrote one), then close.
@@ -142,38 +135,9 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget {
         }
     }
 
-    private func writeQueuedFrames() {
-        guard let context else { return }
-        var pending: ByteBuffer?
-        var wrote = false
-        while let session, context.channel.isWritable {
-            var frames: UnsafePointer<UInt8>?
-            nghttp2Depth += 1
-            let length = nghttp2_session_mem_send(session, &frames)
-            nghttp2Depth -= 1
-            if teardownPending { return teardown() }
-            if length < 0 {
-                logger.debug("HTTP/2 send failed", metadata: ["http2.error": "\(Self.errorText(Int32(length)))"])
-                context.close(promise: nil)
-                return
-            }
-            guard length > 0, let frames else { break }
-            // `frames` points into nghttp2's own buffer, valid only until the next nghttp2 call: copy it now.
-            var buffer = pending ?? context.channel.allocator.buffer(capacity: Swift.max(length, 16_384))
-            buffer.writeBytes(UnsafeRawBufferPointer(start: frames, count: length))
-            if buffer.readableBytes >= 65_536 {
-                context.write(wrapOutboundOut(buffer), promise: nil)
-                wrote = true
-                pending = nil
-            } else {
-                pending = buffer
-            }
-        }
-        if let pending {
-            context.write(wrapOutboundOut(pending), promise: nil)
-            wrote = true
-        }
-        if wrote { context.flush() }
+    func sendFailed(_ code: Int32) {
+        logger.debug("HTTP/2 send failed", metadata: ["http2.error": "\(Self.errorText(code))"])
+        context?.close(promise: nil)
     }
 
     /// Outside a read burst (an async answer, a streamed chunk) frames go out now; inside one, at its end.
@@ -184,7 +148,7 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget {
     // MARK: Lifetime
 
     /// Deletes the session and drops every stream: pending writes fail, close callbacks run (on a later tick).
-    private func teardown() {
+    func teardown() {
         if nghttp2Depth > 0 {
             teardownPending = true
             return
@@ -294,9 +258,5 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget {
         stream.headers = HTTP2Headers()
         stream.body = nil
         respond(stream: id, with: configuration.rejection(status, message))
-    }
-
-    static func errorText(_ code: Int32) -> String {
-        String(cString: nghttp2_strerror(code))
     }
 }

@@ -59,7 +59,7 @@ final class SeparateServerProcess {
     }
 
     /// A loopback port nothing listens on right now.
-    private static func freePort() throws -> Int {
+    static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Subprocess.PeerFailed(description: "socket() failed") }
         defer { close(fd) }

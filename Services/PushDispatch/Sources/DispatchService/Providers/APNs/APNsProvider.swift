@@ -8,7 +8,8 @@ import Synchronization
 /// Delivers notification ids to Apple devices through the APNs provider API (HTTP/2, token-based auth).
 ///
 /// - One long-lived HTTP/2 connection per provider (one credential set); concurrent deliveries are concurrent
-///   streams on it, and swift-nio-http2 queues streams beyond the server's `SETTINGS_MAX_CONCURRENT_STREAMS`.
+///   streams on it, and nghttp2 (HTTP2Client's core) holds back streams beyond the server's
+///   `SETTINGS_MAX_CONCURRENT_STREAMS`.
 ///   After GOAWAY or a lost connection the next delivery opens a new one; an HTTP/2 PING every
 ///   ``APNsConfiguration/pingInterval`` finds a connection that died silently and retires it.
 /// - One provider token (ES256 JWT) is shared by every request and replaced on Apple's schedule
