@@ -214,6 +214,8 @@ wait_healthy() {
     cat "$work/compose-up.log" >&2
     compose ps --all >&2 || true
     compose logs --no-color --tail 40 >&2 || true
+    # what the failing health checks printed
+    for c in $(compose ps --all -q); do docker inspect --format '{{.Name}} {{json .State.Health}}' "$c" >&2 || true; done
     fail "services did not become healthy"
   }
   for service in auth notification-store push-dispatch; do

@@ -13,18 +13,18 @@ extension Process {
         FileManager.default.createFile(atPath: outputFile.path, contents: nil)
         FileManager.default.createFile(atPath: errorFile.path, contents: nil)
         let output = try FileHandle(forWritingTo: outputFile)
-        let error = try FileHandle(forWritingTo: errorFile)
+        let errors = try FileHandle(forWritingTo: errorFile)
         standardOutput = output
-        standardError = error
+        standardError = errors
         do {
             try await runToExit()
         } catch {
             try? output.close()
-            try? error.close()
+            try? errors.close()
             throw error
         }
         try? output.close()
-        try? error.close()
+        try? errors.close()
         return (
             terminationStatus, try Data(contentsOf: outputFile),
             String(decoding: try Data(contentsOf: errorFile), as: UTF8.self)
