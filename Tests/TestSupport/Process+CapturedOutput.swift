@@ -10,8 +10,8 @@ extension Process {
         defer { try? FileManager.default.removeItem(at: directory) }
         let outputFile = directory.appendingPathComponent("stdout")
         let errorFile = directory.appendingPathComponent("stderr")
-        FileManager.default.createFile(atPath: outputFile.path, contents: nil)
-        FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
         let output = try FileHandle(forWritingTo: outputFile)
         let errors = try FileHandle(forWritingTo: errorFile)
         standardOutput = output
