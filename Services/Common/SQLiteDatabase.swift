@@ -44,21 +44,4 @@ public enum SQLiteDatabase {
             }
         }
     }
-
-    /// `"ok"` when the database answers a trivial query, otherwise the reason (for `GET /health`).
-    public static func readiness(of writer: any DatabaseWriter) async -> String {
-        do {
-            _ = try await writer.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
-            return "ok"
-        } catch {
-            return "database unavailable"
-        }
-    }
-}
-
-/// `"ok"` when the service's database (SQLite or PostgreSQL, whichever it runs on) answers, otherwise the reason.
-public func databaseReadiness(sqlite: (any DatabaseWriter)?, postgres: PostgresServiceDatabase?) async -> String {
-    if let postgres { return await postgres.readiness() }
-    if let sqlite { return await SQLiteDatabase.readiness(of: sqlite) }
-    return "no database"
 }

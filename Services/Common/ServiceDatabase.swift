@@ -56,7 +56,14 @@ public struct ServiceDatabase: Sendable {
 
     /// `"ok"`, or why the database cannot serve (for `GET /health`).
     public func readiness() async -> String {
-        await databaseReadiness(sqlite: sqlite, postgres: postgres)
+        if let postgres { return await postgres.readiness() }
+        // Through `sql`, like every other read of the pool (``SQLiteSQLDatabase`` counts the readers in use).
+        do {
+            _ = try await sql.read("SELECT 1", [])
+            return "ok"
+        } catch {
+            return "database unavailable"
+        }
     }
 
     /// Runs `body` while the database runs (PostgreSQL's pool is started and migrated first, and stopped afterwards),

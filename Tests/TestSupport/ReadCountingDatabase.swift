@@ -67,7 +67,7 @@ public final class ImmediateReadCountingDatabase: ReadCountingDatabase, SQLImmed
         super.init(base)
     }
 
-    public func readImmediately(_ sql: String, _ binds: [any SQLBindable]) throws -> [SQLRow] {
+    public func readImmediately(_ sql: String, _ binds: [any SQLBindable]) throws -> [SQLRow]? {
         counts.withLock { $0.immediate += 1 }
         return try reader.readImmediately(sql, binds)
     }

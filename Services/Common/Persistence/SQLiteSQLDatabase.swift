@@ -8,6 +8,8 @@ public struct SQLiteSQLDatabase: SQLDatabase, SQLImmediateReading {
     /// The GRDB database (a `DatabasePool` in production, a `DatabaseQueue` in memory for tests).
     public let writer: any DatabaseWriter
     private let lock = WriteLock()
+    /// Every read of the pool, so that ``readImmediately(_:_:)`` never waits for a reader (see ``ReaderGate``).
+    let readers: ReaderGate
     /// Connections in use and calls waiting (`nil`: metrics off): a read uses a reader from the moment GRDB runs its
     /// closure, a change or transaction uses the writer from the moment it holds ``WriteLock``.
     private let pool: DatabasePoolMetrics?
@@ -22,24 +24,39 @@ public struct SQLiteSQLDatabase: SQLDatabase, SQLImmediateReading {
     init(_ writer: any DatabaseWriter, metrics: any MetricsFactory = NOOPMetricsHandler.instance) {
         self.writer = writer
         pool = DatabasePoolMetrics.make(backend: .sqlite, factory: metrics)
+        // A `DatabaseQueue` (in memory, tests) reads on its one connection's queue, which no read holds across an
+        // await: its capacity only bounds how many reads on calling threads run at once.
+        readers = ReaderGate(capacity: writer.configuration.maximumReaderCount)
     }
 
     public var dialect: SQLDialect { .sqlite }
 
     public func read(_ sql: String, _ binds: [any SQLBindable]) async throws -> [SQLRow] {
         let arguments = Self.arguments(binds)
+        return try await onReader { db in try Self.rows(db, sql, arguments) }
+    }
+
+    /// Runs `body` on a reader connection with GRDB's async read (it waits for a reader when all are busy), counted
+    /// by ``readers`` and the pool gauges. Every async read of the pool goes through here.
+    func onReader<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         let turn = pool?.turn()
         defer { turn?.end() }
+        readers.enter()
+        defer { readers.leave() }
         return try await writer.read { db in
             turn?.start()
             defer { turn?.end() }
-            return try Self.rows(db, sql, arguments)
+            return try body(db)
         }
     }
 
     /// GRDB's synchronous read: a reader connection's serial queue runs the statement on the calling thread (no
     /// thread hop), so a server can answer a read on its event loop; see docs/architecture.md, "The fetch path".
-    public func readImmediately(_ sql: String, _ binds: [any SQLBindable]) throws -> [SQLRow] {
+    /// `nil`, at once, when no reader is idle (``ReaderGate``): the caller reads async instead, never blocking its
+    /// thread on a reader that only a task on another thread can give back.
+    public func readImmediately(_ sql: String, _ binds: [any SQLBindable]) throws -> [SQLRow]? {
+        guard readers.tryEnter() else { return nil }
+        defer { readers.leave() }
         let arguments = Self.arguments(binds)
         let turn = pool?.turn()
         defer { turn?.end() }

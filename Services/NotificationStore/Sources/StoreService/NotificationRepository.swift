@@ -43,6 +43,7 @@ public protocol NotificationRepository: Sendable {
 public protocol ImmediateNotificationFetching: Sendable {
     /// ``NotificationRepository/fetch(id:recipientID:deviceID:now:)`` for no particular device, answered on the calling
     /// thread; `nil` when that takes more than one read (a read-once notification changes when fetched) or the
-    /// database cannot read without suspending. It records nothing: a fetch for no device leaves no receipt.
+    /// database cannot read without suspending (PostgreSQL, or no SQLite reader idle right now). It records nothing:
+    /// a fetch for no device leaves no receipt.
     func fetchImmediately(id: String, recipientID: String, now: Date) throws -> FetchOutcome?
 }

@@ -116,9 +116,10 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
     }
 
     public func fetchImmediately(id: String, recipientID: String, now: Date) throws -> FetchOutcome? {
-        guard let reader = database as? any SQLImmediateReading else { return nil }
-        return try plainFetch(
-            reader.readImmediately(Self.fetchSQL, [id, recipientID, now.millisecondsSince1970]).first)
+        guard let reader = database as? any SQLImmediateReading,
+            let rows = try reader.readImmediately(Self.fetchSQL, [id, recipientID, now.millisecondsSince1970])
+        else { return nil }
+        return try plainFetch(rows.first)
     }
 
     /// The recipient's unexpired notification with its payload (``columns``).
