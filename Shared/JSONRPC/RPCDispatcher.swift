@@ -117,8 +117,16 @@ public struct RPCDispatcher: Sendable {
     }
 
     /// What a handler's error is sent back as: its own JSON-RPC error, or `-32603` (the reason goes to the log only).
+    ///
+    /// A handler that ends with `CancellationError` because its call was cancelled (the client went away, so nobody
+    /// reads the answer) is logged at debug: it is not a server failure, and a send benchmark's disconnects would
+    /// otherwise fill the error log. A `CancellationError` with no cancellation behind it is still an error.
     static func outcome(of error: any Error, method: String, logger: Logger) -> RPCResponse.Outcome {
         if let error = error as? any RPCErrorConvertible { return .error(error.rpcError) }
+        if error is CancellationError, Task.isCancelled {
+            logger.debug("rpc.handler.cancelled", metadata: ["rpc.method": "\(method)"])
+            return .error(.internalError)
+        }
         logger.error(
             "rpc.handler.failed", metadata: ["rpc.method": "\(method)", "error": "\(String(reflecting: error))"])
         return .error(.internalError)

@@ -39,6 +39,11 @@ struct HandlerErrorTests {
             case "internal": throw DatabaseFailure()
             case "domain": throw LedgerError.overdrawn(balance: -5)
             case "rpc": throw RPCError.notFound("notification")
+            case "cancellation": throw CancellationError()
+            case "wait":
+                // Ends only when the call is cancelled, as a handler does whose client went away mid-call.
+                while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(5)) }
+                throw CancellationError()
             default: return 1
             }
         }
@@ -67,6 +72,35 @@ struct HandlerErrorTests {
         #expect(entry.level == .error)
         #expect(entry.metadata["rpc.method"] == "fail")
         #expect(entry.metadata["error"]?.description.contains("SQLITE_CORRUPT") == true)
+    }
+
+    @Test("a call cancelled because its client went away is logged at debug, not as a handler failure")
+    func cancelledCall() async throws {
+        let logs = RecordedLog()
+        let call = Task {
+            await Wire.rawResponse(
+                to: #"{"jsonrpc": "2.0", "method": "fail", "params": {"kind": "wait"}, "id": 4}"#,
+                from: Self.dispatcher(), context: Wire.context(logger: logs.logger()))
+        }
+        call.cancel()
+        let raw = try #require(await call.value)
+        let response = try JSONDecoder().decode(JSONValue.self, from: raw)
+        #expect(response["error"]?["code"] == .int(-32603))
+        #expect(logs.count("rpc.handler.failed") == 0)
+        let entry = try #require(logs.all.first { $0.message == "rpc.handler.cancelled" })
+        #expect(entry.level == .debug)
+        #expect(entry.metadata["rpc.method"] == "fail")
+    }
+
+    @Test("a CancellationError with no cancellation behind it is still logged as a handler failure")
+    func uncancelledCancellationError() async throws {
+        let logs = RecordedLog()
+        _ = await Wire.rawResponse(
+            to: #"{"jsonrpc": "2.0", "method": "fail", "params": {"kind": "cancellation"}, "id": 5}"#,
+            from: Self.dispatcher(), context: Wire.context(logger: logs.logger()))
+        let entry = try #require(logs.all.first { $0.message == "rpc.handler.failed" })
+        #expect(entry.level == .error)
+        #expect(logs.count("rpc.handler.cancelled") == 0)
     }
 
     @Test("a handler throwing an RPCErrorConvertible domain error gets its own code, message and data")
