@@ -191,7 +191,10 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget, N
         flushUnlessReading()
     }
 
-    /// One timer per connection: when it fires after `idleTimeout` without an open stream, the connection goes away.
+    /// At most one timer per connection, and none while a stream is open: when it fires after `idleTimeout` without
+    /// an open stream, the connection goes away. A connection that only holds an event stream (the direct channel:
+    /// thousands of them) has no timer at all, so it costs the event loop nothing while it idles; a connection of
+    /// short requests keeps the one timer it has (no timer work per request).
     private func scheduleIdleCheck(in delay: TimeAmount) {
         guard let context else { return }
         let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
@@ -201,8 +204,9 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget, N
     private func checkIdle() {
         idleTimer = nil
         guard session != nil else { return }
+        // Not idle: the last stream to close schedules the next check (``streamClosed(_:)``).
+        guard streams.isEmpty else { return }
         let timeout = idleLimit
-        guard streams.isEmpty else { return scheduleIdleCheck(in: timeout) }
         let idleFor = NIODeadline.now() - idleSince
         if idleFor >= timeout {
             goAway(closingBy: .now() + .seconds(1))
@@ -222,13 +226,20 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget, N
 
     func streamOpened(_ id: Int32) {
         streams[id] = HTTP2StreamState()
-        hasOpenedStream = true
+        if !hasOpenedStream {
+            hasOpenedStream = true
+            // The handshake limit is met; the idle limit counts from when the last stream closes.
+            idleTimer?.cancel()
+            idleTimer = nil
+        }
     }
 
     func streamClosed(_ id: Int32) {
         guard let stream = streams.removeValue(forKey: id) else { return }
         finish(stream)
-        if streams.isEmpty { idleSince = .now() }
+        guard streams.isEmpty else { return }
+        idleSince = .now()
+        if idleTimer == nil { scheduleIdleCheck(in: idleLimit) }
     }
 
     /// Hands a complete request to the handler and carries out its reply.

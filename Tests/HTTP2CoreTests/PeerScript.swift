@@ -141,6 +141,19 @@ let peerScript = #"""
     elif mode == "silent":
         sock = socket.create_connection(("127.0.0.1", port))
         print(json.dumps(summary(*read_frames(sock, 4))))
+    elif mode == "held-then-idle":
+        # a stream held open past the idle timeout, then reset: GOAWAY only once the connection has no stream
+        sock, conn = client()
+        held = request(conn, "/hold")
+        sock.sendall(conn.data_to_send())
+        early = pump(sock, conn, lambda s: s["goaway"] is not None, seconds=2.5)
+        conn.reset_stream(held)
+        sock.sendall(conn.data_to_send())
+        reset_at = time.time()
+        late = pump(sock, conn, lambda s: s["goaway"] is not None, seconds=6)
+        print(json.dumps({"goaway_while_held": early["goaway"] is not None,
+                          "goaway_after_reset": late["goaway"] is not None,
+                          "seconds_after_reset": round(time.time() - reset_at, 2)}))
     elif mode == "idle":
         print(json.dumps(raw(PREFACE + frame(4, 0, 0), seconds=3)))
     elif mode == "bad-preface":

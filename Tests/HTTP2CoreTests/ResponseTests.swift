@@ -82,6 +82,20 @@ struct ResponseTests {
         #expect(after.status == 0)  // no longer listening
     }
 
+    @Test("a connection with an open stream is never idle; once its last stream ends, its idle timeout starts")
+    func idleAfterLastStream() async throws {
+        var limits = HTTP2Limits()
+        limits.idleTimeout = .seconds(1)
+        limits.handshakeTimeout = .seconds(1)
+        let server = try await TestServer(limits: limits)
+        let result = try await Subprocess.peer("held-then-idle", port: server.port)
+        await server.shutdown()
+        #expect(result["goaway_while_held"] as? Bool == false, "2.5 s with a stream open: no GOAWAY")
+        #expect(result["goaway_after_reset"] as? Bool == true, "no stream left: GOAWAY after the idle timeout")
+        let after = try #require(result["seconds_after_reset"] as? Double)
+        #expect(after >= 0.8, "the idle time counts from the stream's end, not from the connection's start")
+    }
+
     @Test("an idle connection is sent GOAWAY and closed after the idle timeout")
     func idleTimeout() async throws {
         var limits = HTTP2Limits()
