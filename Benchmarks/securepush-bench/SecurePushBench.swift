@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import ServiceCore
 
 /// `securepush-bench`: the Swift half of `Benchmarks/run.sh` — load generators that need a real client
 /// (benchmark 2, the send path, plays backend and device) or an in-process provider mock (benchmark 3, fan-out
@@ -10,4 +12,22 @@ struct SecurePushBench: AsyncParsableCommand {
         abstract: "Load generators for the SecurePush benchmarks (run by Benchmarks/run.sh).",
         subcommands: [SendCommand.self, FanOutCommand.self]
     )
+
+    /// Sets malloc as the services set it (``MallocTuning``) before running the command: the load generators and the
+    /// APNs mock share the services' two cores, and would otherwise spend them giving memory back and faulting it in.
+    static func main() async {
+        #if canImport(Glibc)
+            MallocTuning.apply(environment: ProcessInfo.processInfo.environment)
+        #endif
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

@@ -66,6 +66,10 @@ struct UpCommand: AsyncParsableCommand {
             environment["SECUREPUSH_DISPATCH_CLIENT_SECRET"] = OpaqueToken.generate()
         }
 
+        #if canImport(Glibc)
+            // The three services run in this process: malloc set as each service executable sets it.
+            MallocTuning.apply(environment: environment)
+        #endif
         let logger: Logger
         let stack: LocalStack
         let tracing: ServiceTracing

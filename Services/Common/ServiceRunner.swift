@@ -66,6 +66,8 @@ public enum ServiceRunner {
             // The dynamic loader is done with the relocation table: its ~4 MB of pages go back (docs/benchmarks.md).
             let released = RelocationTablePages.release()
             logger.debug("process.relocations.released", metadata: ["bytes": "\(released)"])
+            let tuned = MallocTuning.apply(environment: environment.values)
+            logger.debug("process.malloc.tuned", metadata: ["applied": "\(tuned)"])
         #endif
         do {
             var plan = try await build(logger, tracing)
