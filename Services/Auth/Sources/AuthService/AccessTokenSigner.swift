@@ -44,7 +44,7 @@ public struct AccessTokenSigner: Sendable {
             scopes: scopes,
             issuedAt: issuedAt,
             expiresAt: issuedAt.addingTimeInterval(TimeInterval(tokenTTL)),
-            tokenID: UUID().uuidString.lowercased(),
+            tokenID: UUID.random().uuidString.lowercased(),
             sessionID: sessionID
         )
         return try await keys.sign(claims, kid: JWKIdentifier(string: currentKey.kid))

@@ -41,7 +41,7 @@ public struct AccountRegistry: Sendable {
         if try await repository.user(named: username) != nil { throw AuthError.usernameTaken }
         let hasher = hasher
         let user = UserRecord(
-            id: UUID().uuidString.lowercased(),
+            id: UUID.random().uuidString.lowercased(),
             username: username,
             passwordHash: try await hashing { try await hasher.hash(password) },
             createdAt: now()

@@ -107,7 +107,7 @@ public struct AuthenticationService: Sendable {
         }
         let refreshToken = OpaqueToken.generate()
         let issuedAt = now()
-        let familyID = UUID().uuidString.lowercased()
+        let familyID = UUID.random().uuidString.lowercased()
         try await repository.startFamily(
             id: familyID,
             userID: user.id,

@@ -4,7 +4,7 @@ import Foundation
 public enum NotificationID {
     /// A fresh id.
     public static func make() -> String {
-        UUID().uuidString.lowercased()
+        UUID.random().uuidString.lowercased()
     }
 
     /// The canonical (lowercase) form of `text` when it is a UUID; `nil` otherwise.

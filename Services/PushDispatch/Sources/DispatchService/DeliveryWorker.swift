@@ -84,7 +84,7 @@ public struct DeliveryWorker: Service {
     /// provider down.
     public func run() async throws {
         // Unique per run, so a lease taken before a restart is never mistaken for ours.
-        let owner = "\(provider.platform)-\(UUID().uuidString.lowercased())"
+        let owner = "\(provider.platform)-\(UUID.random().uuidString.lowercased())"
         logger.debug("delivery.worker.started", metadata: ["delivery.concurrency": "\(concurrency)"])
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Event.self) { group in

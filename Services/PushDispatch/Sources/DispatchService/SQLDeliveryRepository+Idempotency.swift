@@ -7,7 +7,7 @@ extension SQLDeliveryRepository {
         -> IdempotencyReservation
     {
         let nowMS = now.millisecondsSince1970
-        let claim = IdempotencyClaim(clientID: clientID, key: key, reservationID: UUID().uuidString.lowercased())
+        let claim = IdempotencyClaim(clientID: clientID, key: key, reservationID: UUID.random().uuidString.lowercased())
         // The primary key makes this the one reservation, however many duplicates (on any replica) race for it.
         let inserted = try await database.execute(
             """

@@ -60,7 +60,8 @@ public struct SQLDeviceRepository: DeviceRepository {
             }
             try await Self.checkQuota(maxDevices, ownerID: ownerID, db)
             let device = DeviceRecord(
-                id: UUID().uuidString.lowercased(), ownerID: ownerID, platform: platform, token: token, name: name,
+                id: UUID.random().uuidString.lowercased(), ownerID: ownerID, platform: platform, token: token,
+                name: name,
                 createdAt: Date(millisecondsSince1970: nowMS), lastRegisteredAt: Date(millisecondsSince1970: nowMS),
                 isActive: true, apnsMode: apnsMode, publicKey: publicKey)
             // A token another replica registered since the SELECT above conflicts here: nothing is inserted.
