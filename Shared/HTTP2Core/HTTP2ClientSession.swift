@@ -23,12 +23,12 @@ final class HTTP2ClientSession: ChannelInboundHandler, NGHTTP2SessionDriver {
     var streams: [Int32: HTTP2ClientStreamState] = [:]
     private(set) var context: ChannelHandlerContext?
     /// Between `channelRead` and `channelReadComplete`: output waits for the end of the burst.
-    private var inReadBurst = false
+    var inReadBurst = false
     /// nghttp2 calls on the stack (`mem_recv`, `mem_send`): a teardown requested meanwhile waits for them.
     var nghttp2Depth = 0
     private(set) var teardownPending = false
-    private var flushing = false
-    private var flushAgain = false
+    var flushing = false
+    var flushAgain = false
     private var flushScheduled = false
     /// Why the connection broke, told to streams that end with it.
     private var brokenBecause: String?
@@ -79,24 +79,11 @@ final class HTTP2ClientSession: ChannelInboundHandler, NGHTTP2SessionDriver {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard session != nil else { return }
-        inReadBurst = true
-        guard let consumed = receive(unwrapInboundIn(data)) else { return }
-        if consumed < 0 {
-            // A protocol violation, a flood nghttp2 detected, out of memory: nothing more can be read. Send what is
-            // queued (nghttp2's GOAWAY), then close; open streams learn why.
-            let reason = Self.errorText(Int32(consumed))
-            logger.debug("HTTP/2 connection failed", metadata: ["http2.error": "\(reason)"])
-            brokenBecause = "HTTP/2 protocol error from the peer: \(reason)"
-            inReadBurst = false
-            flushOutput()
-            context.close(promise: nil)
-        }
+        read(unwrapInboundIn(data), context: context)
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
-        inReadBurst = false
-        flushOutput()
+        readComplete()
         context.fireChannelReadComplete()
     }
 
@@ -196,22 +183,13 @@ final class HTTP2ClientSession: ChannelInboundHandler, NGHTTP2SessionDriver {
         }
     }
 
-    /// Writes everything nghttp2 has queued and flushes once; closes the connection when nghttp2 wants neither to
-    /// read nor to write (GOAWAY received and no stream left).
-    func flushOutput() {
-        if flushing {
-            flushAgain = true
-            return
-        }
-        flushing = true
-        defer { flushing = false }
-        repeat {
-            flushAgain = false
-            writeQueuedFrames()
-        } while flushAgain
-        if let session, let context, nghttp2_session_want_read(session) == 0, nghttp2_session_want_write(session) == 0 {
-            context.close(promise: nil)
-        }
+    /// Nothing waits on a round of writing here: requests learn of their progress from nghttp2's callbacks.
+    func framesWritten() {}
+
+    /// A protocol violation, a flood nghttp2 detected, out of memory: open streams learn why.
+    func receiveFailed(_ reason: String) {
+        logger.debug("HTTP/2 connection failed", metadata: ["http2.error": "\(reason)"])
+        brokenBecause = "HTTP/2 protocol error from the peer: \(reason)"
     }
 
     func sendFailed(_ code: Int32) {

@@ -22,12 +22,12 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget, N
     private(set) var context: ChannelHandlerContext?
     private var remoteAddress: SocketAddress?
     /// Between `channelRead` and `channelReadComplete`: responses submitted then go out in one write and flush.
-    private var inReadBurst = false
+    var inReadBurst = false
     /// nghttp2 calls on the stack (`mem_recv`, `mem_send`): a teardown requested meanwhile waits for them.
     var nghttp2Depth = 0
     private(set) var teardownPending = false
-    private var flushing = false
-    private var flushAgain = false
+    var flushing = false
+    var flushAgain = false
     /// Write promises whose bytes nghttp2 has taken, succeeded after `mem_send` returns (never inside a callback).
     var promisesToSucceed: [EventLoopPromise<Void>] = []
     /// When the last stream closed (or the connection opened); the idle timer checks it.
@@ -76,22 +76,11 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget, N
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard session != nil else { return }
-        inReadBurst = true
-        guard let consumed = receive(unwrapInboundIn(data)) else { return }
-        if consumed < 0 {
-            // Bad client preface, a flood nghttp2 detected, out of memory: nothing more can be read. Send what is
-            // queued (a GOAWAY, when nghttp2 wrote one), then close.
-            logger.debug("HTTP/2 connection failed", metadata: ["http2.error": "\(Self.errorText(Int32(consumed)))"])
-            inReadBurst = false
-            flushOutput()
-            context.close(promise: nil)
-        }
+        read(unwrapInboundIn(data), context: context)
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
-        inReadBurst = false
-        flushOutput()
+        readComplete()
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
@@ -114,25 +103,16 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget, N
 
     // MARK: Output
 
-    /// Writes everything nghttp2 has queued (frames, and DATA as far as the peer's windows allow) and flushes once;
-    /// closes the connection when nghttp2 wants neither to read nor to write (GOAWAY exchanged, streams done).
-    func flushOutput() {
-        if flushing {
-            flushAgain = true
-            return
-        }
-        flushing = true
-        defer { flushing = false }
-        repeat {
-            flushAgain = false
-            writeQueuedFrames()
-            let promises = promisesToSucceed
-            promisesToSucceed.removeAll()
-            for promise in promises { promise.succeed() }
-        } while flushAgain
-        if let session, let context, nghttp2_session_want_read(session) == 0, nghttp2_session_want_write(session) == 0 {
-            context.close(promise: nil)
-        }
+    /// Write promises whose bytes nghttp2 took during the round succeed now, outside nghttp2's calls.
+    func framesWritten() {
+        let promises = promisesToSucceed
+        promisesToSucceed.removeAll()
+        for promise in promises { promise.succeed() }
+    }
+
+    /// Bad client preface, a flood nghttp2 detected, out of memory.
+    func receiveFailed(_ reason: String) {
+        logger.debug("HTTP/2 connection failed", metadata: ["http2.error": "\(reason)"])
     }
 
     func sendFailed(_ code: Int32) {

@@ -17,13 +17,60 @@ protocol NGHTTP2SessionDriver: AnyObject {
     var nghttp2Depth: Int { get set }
     /// Whether a teardown was requested during an nghttp2 call.
     var teardownPending: Bool { get }
+    /// Between `channelRead` and `channelReadComplete`: output waits for the end of the burst.
+    var inReadBurst: Bool { get set }
+    /// A ``flushOutput()`` is running: one asked for meanwhile (from a callback) becomes another round of it.
+    var flushing: Bool { get set }
+    var flushAgain: Bool { get set }
     /// Deletes the session, or marks the teardown pending while an nghttp2 call is on the stack.
     func teardown()
     /// `mem_send` failed with `code`: the connection cannot go on.
     func sendFailed(_ code: Int32)
+    /// `mem_recv` refused the peer's bytes for `reason` (a protocol violation, a flood nghttp2 detected, out of
+    /// memory): nothing more can be read, and ``read(_:context:)`` closes the connection after this.
+    func receiveFailed(_ reason: String)
+    /// Runs after each round of writing in ``flushOutput()``, outside any nghttp2 call.
+    func framesWritten()
 }
 
 extension NGHTTP2SessionDriver {
+    /// `channelRead`'s work: feeds `buffer` to the session as part of a read burst. When nghttp2 refuses the bytes,
+    /// what it queued (its GOAWAY) goes out and the connection closes.
+    func read(_ buffer: ByteBuffer, context: ChannelHandlerContext) {
+        guard session != nil else { return }
+        inReadBurst = true
+        guard let consumed = receive(buffer), consumed < 0 else { return }
+        receiveFailed(Self.errorText(Int32(consumed)))
+        inReadBurst = false
+        flushOutput()
+        context.close(promise: nil)
+    }
+
+    /// `channelReadComplete`'s work: the burst is over, and what it produced goes out in one write.
+    func readComplete() {
+        inReadBurst = false
+        flushOutput()
+    }
+
+    /// Writes everything nghttp2 has queued (frames, and DATA as far as the peer's windows allow) and flushes once;
+    /// closes the connection when nghttp2 wants neither to read nor to write (GOAWAY exchanged, streams done).
+    func flushOutput() {
+        if flushing {
+            flushAgain = true
+            return
+        }
+        flushing = true
+        defer { flushing = false }
+        repeat {
+            flushAgain = false
+            writeQueuedFrames()
+            framesWritten()
+        } while flushAgain
+        if let session, let context, nghttp2_session_want_read(session) == 0, nghttp2_session_want_write(session) == 0 {
+            context.close(promise: nil)
+        }
+    }
+
     /// Feeds `buffer` to the session: `mem_recv`'s result (bytes consumed, or a negative nghttp2 error), or `nil`
     /// when there is no session or it was torn down during the call.
     func receive(_ buffer: ByteBuffer) -> Int? {
