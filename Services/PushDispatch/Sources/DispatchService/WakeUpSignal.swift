@@ -1,40 +1,32 @@
 import Synchronization
 
-/// A coalescing wake-up between tasks: a delivery worker sleeps on one (rung after `push.send`). (Direct event streams
-/// no longer wait on one: an idle stream is no task, see ``DirectLiveStream``.)
+/// A coalescing wake-up between tasks: a delivery worker sleeps on one, rung after `push.send`.
 ///
-/// A wake or tick posted while no task waits is kept and ends the next wait, so none is lost between two waits; many
-/// coalesce into one event (nothing queues without bound). Every task waiting when one is posted receives it.
-/// `close()` ends every wait, now and later. The two users end differently, hence two ways to wait:
-/// ``wait()`` (an event stream) closes the signal when the waiting task is cancelled, so the stream ends;
-/// ``wait(upTo:)`` (a delivery worker) ends only that wait on timeout or cancellation, and the signal stays usable.
+/// A wake posted while no task waits is kept and ends the next wait, so none is lost between two waits; many coalesce
+/// into one event (nothing queues without bound). Every task waiting when one is posted receives it. `close()` ends
+/// every wait, now and later. A wait ends on its own after its timeout or when its task is cancelled, and the signal
+/// stays usable.
 public final class WakeUpSignal: Sendable {
     /// Why a wait returned.
     public enum Event: Equatable, Sendable {
-        /// Work may be pending; `keepalive` says a keepalive interval has passed too.
-        case woken(keepalive: Bool)
-        /// Only a keepalive interval has passed: nothing says work is pending.
-        case keepalive
-        /// The signal was closed (shutdown, cancellation of a stream, or its device was closed).
+        /// Work may be pending.
+        case woken
+        /// The signal was closed (shutdown).
         case closed
     }
 
     private struct State {
         var woken = false
-        var keepalive = false
         var closed = false
         var nextWaiterID: UInt64 = 0
-        /// Resumed with `nil` when their wait was interrupted (timeout or cancellation of a timed wait).
+        /// Resumed with `nil` when their wait was interrupted (timeout or cancellation).
         var waiters: [UInt64: CheckedContinuation<Event?, Never>] = [:]
 
         mutating func takeEvent() -> Event? {
             if closed { return .closed }
-            guard woken || keepalive else { return nil }
-            defer {
-                woken = false
-                keepalive = false
-            }
-            return woken ? .woken(keepalive: keepalive) : .keepalive
+            guard woken else { return nil }
+            woken = false
+            return .woken
         }
     }
 
@@ -48,11 +40,6 @@ public final class WakeUpSignal: Sendable {
         post { $0.woken = true }
     }
 
-    /// A keepalive interval has passed.
-    public func tick() {
-        post { $0.keepalive = true }
-    }
-
     /// Ends every wait, now and later, with `.closed`.
     public func close() {
         post { $0.closed = true }
@@ -64,16 +51,11 @@ public final class WakeUpSignal: Sendable {
     /// How many tasks are waiting now (tests, diagnostics).
     var waitingCount: Int { state.withLock { $0.waiters.count } }
 
-    /// Waits for the next wake, tick or close. Cancelling the waiting task closes the signal and returns `.closed`.
-    public func wait() async -> Event {
-        await next(closingOnCancel: true) ?? .closed
-    }
-
-    /// Waits at most `timeout` for the next wake, tick or close; `nil` when the time passed or the waiting task was
+    /// Waits at most `timeout` for the next wake or close; `nil` when the time passed or the waiting task was
     /// cancelled first. Either leaves the signal as it was: a later wake still ends the next wait.
     public func wait(upTo timeout: Duration) async -> Event? {
         await withTaskGroup(of: Event?.self) { group in
-            group.addTask { await self.next(closingOnCancel: false) }
+            group.addTask { await self.next() }
             group.addTask {
                 try? await Task.sleep(for: timeout)
                 return nil
@@ -89,7 +71,7 @@ public final class WakeUpSignal: Sendable {
         }
     }
 
-    private func next(closingOnCancel: Bool) async -> Event? {
+    private func next() async -> Event? {
         let id = state.withLock { state in
             defer { state.nextWaiterID &+= 1 }
             return state.nextWaiterID
@@ -99,21 +81,14 @@ public final class WakeUpSignal: Sendable {
                 // Decided under the lock: a post or a cancellation after this point finds the waiter and resumes it.
                 let ready: Event?? = state.withLock { state in
                     if let event = state.takeEvent() { return .some(event) }
-                    if Task.isCancelled {
-                        if closingOnCancel { state.closed = true }
-                        return .some(closingOnCancel ? .closed : nil)
-                    }
+                    if Task.isCancelled { return .some(nil) }
                     state.waiters[id] = continuation
                     return .none
                 }
                 if let ready { continuation.resume(returning: ready) }
             }
         } onCancel: {
-            if closingOnCancel {
-                close()
-            } else {
-                state.withLock { $0.waiters.removeValue(forKey: id) }?.resume(returning: nil)
-            }
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume(returning: nil)
         }
     }
 
