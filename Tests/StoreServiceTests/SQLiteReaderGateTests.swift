@@ -17,16 +17,22 @@ struct SQLiteReaderGateTests {
         var count: Int { entered.withLock { $0 } }
     }
 
+    /// A fresh SQLite file (so that reads go to the pool's reader connections, as in production) with a `probe` table;
+    /// the caller removes `directory`.
+    static func probeDatabase() throws -> (directory: URL, database: ServiceDatabase, sql: SQLiteSQLDatabase) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("readers-\(UUID().uuidString)")
+        let database = try ServiceDatabase.sqlite(
+            path: directory.appendingPathComponent("probe.sqlite").path,
+            migrations: [SQLMigration("v1", ["CREATE TABLE probe (id TEXT PRIMARY KEY)"])])
+        return (directory, database, try #require(database.sql as? SQLiteSQLDatabase))
+    }
+
     @Test(
         "with every reader held, a read on the calling thread answers nil at once and the async fallback waits its turn",
         .timeLimit(.minutes(1)))
     func busyReaders() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("readers-\(UUID().uuidString)")
+        let (directory, _, sql) = try Self.probeDatabase()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let database = try ServiceDatabase.sqlite(
-            path: directory.appendingPathComponent("probe.sqlite").path,
-            migrations: [SQLMigration("v1", ["CREATE TABLE probe (id TEXT PRIMARY KEY)"])])
-        let sql = try #require(database.sql as? SQLiteSQLDatabase)
         _ = try await sql.execute("INSERT INTO probe (id) VALUES (?)", ["a"])
         let capacity = sql.readers.capacity
         #expect(capacity == 5, "GRDB's default pool of readers")
@@ -92,12 +98,8 @@ struct SQLiteReaderGateTests {
 
     @Test("a failing read gives its count back, on either path")
     func failedReadsLeave() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("readers-\(UUID().uuidString)")
+        let (directory, database, sql) = try Self.probeDatabase()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let database = try ServiceDatabase.sqlite(
-            path: directory.appendingPathComponent("probe.sqlite").path,
-            migrations: [SQLMigration("v1", ["CREATE TABLE probe (id TEXT PRIMARY KEY)"])])
-        let sql = try #require(database.sql as? SQLiteSQLDatabase)
         #expect(throws: (any Error).self) { try sql.readImmediately("SELECT nothing FROM nowhere", []) }
         await #expect(throws: (any Error).self) { try await sql.read("SELECT nothing FROM nowhere", []) }
         #expect(sql.readers.count == 0)
