@@ -4,7 +4,7 @@ import HTTP2Core
 import NIOSSL
 import Testing
 
-/// Independent peers speak to the core: curl (h2c, TLS ALPN h2, HTTP/1.1 fallback), Python's `h2`, h2load.
+/// Independent peers speak to the core: curl (h2c, TLS ALPN h2, HTTP/1.1 fallback), Python's `h2` and `httpx`, h2load.
 @Suite("HTTP/2 core interop")
 struct InteropTests {
     @Test("curl with prior knowledge gets the handler's answer over cleartext HTTP/2, body and headers intact")
@@ -83,6 +83,26 @@ struct InteropTests {
         #expect(result["completed"] as? Int == 20)
         #expect(result["sizes"] as? [Int] == [300_000])
         #expect(result["statuses"] as? [Int] == [200])
+    }
+
+    @Test("Python httpx: TLS with ALPN h2 and cleartext prior knowledge, a body past the window and a stream")
+    func httpx() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("h2core-pki-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let tlsServer = try await TestServer(tls: try Self.serverTLS(in: directory))
+        let overTLS = try await Subprocess.peer("httpx", port: tlsServer.port, ["https", directory + "/ca.pem"])
+        await tlsServer.shutdown()
+        let server = try await TestServer()
+        let cleartext = try await Subprocess.peer("httpx", port: server.port, ["http"])
+        await server.shutdown()
+        for result in [overTLS, cleartext] {
+            #expect(result["versions"] as? [String] == ["HTTP/2"])
+            #expect(result["statuses"] as? [Int] == [200])
+            #expect(result["hello"] as? String == "hello over HTTP/2")
+            #expect(result["echo_tail"] as? String == #"{"jsonrpc":"2.0"}"#)
+            #expect(result["big"] as? Int == 300_000)
+            #expect(result["events"] as? String == "event 0\nevent 1\nevent 2\n")
+        }
     }
 
     @Test("h2load: 2,000 POSTs over 4 connections, 32 streams each, none failed")

@@ -141,6 +141,27 @@ let peerScript = #"""
     elif mode == "silent":
         sock = socket.create_connection(("127.0.0.1", port))
         print(json.dumps(summary(*read_frames(sock, 4))))
+    elif mode == "httpx":
+        # httpx, the HTTP/2 client Python applications use (on h2): ALPN h2 over TLS, or prior knowledge in cleartext
+        import ssl
+        import httpx
+        if sys.argv[3] == "https":
+            client = httpx.Client(http2=True, verify=ssl.create_default_context(cafile=sys.argv[4]), timeout=20)
+            base = "https://localhost:%d" % port
+        else:
+            client = httpx.Client(http1=False, http2=True, timeout=20)
+            base = "http://127.0.0.1:%d" % port
+        with client:
+            hello = client.get(base + "/hello")
+            echo = client.post(base + "/echo", content=b'{"jsonrpc":"2.0"}',
+                               headers={"content-type": "application/json"})
+            big = client.get(base + "/bytes?n=300000")
+            events = client.get(base + "/events")
+        answers = (hello, echo, big, events)
+        print(json.dumps({"versions": sorted({r.http_version for r in answers}),
+                          "statuses": sorted({r.status_code for r in answers}),
+                          "hello": hello.text, "echo_tail": echo.text[-17:], "big": len(big.content),
+                          "events": events.text}))
     elif mode == "held-then-idle":
         # a stream held open past the idle timeout, then reset: GOAWAY only once the connection has no stream
         sock, conn = client()
