@@ -273,13 +273,7 @@ private let readRequestBody: nghttp2_data_source_read_callback = { _, streamID, 
     guard let buffer, let flags, let stream = session.streams[streamID] else {
         return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)  // resets just this stream
     }
-    let count = Swift.min(length, stream.requestBody.readableBytes)
-    if count > 0 {
-        stream.requestBody.withUnsafeReadableBytes { bytes in
-            UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress!, byteCount: count)
-        }
-        stream.requestBody.moveReaderIndex(forwardBy: count)
-    }
+    let count = stream.requestBody.moveReadableBytes(into: buffer, upTo: length)
     if stream.requestBody.readableBytes == 0 {
         stream.requestBody = ByteBuffer()
         flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue

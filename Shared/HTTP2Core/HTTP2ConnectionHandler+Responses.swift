@@ -135,12 +135,8 @@ private let readBody: nghttp2_data_source_read_callback = { _, streamID, buffer,
     guard let buffer, let flags, let stream = handler.streams[streamID] else {
         return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)  // resets just this stream
     }
-    let count = Swift.min(length, stream.outbound.readableBytes)
+    let count = stream.outbound.moveReadableBytes(into: buffer, upTo: length)
     if count > 0 {
-        stream.outbound.withUnsafeReadableBytes { bytes in
-            UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress!, byteCount: count)
-        }
-        stream.outbound.moveReaderIndex(forwardBy: count)
         stream.bytesSent += count
         while let first = stream.writePromises.first, first.upTo <= stream.bytesSent {
             handler.promisesToSucceed.append(first.promise)
