@@ -62,18 +62,20 @@ struct PasswordHashingBoundTests {
         try await held.value
     }
 
-    @Test("a flood of 100-call auth.login batches leaves a sign-in from another address answered within 2 s")
+    @Test(
+        "during a flood of 100-call auth.login batches a sign-in from another address waits behind no flood of guesses")
     func batchFlood() async throws {
         // Only the hashing bound stands between the flood and bcrypt here; a private pool of two threads (the size of
-        // this machine) keeps other tests' bcrypt out of the measurement.
+        // this machine) keeps other tests' bcrypt out of the count.
         let pool = NIOThreadPool(numberOfThreads: 2)
         pool.start()
         defer { pool.shutdownGracefully { _ in } }
         var configuration = AuthHarness.configuration(maxFailedLogins: 0, authRateLimit: 0)
         configuration.passwordConcurrency = 2
-        // A share of 1 per address leaves the flood one of the two threads, so the sign-in waits behind no guess and
-        // costs one hash: 2 s holds even with the whole suite running beside this test on 2 cores (with a share of 2 the
-        // sign-in waited behind a guess and took 2.5 s there once). The count below proves the bound either way.
+        // A share of 1 per address leaves the flood one of the two threads, so the sign-in waits behind no guess.
+        // What the sign-in waited for is counted, not timed: in this process the wall clock also measures every other
+        // test of the suite on the same cooperative threads. The 2 s bound is timed against a real auth process in
+        // PasswordFloodEndToEndTests.
         configuration.passwordChecksPerAddress = 1
         let auth = try await AuthHarness.make(configuration, passwordThreadPool: pool)
         try await auth.register("alice")
@@ -93,15 +95,12 @@ struct PasswordHashingBoundTests {
         }
         let hashing = auth.components.service.hashing
         let finishedBefore = await hashing.finished
-        let started = ContinuousClock.now
         let grant = try await auth.login("alice", from: rightfulUser)
-        let elapsed = ContinuousClock.now - started
         let finishedMeanwhile = await hashing.finished - finishedBefore
         #expect(!grant.accessToken.isEmpty)
         // Counted: while the sign-in waited and ran, at most the outsider's share and what the other thread finished
         // meanwhile completed (4); not the 30 batches' worth of guesses.
         #expect(finishedMeanwhile <= configuration.passwordChecksPerAddress + configuration.passwordConcurrency + 1)
-        #expect(elapsed < .seconds(2))
         #expect(await auth.components.service.hashing.refused > 0)
         flood.cancel()
         await flood.value
