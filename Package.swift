@@ -233,10 +233,13 @@ let package = Package(
             ),
 
             // MARK: Tests
+            // Raises the test process's soft open-file limit to its hard limit before any test runs.
+            .target(name: "TestProcessLimits", path: "Tests/TestProcessLimits"),
             .target(
                 name: "TestSupport",
                 dependencies: [
-                    "ServiceCore", "SharedModels", "DevelopmentPKI", x509, crypto, nioCore, nioHTTP2, nioSSL, jwtKit,
+                    "TestProcessLimits", "ServiceCore", "SharedModels", "DevelopmentPKI", x509, crypto, nioCore,
+                    nioHTTP2, nioSSL, jwtKit,
                     postgresNIO,
                     hummingbird,
                     hummingbirdCore,
@@ -332,8 +335,10 @@ let package = Package(
             .testTarget(
                 name: "EndToEndTests",
                 dependencies: [
-                    "SecurePushClient", "SecurePushStack", "TestSupport", "ServiceCore", "SharedModels", "HTTP2Client",
-                    "AuthService", "StoreService", "DispatchService", jwtKit, crypto, postgresNIO, logging, metrics,
+                    "SecurePushClient", "SecurePushStack", "TestSupport", "TestProcessLimits", "ServiceCore",
+                    "SharedModels",
+                    "HTTP2Client", "AuthService", "StoreService", "DispatchService", jwtKit, crypto, postgresNIO,
+                    logging, metrics,
                     metricsTestKit, prometheus, tracing,
                 ],
                 swiftSettings: swiftSettings
