@@ -3,7 +3,7 @@
     import TestProcessLimits
     import Testing
 
-    /// The suite needs ~900 open files at its peak; a shell's usual soft limit is 1,024 (Tests/TestProcessLimits).
+    /// The suite needs ~1,000 open files at its peak; a shell's usual soft limit is 1,024 (Tests/TestProcessLimits).
     @Suite("The test process's open-file limit")
     struct TestProcessLimitTests {
         @Test("the soft limit was raised to the hard limit before any test ran")
