@@ -88,9 +88,9 @@ struct PasswordFloodEndToEndTests {
     }
 
     /// h2load posting one batch file to auth 2,000 times, 100 streams at once on one connection, for the client at
-    /// `address`, until stopped or done (13 s on two cores in a debug build). curl was tried first: with 2,000
-    /// transfers in parallel mode it failed all but the first 100 with "Error in the HTTP2 framing layer" and was done
-    /// within a second or two, too soon to be sure the flood outlasts the sign-in; h2load sends them all.
+    /// `address`, until stopped or done (13 s on two cores in a debug build). Not curl: Debian's curl 7.88 in parallel
+    /// mode fails all but the first 100 of 2,000 transfers with "Error in the HTTP2 framing layer" (against nghttpd
+    /// too) and can be done before the sign-in is measured.
     final class FloodProcess: @unchecked Sendable {
         private let process = Process()
         private let exited: Task<Void, Never>
