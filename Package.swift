@@ -239,12 +239,8 @@ let package = Package(
                 name: "TestSupport",
                 dependencies: [
                     "TestProcessLimits", "ServiceCore", "SharedModels", "DevelopmentPKI", x509, crypto, nioCore,
-                    nioHTTP2, nioSSL, jwtKit,
-                    postgresNIO,
-                    hummingbird,
-                    hummingbirdCore,
-                    hummingbirdHTTP2,
-                    httpTypes, serviceLifecycle, logging, metrics, metricsTestKit, prometheus, tracing, instrumentation,
+                    nioHTTP2, nioSSL, jwtKit, postgresNIO, hummingbird, hummingbirdCore, hummingbirdHTTP2, httpTypes,
+                    serviceLifecycle, logging, metrics, metricsTestKit, prometheus, tracing, instrumentation,
                 ],
                 path: "Tests/TestSupport",
                 swiftSettings: swiftSettings
@@ -336,10 +332,8 @@ let package = Package(
                 name: "EndToEndTests",
                 dependencies: [
                     "SecurePushClient", "SecurePushStack", "TestSupport", "TestProcessLimits", "ServiceCore",
-                    "SharedModels",
-                    "HTTP2Client", "AuthService", "StoreService", "DispatchService", jwtKit, crypto, postgresNIO,
-                    logging, metrics,
-                    metricsTestKit, prometheus, tracing,
+                    "SharedModels", "HTTP2Client", "AuthService", "StoreService", "DispatchService", jwtKit, crypto,
+                    postgresNIO, logging, metrics, metricsTestKit, prometheus, tracing,
                 ],
                 swiftSettings: swiftSettings
             ),

@@ -93,7 +93,7 @@ struct PasswordFloodEndToEndTests {
     /// too) and can be done before the sign-in is measured.
     final class FloodProcess: @unchecked Sendable {
         private let process = Process()
-        private let exited: Task<Void, Never>
+        private let exited: Task<Int32, Never>
 
         init(batchFile: String, url: String, from address: String) throws {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/h2load")
@@ -104,10 +104,7 @@ struct PasswordFloodEndToEndTests {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             process.standardInput = FileHandle.nullDevice
-            let (exits, continuation) = AsyncStream.makeStream(of: Void.self)
-            process.terminationHandler = { _ in continuation.finish() }
-            try process.run()
-            exited = Task { for await _ in exits {} }
+            exited = try process.runInBackground()
         }
 
         var isRunning: Bool { process.isRunning }
@@ -115,7 +112,7 @@ struct PasswordFloodEndToEndTests {
         /// Kills h2load and waits for it to exit.
         func stop() async {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            await exited.value
+            _ = await exited.value
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SecurePushClient
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -40,13 +41,7 @@ final class ServiceProcess: @unchecked Sendable {
         process.standardOutput = log
         process.standardError = log
         process.standardInput = FileHandle.nullDevice
-        let (exits, continuation) = AsyncStream.makeStream(of: Int32.self)
-        process.terminationHandler = { process in
-            continuation.yield(process.terminationStatus)
-            continuation.finish()
-        }
-        try process.run()
-        let exited = Task { await exits.first { _ in true } ?? -1 }
+        let exited = try process.runInBackground()
         let service = ServiceProcess(name: name, port: port, process: process, exited: exited, logPath: logPath)
         try await service.waitUntilHealthy(logger: logger)
         return service
