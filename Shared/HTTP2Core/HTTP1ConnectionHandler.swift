@@ -27,6 +27,8 @@ final class HTTP1ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget {
     private var keepAlive = true
     private var goingAway = false
     private var closeCallbacks: [@Sendable () -> Void] = []
+    /// Ends a request still arriving after ``HTTP2Limits/requestTimeout``: 408, then the connection closes.
+    private var requestTimer: Scheduled<Void>?
 
     init(configuration: HTTP2ConnectionConfiguration) {
         self.configuration = configuration
@@ -37,6 +39,9 @@ final class HTTP1ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget {
     func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
 
     func channelInactive(context: ChannelHandlerContext) {
+        releaseBody()
+        requestTimer?.cancel()
+        requestTimer = nil
         phase = .idle
         current &+= 1  // answers still pending are dropped
         runCloseCallbacks()
@@ -50,21 +55,27 @@ final class HTTP1ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget {
             current &+= 1
             phase = .receiving
             head = requestHead
-            body = nil
+            releaseBody()
             keepAlive = requestHead.isKeepAlive
             let declared = requestHead.headers.first(name: "content-length").flatMap { Int($0) }
             tooLarge = (declared ?? 0) > limit
+            startRequestTimer(context: context)
         case .body(var chunk):
             guard phase == .receiving, !tooLarge else { return }
             if (body?.readableBytes ?? 0) + chunk.readableBytes > limit {
                 tooLarge = true
-                body = nil
-            } else if body == nil {
-                body = chunk
+                releaseBody()
             } else {
-                body!.writeBuffer(&chunk)
+                configuration.load.addRequestBytes(chunk.readableBytes)
+                if body == nil {
+                    body = chunk
+                } else {
+                    body!.writeBuffer(&chunk)
+                }
             }
         case .end:
+            requestTimer?.cancel()
+            requestTimer = nil
             guard phase == .receiving, let head else { return }
             phase = .handling
             if tooLarge {
@@ -98,7 +109,7 @@ final class HTTP1ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget {
             headers: headers, body: body ?? ByteBuffer(), remoteAddress: context.channel.remoteAddress,
             httpVersion: 1)
         self.head = nil
-        body = nil
+        releaseBody()
         let responder = HTTP2Responder(target: self, stream: current, eventLoop: context.eventLoop)
         switch configuration.handler(request, responder) {
         case .response(let response):
@@ -109,6 +120,33 @@ final class HTTP1ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget {
         case .deferred:
             break
         }
+    }
+
+    /// The request has ``HTTP2Limits/requestTimeout`` to arrive completely.
+    private func startRequestTimer(context: ChannelHandlerContext) {
+        requestTimer?.cancel()
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let request = current
+        requestTimer = context.eventLoop.scheduleTask(in: TimeAmount(configuration.limits.requestTimeout)) {
+            bound.value.requestTimedOut(request)
+        }
+    }
+
+    /// The request has not arrived in time: 408, and the connection closes (HTTP/1.1 cannot skip the rest of it).
+    private func requestTimedOut(_ request: Int32) {
+        requestTimer = nil
+        guard request == current, phase == .receiving else { return }
+        phase = .handling
+        keepAlive = false
+        releaseBody()
+        let seconds = configuration.limits.requestTimeout.components.seconds
+        respond(stream: current, with: configuration.rejection(408, "request not received completely within \(seconds) s"))
+    }
+
+    /// The partial body no longer counts against the server's buffered bytes.
+    private func releaseBody() {
+        if let body { configuration.load.addRequestBytes(-body.readableBytes) }
+        body = nil
     }
 
     // MARK: HTTPResponseTarget

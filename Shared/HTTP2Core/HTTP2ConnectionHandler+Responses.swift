@@ -19,6 +19,7 @@ extension HTTP2ConnectionHandler {
         if length > 0 {
             stream.outbound = response.body  // shares the handler's storage; the provider copies from it
             stream.outboundEnded = true
+            queuedOutbound(stream, length)
         }
         submit(id, status: response.status, headers: response.headers, contentLength: contentLength, body: length > 0)
     }
@@ -43,6 +44,15 @@ extension HTTP2ConnectionHandler {
             promise?.succeed()
             return
         }
+        guard stream.outbound.readableBytes + chunk.readableBytes <= limits.maxConnectionBufferBytes else {
+            // The client has left this much unread: it gets no more, and the stream ends.
+            promise?.fail(HTTP2CoreError.clientNotReading)
+            releaseOutbound(stream)
+            _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_CANCEL.rawValue)
+            flushUnlessReading()
+            return
+        }
+        queuedOutbound(stream, chunk.readableBytes)
         if stream.outbound.readableBytes == 0 {
             stream.outbound = chunk
         } else {
@@ -137,6 +147,7 @@ private let readBody: nghttp2_data_source_read_callback = { _, streamID, buffer,
     }
     let count = stream.outbound.moveReadableBytes(into: buffer, upTo: length)
     if count > 0 {
+        handler.sentOutbound(stream, count)
         stream.bytesSent += count
         while let first = stream.writePromises.first, first.upTo <= stream.bytesSent {
             handler.promisesToSucceed.append(first.promise)

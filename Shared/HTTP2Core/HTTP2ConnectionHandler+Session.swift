@@ -19,12 +19,15 @@ extension HTTP2ConnectionHandler {
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunk)
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onFrame)
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamClose)
+        nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, onFrameSend)
 
         var options: OpaquePointer?
         try check(nghttp2_option_new(&options))
         defer { nghttp2_option_del(options) }  // copied into the session too
         nghttp2_option_set_stream_reset_rate_limit(
             options, UInt64(limits.streamResetBurst), UInt64(limits.streamResetsPerSecond))
+        // Flow-control credit is returned only for bytes the connection's budget accepts (receivedData).
+        nghttp2_option_set_no_auto_window_update(options, 1)
 
         var session: OpaquePointer?
         try check(nghttp2_session_server_new2(&session, callbacks, userData, options))
@@ -98,21 +101,8 @@ private let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength,
 }
 
 private let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, userData in
-    let handler = HTTP2ConnectionHandler.handler(userData)
-    guard let data, let stream = handler.streams[streamID], stream.phase == .receiving else { return 0 }
-    let limit = handler.limits.maxBodyBytes
-    let received = stream.body?.readableBytes ?? 0
-    guard received + length <= limit else {
-        handler.reject(streamID, stream, status: 413, "request body exceeds the limit of \(limit) bytes")
-        return 0
-    }
-    if stream.body == nil, let allocator = handler.context?.channel.allocator {
-        // Sized by the declared length, but at most 64 kB up front: a declaration alone reserves little memory.
-        let expected = Swift.max(stream.declaredLength ?? length, length)
-        stream.body = allocator.buffer(capacity: Swift.min(expected, 64 << 10))
-    }
-    // Copied out of nghttp2's receive buffer, which is only valid during this call.
-    stream.body?.writeBytes(UnsafeRawBufferPointer(start: data, count: length))
+    guard let data else { return 0 }
+    HTTP2ConnectionHandler.handler(userData).receivedData(streamID, data, length)
     return 0
 }
 
@@ -121,8 +111,11 @@ private let onFrame: nghttp2_on_frame_recv_callback = { _, frame, userData in
     let handler = HTTP2ConnectionHandler.handler(userData)
     let (type, flags, streamID) = (frame.pointee.hd.type, frame.pointee.hd.flags, frame.pointee.hd.stream_id)
     guard type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue),
-        let stream = handler.streams[streamID], stream.phase == .receiving
+        let stream = handler.streams[streamID]
     else { return 0 }
+    let ended = flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
+    if ended { stream.remoteEnded = true }
+    guard stream.phase == .receiving else { return 0 }
     if type == UInt8(NGHTTP2_HEADERS.rawValue) {
         let limits = handler.limits
         if stream.headersTooLarge {
@@ -138,9 +131,15 @@ private let onFrame: nghttp2_on_frame_recv_callback = { _, frame, userData in
             return 0
         }
     }
-    if flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 {
+    if ended {
         handler.dispatch(streamID, stream)
     }
+    return 0
+}
+
+private let onFrameSend: nghttp2_on_frame_send_callback = { _, frame, userData in
+    guard let frame, frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 else { return 0 }
+    HTTP2ConnectionHandler.handler(userData).endedStream(frame.pointee.hd.stream_id)
     return 0
 }
 

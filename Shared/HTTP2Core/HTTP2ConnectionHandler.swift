@@ -38,6 +38,18 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget, N
     private var hasOpenedStream = false
     private var shutdownDeadline: Scheduled<Void>?
     private var goingAway = false
+    /// Request body bytes this connection's arriving streams hold (``HTTP2Limits/maxConnectionBufferBytes``).
+    var bufferedRequestBytes = 0
+    /// Bytes received but not credited back, over all streams: more than zero while the budget is full.
+    var uncreditedBytes = 0
+    /// Response bytes queued on this connection's streams, not yet handed to nghttp2.
+    var pendingResponseBytes = 0
+    /// Fires at the earliest receive deadline of a stream whose request is still arriving.
+    var requestTimer: Scheduled<Void>?
+    /// Fires `idleTimeout` after response bytes started waiting: a stream whose bytes still wait then is stalled.
+    var stallTimer: Scheduled<Void>?
+    /// Streams whose refusal has been sent while their request was unfinished: reset after this round of writing.
+    var resetsDue: [Int32] = []
 
     init(configuration: HTTP2ConnectionConfiguration, logger: Logger) {
         self.configuration = configuration
@@ -108,6 +120,7 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget, N
         let promises = promisesToSucceed
         promisesToSucceed.removeAll()
         for promise in promises { promise.succeed() }
+        resetRefusedStreams()
     }
 
     /// Bad client preface, a flood nghttp2 detected, out of memory.
@@ -138,12 +151,21 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget, N
         idleTimer = nil
         shutdownDeadline?.cancel()
         shutdownDeadline = nil
+        requestTimer?.cancel()
+        requestTimer = nil
+        stallTimer?.cancel()
+        stallTimer = nil
         guard let session else { return }
         self.session = nil
         nghttp2_session_del(session)  // no callback runs from here on: user_data (self) is no longer used
         let closed = streams
         streams.removeAll()
         for stream in closed.values { finish(stream) }
+        configuration.load.addRequestBytes(-bufferedRequestBytes)
+        configuration.load.addResponseBytes(-pendingResponseBytes)
+        bufferedRequestBytes = 0
+        pendingResponseBytes = 0
+        uncreditedBytes = 0
     }
 
     /// Fails a closed stream's pending writes and schedules its close callbacks.
@@ -205,7 +227,9 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget, N
     // MARK: Streams (called from the nghttp2 callbacks)
 
     func streamOpened(_ id: Int32) {
-        streams[id] = HTTP2StreamState()
+        let deadline = NIODeadline.now() + TimeAmount(limits.requestTimeout)
+        streams[id] = HTTP2StreamState(receiveDeadline: deadline)
+        if requestTimer == nil { scheduleRequestCheck(at: deadline) }
         if !hasOpenedStream {
             hasOpenedStream = true
             // The handshake limit is met; the idle limit counts from when the last stream closes.
@@ -216,6 +240,8 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget, N
 
     func streamClosed(_ id: Int32) {
         guard let stream = streams.removeValue(forKey: id) else { return }
+        releaseBody(id, stream)
+        releaseOutbound(stream)
         finish(stream)
         guard streams.isEmpty else { return }
         idleSince = .now()
@@ -230,7 +256,7 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget, N
             method: stream.method ?? "", path: stream.path ?? "", authority: stream.authority, headers: stream.headers,
             body: stream.body ?? ByteBuffer(), remoteAddress: remoteAddress, httpVersion: 2)
         stream.headers = HTTP2Headers()  // the request owns them now: an open stream keeps only its small state
-        stream.body = nil
+        releaseBody(id, stream)
         let responder = HTTP2Responder(target: self, stream: id, eventLoop: context.eventLoop)
         switch configuration.handler(request, responder) {
         case .response(let response):
@@ -243,11 +269,13 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget, N
         }
     }
 
-    /// Answers a request the core refuses itself (too large); the rest of it is discarded as it arrives.
+    /// Answers a request the core refuses itself (too large, too slow); the rest of it is discarded as it arrives,
+    /// and once the answer is sent the stream is reset so the client stops sending.
     func reject(_ id: Int32, _ stream: HTTP2StreamState, status: Int, _ message: String) {
         stream.phase = .handling
         stream.headers = HTTP2Headers()
-        stream.body = nil
+        stream.resetAfterResponse = !stream.remoteEnded
+        releaseBody(id, stream)
         respond(stream: id, with: configuration.rejection(status, message))
     }
 }

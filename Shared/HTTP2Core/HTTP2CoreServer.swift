@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -23,13 +26,18 @@ public final class HTTP2CoreServer: Sendable {
         public var cleartextHTTP1: Bool
         /// Limits per connection.
         public var limits: HTTP2Limits
+        /// How many connections are accepted, in all and per client address.
+        public var admission: HTTP2ConnectionAdmission
+        /// What the server's connections hold now (open, buffered bytes); pass one in to read it from outside.
+        public var load: HTTP2ServerLoad
         /// The response to a request the core refuses itself (413, 431): status and message in, response out.
         public var rejection: @Sendable (Int, String) -> HTTP2Response
 
         /// A configuration; refusals are `text/plain` by default.
         public init(
             host: String = "127.0.0.1", port: Int = 0, tls: TLSConfiguration? = nil, cleartextHTTP1: Bool = false,
-            limits: HTTP2Limits = .init(),
+            limits: HTTP2Limits = .init(), admission: HTTP2ConnectionAdmission = .init(),
+            load: HTTP2ServerLoad = .init(),
             rejection: @escaping @Sendable (Int, String) -> HTTP2Response = HTTP2CoreServer.plainTextRejection
         ) {
             self.host = host
@@ -37,6 +45,8 @@ public final class HTTP2CoreServer: Sendable {
             self.tls = tls
             self.cleartextHTTP1 = cleartextHTTP1
             self.limits = limits
+            self.admission = admission
+            self.load = load
             self.rejection = rejection
         }
     }
@@ -66,18 +76,35 @@ public final class HTTP2CoreServer: Sendable {
         handler: @escaping HTTP2RequestHandler
     ) async throws -> HTTP2CoreServer {
         let connection = HTTP2ConnectionConfiguration(
-            handler: handler, limits: configuration.limits, rejection: configuration.rejection)
+            handler: handler, limits: configuration.limits, load: configuration.load,
+            rejection: configuration.rejection)
         let tls = try configuration.tls.map { tls in
             var tls = tls
             tls.applicationProtocols = ["h2", "http/1.1"]
             return try NIOSSLContext(configuration: tls)
         }
         let connections = ConnectionRegistry()
+        let (admission, load) = (configuration.admission, configuration.load)
         let listener = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
+            // A peer that vanished (power loss, a dropped NAT mapping) is found within about 2 minutes of silence.
+            .childChannelOption(.socketOption(.so_keepalive), value: 1)
+            .childChannelOption(.tcpOption(NIOBSDSocket.Option(rawValue: TCP_KEEPIDLE)), value: 60)
+            .childChannelOption(.tcpOption(NIOBSDSocket.Option(rawValue: TCP_KEEPINTVL)), value: 10)
+            .childChannelOption(.tcpOption(NIOBSDSocket.Option(rawValue: TCP_KEEPCNT)), value: 6)
             .childChannelInitializer { channel in
+                // Counted before anything is read: a refused connection costs one accept and one close.
+                switch load.admit(channel.remoteAddress, admission) {
+                case .failure(let refusal):
+                    admission.onRefused(refusal)
+                    logger.debug("connection refused", metadata: ["http2.refusal": "\(refusal.rawValue)"])
+                    // NIO closes the accepted socket when its initializer fails (it is not even registered yet).
+                    return channel.eventLoop.makeFailedFuture(refusal)
+                case .success(let ticket):
+                    channel.closeFuture.whenComplete { _ in load.release(ticket) }
+                }
                 connections.add(channel)
                 return channel.eventLoop.makeCompletedFuture {
                     try Self.configure(

@@ -17,8 +17,17 @@ public struct HTTP2Limits: Sendable, Hashable {
     public var streamResetBurst: Int = 1000
     /// See ``streamResetBurst``.
     public var streamResetsPerSecond: Int = 33
+    /// Longest a client may take to *send* a request, from its HEADERS to END_STREAM (handling it is not bounded
+    /// here). A request still arriving then is answered `408` (or reset, when an answer was already sent) and
+    /// forgotten; on HTTP/1.1 it gets `408` and the connection closes.
+    public var requestTimeout: Duration = .seconds(10)
+    /// Request body bytes one connection may hold while they arrive (all its streams together). Past it the core
+    /// stops returning flow-control credit, so the client can send at most one connection window (64 KiB) more
+    /// until a request completes or times out. Also the most response bytes one streaming response may queue for a
+    /// client that does not read.
+    public var maxConnectionBufferBytes: Int = 2 << 20
 
     /// The defaults: 1 MiB bodies, 16 KiB header lists, 100 concurrent streams, 120 s idle timeout, 10 s TLS
-    /// handshake timeout.
+    /// handshake timeout, 10 s to send a request, 2 MiB of request bytes buffered per connection.
     public init() {}
 }

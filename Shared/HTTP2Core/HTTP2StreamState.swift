@@ -16,6 +16,18 @@ final class HTTP2StreamState {
     }
 
     var phase = Phase.receiving
+    /// The client has sent END_STREAM: its request is complete (or, after a refusal, its discarded rest is).
+    var remoteEnded = false
+    /// When the request must have arrived completely (``HTTP2Limits/requestTimeout`` after its HEADERS).
+    var receiveDeadline: NIODeadline
+    /// Body bytes received and kept but not yet credited back to the client (the connection's buffer budget was
+    /// full): credited when the budget frees or the stream leaves the receiving phase.
+    var unconsumed = 0
+    /// The client has not finished its request but our complete answer is going out (a refusal): once it is sent,
+    /// RST_STREAM(NO_ERROR) tells the client to stop sending (RFC 9113 §8.1) and frees the stream.
+    var resetAfterResponse = false
+    /// Since when response bytes have been waiting without any being sent (`nil`: none waiting).
+    var waitingSince: NIODeadline?
     var method: String?
     var path: String?
     var authority: String?
@@ -37,4 +49,8 @@ final class HTTP2StreamState {
     var bytesSent = 0
     var writePromises: [(upTo: Int, promise: EventLoopPromise<Void>)] = []
     var closeCallbacks: [@Sendable () -> Void] = []
+
+    init(receiveDeadline: NIODeadline) {
+        self.receiveDeadline = receiveDeadline
+    }
 }

@@ -119,7 +119,7 @@ struct InteropTests {
     }
 
     /// A development CA (`ca.pem`) and a server certificate for the loopback names, written into `directory`.
-    private static func serverTLS(in directory: String) throws -> TLSConfiguration {
+    static func serverTLS(in directory: String) throws -> TLSConfiguration {
         let pki = DevelopmentCertificates(certificatesDirectory: directory, caKeyDirectory: directory + "/ca-key")
         _ = try pki.ensure([.init(name: "server", hosts: SubjectHost.loopback)])
         return TLSConfiguration.makeServerConfiguration(

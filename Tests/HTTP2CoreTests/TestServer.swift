@@ -11,6 +11,8 @@ import Synchronization
 /// `/events` (a streaming response of three chunks).
 final class TestServer: Sendable {
     let server: HTTP2CoreServer
+    /// What the server's connections hold now (open connections, buffered bytes).
+    let load = HTTP2ServerLoad()
     /// Fires once per `/hold` request arriving; once per `/hold` task seeing its cancellation; once per `/slow`.
     let holdArrived = Flag()
     let holdCancelled = Flag()
@@ -22,10 +24,14 @@ final class TestServer: Sendable {
     var port: Int { server.port }
     var url: String { "http://127.0.0.1:\(server.port)" }
 
-    init(tls: TLSConfiguration? = nil, cleartextHTTP1: Bool = false, limits: HTTP2Limits = HTTP2Limits()) async throws {
+    init(
+        tls: TLSConfiguration? = nil, cleartextHTTP1: Bool = false, limits: HTTP2Limits = HTTP2Limits(),
+        admission: HTTP2ConnectionAdmission = HTTP2ConnectionAdmission()
+    ) async throws {
         let box = Mutex<TestServer?>(nil)
         server = try await HTTP2CoreServer.start(
-            configuration: .init(tls: tls, cleartextHTTP1: cleartextHTTP1, limits: limits),
+            configuration: .init(
+                tls: tls, cleartextHTTP1: cleartextHTTP1, limits: limits, admission: admission, load: load),
             logger: Logger(label: "h2core-test")
         ) { request, responder in
             box.withLock { $0 }!.handle(request, responder)
