@@ -14,5 +14,13 @@
             // Raised by Tests/TestProcessLimits's constructor, which recorded the limit it left.
             #expect(UInt(securepush_test_open_file_limit()) == UInt(limit.rlim_max))
         }
+
+        @Test("the suite runs a bounded number of tests at once (12 per core unless the environment says otherwise)")
+        func boundedParallelism() throws {
+            let width = securepush_test_parallelization_width()
+            #expect(width > 0)
+            let variable = try #require(getenv("SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH"))
+            #expect(Int(String(cString: variable)) == width)
+        }
     }
 #endif

@@ -5,4 +5,8 @@
 /// Swift code need not call anything: linking this target is enough (see test_process_limits.c).
 unsigned long securepush_test_open_file_limit(void);
 
+/// How many tests Swift Testing runs at once in this process (`SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH`, set
+/// to 12 per core when the environment does not say; see test_process_limits.c).
+long securepush_test_parallelization_width(void);
+
 #endif
