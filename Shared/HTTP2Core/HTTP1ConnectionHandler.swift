@@ -140,7 +140,8 @@ final class HTTP1ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget {
         keepAlive = false
         releaseBody()
         let seconds = configuration.limits.requestTimeout.components.seconds
-        respond(stream: current, with: configuration.rejection(408, "request not received completely within \(seconds) s"))
+        respond(
+            stream: current, with: configuration.rejection(408, "request not received completely within \(seconds) s"))
     }
 
     /// The partial body no longer counts against the server's buffered bytes.

@@ -269,12 +269,12 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget, N
         }
     }
 
-    /// Answers a request the core refuses itself (too large, too slow); the rest of it is discarded as it arrives,
-    /// and once the answer is sent the stream is reset so the client stops sending.
+    /// Answers a request the core refuses itself (too large, too slow); the rest of it is discarded (and credited)
+    /// as it arrives, until the client ends it or the request timeout resets the stream. (Not reset at once: curl,
+    /// for one, drops a response whose stream was reset, even with NO_ERROR.)
     func reject(_ id: Int32, _ stream: HTTP2StreamState, status: Int, _ message: String) {
         stream.phase = .handling
         stream.headers = HTTP2Headers()
-        stream.resetAfterResponse = !stream.remoteEnded
         releaseBody(id, stream)
         respond(stream: id, with: configuration.rejection(status, message))
     }

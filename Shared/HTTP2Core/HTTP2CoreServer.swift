@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -8,6 +5,10 @@ import NIOPosix
 import NIOSSL
 import NIOTLS
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A listening HTTP/2 server on the core: cleartext HTTP/2 with prior knowledge, or TLS with ALPN `h2` and an
 /// HTTP/1.1 fallback, or (for a plain scrape endpoint) cleartext HTTP/1.1 only; every request goes to one

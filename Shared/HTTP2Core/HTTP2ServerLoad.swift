@@ -12,6 +12,8 @@ public final class HTTP2ServerLoad: Sendable {
     private let connections = Mutex(Connections())
     private let requestBytes = Atomic<Int>(0)
     private let responseBytes = Atomic<Int>(0)
+    private let requestBytesPeak = Atomic<Int>(0)
+    private let connectionsPeak = Atomic<Int>(0)
 
     public init() {}
 
@@ -23,6 +25,13 @@ public final class HTTP2ServerLoad: Sendable {
 
     /// Response bytes queued for clients and not yet handed to the socket, over all connections.
     public var pendingResponseBytes: Int { responseBytes.load(ordering: .relaxed) }
+
+    /// The most request body bytes buffered at once since the server started (diagnostics and tests: a sampler on a
+    /// busy machine could miss the peak).
+    public var peakBufferedRequestBytes: Int { requestBytesPeak.load(ordering: .relaxed) }
+
+    /// The most connections open at once since the server started.
+    public var peakOpenConnections: Int { connectionsPeak.load(ordering: .relaxed) }
 
     /// A connection counted by ``admit(_:_:)``: release it with ``release(_:)`` when it closes.
     struct Ticket: Sendable {
@@ -44,6 +53,7 @@ public final class HTTP2ServerLoad: Sendable {
                 state.byAddress[key] = count + 1
             }
             state.total += 1
+            connectionsPeak.max(state.total, ordering: .relaxed)
             return .success(Ticket(key: key))
         }
     }
@@ -59,7 +69,9 @@ public final class HTTP2ServerLoad: Sendable {
 
     /// Adds `delta` (negative to release) to the buffered request bytes.
     func addRequestBytes(_ delta: Int) {
-        if delta != 0 { requestBytes.add(delta, ordering: .relaxed) }
+        guard delta != 0 else { return }
+        let now = requestBytes.add(delta, ordering: .relaxed).newValue
+        if delta > 0 { requestBytesPeak.max(now, ordering: .relaxed) }
     }
 
     /// Adds `delta` (negative to release) to the pending response bytes.

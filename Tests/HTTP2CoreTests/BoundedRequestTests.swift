@@ -7,7 +7,7 @@ import Testing
 
 /// What one client can cost the core (issue 23): requests that never end, bodies that trickle, connections held from
 /// one address, a client that never reads. Counted quantities, not wall-clock or memory bounds.
-@Suite("HTTP/2 core: bounded requests and connections")
+@Suite("HTTP/2 core: bounded requests and connections", .serialized)
 struct BoundedRequestTests {
     /// A small budget, so the attack reaches it quickly: 256 KiB bodies, 512 KiB per connection, 2 s to send.
     private static var limits: HTTP2Limits {
@@ -16,22 +16,6 @@ struct BoundedRequestTests {
         limits.maxConnectionBufferBytes = 512 << 10
         limits.requestTimeout = .seconds(2)
         return limits
-    }
-
-    /// Runs `body` while sampling `value` every 10 ms; returns its result and the largest value seen.
-    private static func sampling<T: Sendable>(
-        _ value: @escaping @Sendable () -> Int, _ body: () async throws -> T
-    ) async throws -> (T, Int) {
-        let peak = Atomic<Int>(0)
-        let sampler = Task {
-            while !Task.isCancelled {
-                peak.max(value(), ordering: .relaxed)
-                try? await Task.sleep(for: .milliseconds(10))
-            }
-        }
-        defer { sampler.cancel() }
-        let result = try await body()
-        return (result, peak.load(ordering: .relaxed))
     }
 
     @Test(
@@ -43,16 +27,18 @@ struct BoundedRequestTests {
         let tls = overTLS ? try InteropTests.serverTLS(in: directory) : nil
         let server = try await TestServer(tls: tls, limits: Self.limits)
         let load = server.load
-        let (result, peak) = try await Self.sampling({ load.bufferedRequestBytes }) {
-            try await Subprocess.run(
-                "/usr/bin/env",
-                ["python3", "-c", boundsScript, "unfinished", String(server.port), "8", overTLS ? directory + "/ca.pem" : "-"])
-        }
+        let result = try await Subprocess.run(
+            "/usr/bin/env",
+            [
+                "python3", "-c", boundsScript, "unfinished", String(server.port), "8",
+                overTLS ? directory + "/ca.pem" : "-",
+            ])
+        let peak = load.peakBufferedRequestBytes
         let report = try Self.decode(result)
         let status = report["status"] as? [String: [Double]] ?? [:]
         let sent = (report["sent"] as? [String: Int] ?? [:]).values.reduce(0, +)
-        #expect(sent >= budget, "the client sent \(sent) bytes")
         let budget = Self.limits.maxConnectionBufferBytes
+        #expect(sent >= budget, "the client sent \(sent) bytes")
         // Six streams, none finished: every one answered 408 once the timeout passed, none before it.
         #expect(status.count == 6, "\(report)")
         #expect(status.values.allSatisfy { $0.first == 408 && $0[1] >= 1.9 && $0[1] < 6 }, "\(report)")
@@ -75,11 +61,10 @@ struct BoundedRequestTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let server = try await TestServer(tls: try InteropTests.serverTLS(in: directory), limits: Self.limits)
         let load = server.load
-        let (result, peak) = try await Self.sampling({ load.bufferedRequestBytes }) {
-            try await Subprocess.run(
-                "/usr/bin/env",
-                ["python3", "-c", boundsScript, "http1-unfinished", String(server.port), directory + "/ca.pem"])
-        }
+        let result = try await Subprocess.run(
+            "/usr/bin/env",
+            ["python3", "-c", boundsScript, "http1-unfinished", String(server.port), directory + "/ca.pem"])
+        let peak = load.peakBufferedRequestBytes
         await server.shutdown()
         let report = try Self.decode(result)
         #expect(report["status_line"] as? String == "HTTP/1.1 408 Request Timeout", "\(report)")
@@ -97,10 +82,9 @@ struct BoundedRequestTests {
         })
         let server = try await TestServer(admission: admission)
         let load = server.load
-        let (result, peak) = try await Self.sampling({ load.openConnections }) {
-            try await Subprocess.run(
-                "/usr/bin/env", ["python3", "-c", boundsScript, "hold", String(server.port), "1500", "127.0.0.9"])
-        }
+        let result = try await Subprocess.run(
+            "/usr/bin/env", ["python3", "-c", boundsScript, "hold", String(server.port), "1500", "127.0.0.9"])
+        let peak = load.peakOpenConnections
         let report = try Self.decode(result)
         #expect(report["open"] as? Int ?? 0 <= 512, "\(report)")
         #expect(report["open"] as? Int ?? 0 >= 500, "the first 512 are kept: \(report)")
