@@ -13,6 +13,38 @@ public enum ProductionPolicy {
         "development-dispatch-secret-change-me",
     ]
 
+    /// Refusals the operator may accept by naming them in `SECUREPUSH_PRODUCTION_ALLOW`.
+    public enum Allowance: String, Sendable, CaseIterable {
+        /// `GET /metrics` on the public service port (e.g. behind a proxy that blocks the path).
+        case publicMetrics = "public-metrics"
+        /// auth's sign-in limits turned off (`SECUREPUSH_AUTH_RATE_LIMIT=0`, `SECUREPUSH_LOGIN_MAX_FAILURES=0`), e.g.
+        /// where a gateway in front enforces its own.
+        case noAuthLimits = "no-auth-limits"
+    }
+
+    /// Trusting every address as a proxy lets any client choose the address it is counted as.
+    public static func checkTrustedProxies(_ proxies: [IPNetwork]) throws(ConfigurationError) {
+        guard let everything = proxies.first(where: { $0.prefixLength == 0 }) else { return }
+        throw ConfigurationError(
+            "SECUREPUSH_TRUSTED_PROXIES contains \(everything) in production: every client could then name its own "
+                + "address in a forwarding header and escape the per-address limits; list your proxies' addresses")
+    }
+
+    /// `GET /metrics` must not be served on a public service port: it is unauthenticated and tells anyone the
+    /// service's load, users and errors.
+    public static func checkMetricsExposure(
+        _ server: RPCServerConfiguration, allowances: Set<Allowance>
+    ) throws(ConfigurationError) {
+        guard server.metricsEnabled, server.metricsPort == nil, !isLoopback(host: server.host),
+            !allowances.contains(.publicMetrics)
+        else { return }
+        throw ConfigurationError(
+            "SECUREPUSH_METRICS_PORT is unset, so GET /metrics would be served unauthenticated on the public service "
+                + "port (\(server.host):\(server.port)) in production: set it to a private port, or "
+                + "SECUREPUSH_METRICS=off, or SECUREPUSH_PRODUCTION_ALLOW=public-metrics if a proxy in front blocks "
+                + "/metrics")
+    }
+
     /// A cleartext listener must be on a loopback address (behind a TLS-terminating proxy on the same host).
     public static func checkListener(_ server: RPCServerConfiguration) throws(ConfigurationError) {
         guard server.tls == nil, !isLoopback(host: server.host) else { return }

@@ -34,8 +34,35 @@ public struct ServiceEnvironment: Sendable {
         .seconds(try int(name, default: defaultSeconds, in: range))
     }
 
-    /// `SECUREPUSH_ENV=production` turns unsafe defaults into refusals.
+    /// `SECUREPUSH_ENV=production` turns unsafe defaults into refusals. (Any value other than `development` or
+    /// `production` is refused at start by ``checkMode()``, so a typo never silently means development.)
     public var isProduction: Bool { string("SECUREPUSH_ENV")?.lowercased() == "production" }
+
+    /// Throws unless `SECUREPUSH_ENV` is unset, `development` or `production` (any case).
+    public func checkMode() throws {
+        guard let raw = string("SECUREPUSH_ENV") else { return }
+        guard ["development", "production"].contains(raw.lowercased()) else {
+            throw ConfigurationError(
+                "SECUREPUSH_ENV must be 'development' or 'production', got '\(raw.prefix(64))' (a misspelt "
+                    + "'production' would otherwise run with development defaults)")
+        }
+    }
+
+    /// `SECUREPUSH_PRODUCTION_ALLOW`: comma-separated exceptions to production refusals the operator accepts
+    /// (`public-metrics`, `no-auth-limits`); anything else throws naming the variable.
+    public func productionAllowances() throws -> Set<ProductionPolicy.Allowance> {
+        guard let raw = string("SECUREPUSH_PRODUCTION_ALLOW") else { return [] }
+        return Set(
+            try raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.map {
+                entry in
+                guard let allowance = ProductionPolicy.Allowance(rawValue: entry.lowercased()) else {
+                    let known = ProductionPolicy.Allowance.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw ConfigurationError(
+                        "SECUREPUSH_PRODUCTION_ALLOW: '\(entry.prefix(64))' is not one of \(known)")
+                }
+                return allowance
+            })
+    }
 
     /// The data directory for SQLite files: `SECUREPUSH_DATA_DIR`, default `./.securepush`.
     public var dataDirectory: String { string("SECUREPUSH_DATA_DIR") ?? "./.securepush" }
@@ -43,8 +70,11 @@ public struct ServiceEnvironment: Sendable {
     /// The listening configuration: `SECUREPUSH_HOST` (default 127.0.0.1), `portVariable` (default `defaultPort`),
     /// `SECUREPUSH_TLS_CERT_FILE` + `SECUREPUSH_TLS_KEY_FILE`, `SECUREPUSH_MAX_BODY_BYTES`, `SECUREPUSH_MAX_BATCH`,
     /// `SECUREPUSH_IDLE_TIMEOUT`, `SECUREPUSH_HANDSHAKE_TIMEOUT`, `SECUREPUSH_SHUTDOWN_TIMEOUT`,
-    /// `SECUREPUSH_TRUSTED_PROXIES`, `SECUREPUSH_METRICS_PORT`, `SECUREPUSH_METRICS`.
+    /// `SECUREPUSH_REQUEST_TIMEOUT`, `SECUREPUSH_MAX_CONNECTION_BUFFER_BYTES`, `SECUREPUSH_MAX_CONNECTIONS`,
+    /// `SECUREPUSH_MAX_CONNECTIONS_PER_ADDRESS`, `SECUREPUSH_TRUSTED_PROXIES`, `SECUREPUSH_FORWARDED_HEADER`,
+    /// `SECUREPUSH_METRICS_PORT`, `SECUREPUSH_METRICS`; `SECUREPUSH_ENV` is checked too.
     public func server(portVariable: String, defaultPort: Int) throws -> RPCServerConfiguration {
+        try checkMode()
         let certificate = string("SECUREPUSH_TLS_CERT_FILE")
         let key = string("SECUREPUSH_TLS_KEY_FILE")
         guard (certificate == nil) == (key == nil) else {
@@ -60,10 +90,23 @@ public struct ServiceEnvironment: Sendable {
             handshakeTimeout: try seconds("SECUREPUSH_HANDSHAKE_TIMEOUT", default: 10, in: 1...300),
             shutdownTimeout: try seconds("SECUREPUSH_SHUTDOWN_TIMEOUT", default: 10, in: 1...600)
         )
+        let body = configuration.maxBodyBytes
+        configuration.requestTimeout = try seconds("SECUREPUSH_REQUEST_TIMEOUT", default: 10, in: 1...3_600)
+        // At least one body: a request of the largest size must be able to arrive whole.
+        configuration.maxConnectionBufferBytes = try int(
+            "SECUREPUSH_MAX_CONNECTION_BUFFER_BYTES", default: 2 * body, in: body...(1 << 30))
+        configuration.maxConnections = try int("SECUREPUSH_MAX_CONNECTIONS", default: 16_000, in: 1...1_000_000)
+        configuration.maxConnectionsPerAddress = try int(
+            "SECUREPUSH_MAX_CONNECTIONS_PER_ADDRESS", default: 512, in: 1...1_000_000)
         configuration.trustedProxies = try trustedProxies()
+        configuration.forwardedHeader = try forwardedHeader()
         configuration.metricsPort = try metricsPort(servicePort: configuration.port)
         configuration.metricsEnabled = try metricsEnabled()
-        if isProduction { try ProductionPolicy.checkListener(configuration) }
+        if isProduction {
+            try ProductionPolicy.checkListener(configuration)
+            try ProductionPolicy.checkTrustedProxies(configuration.trustedProxies)
+            try ProductionPolicy.checkMetricsExposure(configuration, allowances: productionAllowances())
+        }
         return configuration
     }
 
@@ -87,6 +130,18 @@ public struct ServiceEnvironment: Sendable {
         case "off": return false
         default: throw ConfigurationError("SECUREPUSH_METRICS must be 'on' or 'off', got '\(raw.prefix(64))'")
         }
+    }
+
+    /// `SECUREPUSH_FORWARDED_HEADER`: `x-forwarded-for` (the default) or `forwarded`, the one header read from
+    /// trusted proxies; anything else throws naming the variable.
+    public func forwardedHeader() throws -> ClientAddressResolver.Header {
+        guard let raw = string("SECUREPUSH_FORWARDED_HEADER") else { return .xForwardedFor }
+        guard let header = ClientAddressResolver.Header(rawValue: raw.lowercased()) else {
+            throw ConfigurationError(
+                "SECUREPUSH_FORWARDED_HEADER must be 'x-forwarded-for' or 'forwarded' (the header your proxy writes), "
+                    + "got '\(raw.prefix(64))'")
+        }
+        return header
     }
 
     /// `SECUREPUSH_TRUSTED_PROXIES`: comma-separated CIDRs (IPv4 or IPv6) whose forwarding headers are believed;

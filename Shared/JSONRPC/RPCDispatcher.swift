@@ -62,6 +62,8 @@ public struct RPCDispatcher: Sendable {
             var responses: [RPCResponse] = []
             responses.reserveCapacity(elements.count)
             for element in elements {
+                // The client reset the request (or went away): nobody reads the answers, so the rest is not run.
+                guard !Task.isCancelled else { return nil }
                 if let response = await handleCall(element, context: context) {
                     responses.append(response)
                 }

@@ -1,29 +1,68 @@
 /// Decides which address a request comes from: the socket's peer, or, when the peer is a trusted proxy, the last
-/// untrusted hop of `Forwarded` (RFC 7239) or else `X-Forwarded-For`.
+/// untrusted hop of the one forwarding header the operator named (`SECUREPUSH_FORWARDED_HEADER`): `X-Forwarded-For`
+/// (the default) or `Forwarded` (RFC 7239).
 ///
-/// Headers from an untrusted peer are ignored (anyone can send them). The hops are walked from the nearest: each
+/// Only that header is read: proxies append to the header they write and pass the other one through untouched, so
+/// a client could otherwise name itself in the header its proxy does not write. Headers from an untrusted peer are
+/// ignored (anyone can send them). The hops are walked from the nearest: each
 /// trusted one is skipped, the first untrusted one is the client. A hop that is not an IP address (`unknown`, an
 /// obfuscated name, garbage) ends the walk at the nearest trusted proxy, which is then taken as the client: a broken
 /// header never lets a caller choose its own address.
 public struct ClientAddressResolver: Sendable {
+    /// The forwarding header a trusted proxy writes.
+    public enum Header: String, Sendable, CaseIterable {
+        /// `X-Forwarded-For` (nginx's `$proxy_add_x_forwarded_for`, HAProxy's `option forwardfor`, cloud balancers).
+        case xForwardedFor = "x-forwarded-for"
+        /// `Forwarded` (RFC 7239).
+        case forwarded
+    }
+
     /// The proxies whose forwarding headers are believed.
     public let trustedProxies: [IPNetwork]
+    /// The one header read from them.
+    public let header: Header
 
-    public init(trustedProxies: [IPNetwork]) {
+    public init(trustedProxies: [IPNetwork], header: Header = .xForwardedFor) {
         self.trustedProxies = trustedProxies
+        self.header = header
+    }
+
+    /// What ``resolve(peer:forwarded:forwardedFor:)`` found.
+    public struct Resolution: Sendable, Hashable {
+        /// The client's address (`nil` when the peer is unknown).
+        public var address: String?
+        /// A trusted proxy's request lacked the configured header but carried the other one: the proxy probably
+        /// writes the other (a misconfiguration, logged), or a client sent it through a proxy that writes none.
+        public var headerMismatch: Bool
+
+        public init(address: String?, headerMismatch: Bool) {
+            self.address = address
+            self.headerMismatch = headerMismatch
+        }
     }
 
     /// The client address for a request from `peer` (textual IP, `nil` when unknown) carrying these header values.
     /// - Parameters:
-    ///   - forwarded: every `Forwarded` field value, in order.
-    ///   - forwardedFor: every `X-Forwarded-For` field value, in order (used when there is no `Forwarded`).
+    ///   - forwarded: every `Forwarded` field value, in order (read only when ``header`` is `.forwarded`).
+    ///   - forwardedFor: every `X-Forwarded-For` field value, in order (read only when ``header`` is
+    ///     `.xForwardedFor`).
     public func clientAddress(peer: String?, forwarded: [String], forwardedFor: [String]) -> String? {
-        guard let peer else { return nil }
+        resolve(peer: peer, forwarded: forwarded, forwardedFor: forwardedFor).address
+    }
+
+    /// The client address, and whether a trusted proxy's request carried only the header not configured.
+    public func resolve(peer: String?, forwarded: [String], forwardedFor: [String]) -> Resolution {
+        guard let peer else { return Resolution(address: nil, headerMismatch: false) }
         let canonicalPeer = IPNetwork.canonicalAddress(peer) ?? peer
-        guard isTrusted(canonicalPeer) else { return canonicalPeer }
-        let hops: [String?] =
-            forwarded.isEmpty
-            ? Self.forwardedForHops(forwardedFor) : Self.forwardedHops(forwarded)
+        guard isTrusted(canonicalPeer) else { return Resolution(address: canonicalPeer, headerMismatch: false) }
+        let (values, other) = header == .forwarded ? (forwarded, forwardedFor) : (forwardedFor, forwarded)
+        let hops = header == .forwarded ? Self.forwardedHops(values) : Self.forwardedForHops(values)
+        return Resolution(
+            address: walk(hops, from: canonicalPeer), headerMismatch: values.isEmpty && !other.isEmpty)
+    }
+
+    /// The client among `hops` (nearest last) seen from `canonicalPeer`, a trusted proxy.
+    private func walk(_ hops: [String?], from canonicalPeer: String) -> String {
         var client = canonicalPeer
         for hop in hops.reversed() {
             guard let hop else { return client }

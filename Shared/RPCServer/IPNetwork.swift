@@ -10,8 +10,8 @@ import NIOCore
 public struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
     /// The network's address bytes (4 for IPv4, 16 for IPv6), host bits cleared.
     let bytes: [UInt8]
-    /// How many leading bits are fixed.
-    let prefixLength: Int
+    /// How many leading bits are fixed (0 matches every address of its family).
+    public let prefixLength: Int
 
     /// Parses `address[/prefix]`; without a prefix the range holds that one address. `nil` when malformed.
     public init?(_ text: String) {

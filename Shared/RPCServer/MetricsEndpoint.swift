@@ -9,10 +9,13 @@ import ServiceLifecycle
 struct MetricsEndpoint: Sendable {
     let registry: PrometheusCollectorRegistry
     let process: ProcessMetrics
+    /// The listener's connections and buffered bytes, read at each scrape (`nil`: not reported).
+    var load: ServerLoadMetrics? = nil
 
-    init(metrics: ServiceMetrics, registry: PrometheusCollectorRegistry) {
+    init(metrics: ServiceMetrics, registry: PrometheusCollectorRegistry, load: ServerLoadMetrics? = nil) {
         self.registry = registry
         self.process = ProcessMetrics(factory: metrics.factory)
+        self.load = load
     }
 
     /// The exposition's content type.
@@ -21,6 +24,7 @@ struct MetricsEndpoint: Sendable {
     /// The current exposition.
     func exposition() -> ByteBuffer {
         process.update()
+        load?.update()
         var buffer: [UInt8] = []
         buffer.reserveCapacity(16 << 10)
         registry.emit(into: &buffer)

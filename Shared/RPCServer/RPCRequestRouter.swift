@@ -17,6 +17,8 @@ struct RPCRequestRouter: Sendable {
     let maxBodyBytes: Int
     let addresses: ClientAddressResolver
     let metrics: RPCMetrics?
+    /// Counts forwarding-header mismatches (`nil`: not counted).
+    var loadMetrics: ServerLoadMetrics? = nil
     let tracing: (any RPCServerTracing)?
     let health: @Sendable () async -> [String: String]
     /// `nil` when `GET /metrics` is not served on this port.
@@ -119,9 +121,13 @@ struct RPCRequestRouter: Sendable {
         let peer = request.remoteAddress?.ipAddress.map(ClientAddressResolver.canonicalPeer)
         // Most deployments trust no proxy: skip reading the headers at all.
         guard !addresses.trustedProxies.isEmpty else { return peer }
-        return addresses.clientAddress(
+        let resolution = addresses.resolve(
             peer: peer, forwarded: request.headers.values("forwarded"),
             forwardedFor: request.headers.values("x-forwarded-for"))
+        if resolution.headerMismatch {
+            loadMetrics?.headerMismatch(expected: addresses.header, peer: peer, logger: logger)
+        }
+        return resolution.address
     }
 
     private static func healthResponse(

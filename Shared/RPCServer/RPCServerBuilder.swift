@@ -41,8 +41,9 @@ public enum RPCServerBuilder {
         let observed = observe(dispatcher, serviceName: serviceName, metrics: metrics, tracer: tracer)
         var services = services
         var metricsEndpoint: MetricsEndpoint? = nil
+        let load = ServerLoadMetrics(load: HTTP2ServerLoad(), factory: metrics.factory)
         if let registry = metrics.registry {
-            let endpoint = MetricsEndpoint(metrics: metrics, registry: registry)
+            let endpoint = MetricsEndpoint(metrics: metrics, registry: registry, load: load)
             if let port = configuration.metricsPort {
                 services.append(
                     endpoint.listener(
@@ -52,18 +53,27 @@ public enum RPCServerBuilder {
                 metricsEndpoint = endpoint
             }
         }
-        let router = RPCRequestRouter(
+        let addresses = ClientAddressResolver(
+            trustedProxies: configuration.trustedProxies, header: configuration.forwardedHeader)
+        var routing = RPCRequestRouter(
             serviceName: serviceName, dispatcher: observed.dispatcher, maxBodyBytes: configuration.maxBodyBytes,
-            addresses: ClientAddressResolver(trustedProxies: configuration.trustedProxies),
-            metrics: observed.metrics, tracing: observed.tracing, health: health, metricsEndpoint: metricsEndpoint,
-            routes: routes, logger: logger)
-        var limits = HTTP2Limits()
-        limits.maxBodyBytes = configuration.maxBodyBytes
-        limits.idleTimeout = configuration.idleTimeout
-        limits.handshakeTimeout = configuration.handshakeTimeout
+            addresses: addresses, metrics: observed.metrics, tracing: observed.tracing, health: health,
+            metricsEndpoint: metricsEndpoint, routes: routes, logger: logger)
+        routing.loadMetrics = load
+        let router = routing
+        let admission = HTTP2ConnectionAdmission(
+            maxConnections: configuration.maxConnections,
+            maxConnectionsPerAddress: configuration.maxConnectionsPerAddress,
+            // A trusted proxy's connections carry many clients: each is counted by its forwarded address instead.
+            isExempt: { peer in
+                guard let address = peer.ipAddress.map(ClientAddressResolver.canonicalPeer) else { return false }
+                return addresses.isTrusted(IPNetwork.canonicalAddress(address) ?? address)
+            },
+            onRefused: { load.connectionRefused($0) })
         let server = HTTP2CoreServer.Configuration(
             host: configuration.host, port: configuration.port,
-            tls: try configuration.tls.map(makeTLSConfiguration), limits: limits,
+            tls: try configuration.tls.map(makeTLSConfiguration), limits: configuration.limits, admission: admission,
+            load: load.load,
             rejection: { status, message in RPCRequestRouter.errorResponse(status: status, .invalidRequest(message)) })
         return RPCCoreApplication(
             server: server, handler: { request, responder in router.handle(request, responder) }, services: services,

@@ -1,3 +1,5 @@
+import HTTP2Core
+
 /// Where and how a SecurePush service listens.
 public struct RPCServerConfiguration: Sendable {
     /// The address to bind, e.g. `127.0.0.1` or `0.0.0.0`.
@@ -17,8 +19,20 @@ public struct RPCServerConfiguration: Sendable {
     /// On graceful shutdown, longest in-flight requests may run before their connections are closed; the process
     /// exits within this time whatever clients do.
     public var shutdownTimeout: Duration
-    /// Proxies whose `Forwarded` / `X-Forwarded-For` headers name the client (`SECUREPUSH_TRUSTED_PROXIES`).
+    /// Proxies whose forwarding header names the client (`SECUREPUSH_TRUSTED_PROXIES`).
     public var trustedProxies: [IPNetwork] = []
+    /// The one forwarding header read from trusted proxies (`SECUREPUSH_FORWARDED_HEADER`, `x-forwarded-for`).
+    public var forwardedHeader: ClientAddressResolver.Header = .xForwardedFor
+    /// Longest a client may take to send one request, HEADERS to END_STREAM (`SECUREPUSH_REQUEST_TIMEOUT`, 10 s).
+    public var requestTimeout: Duration = .seconds(10)
+    /// Request bytes one connection may buffer while they arrive (`SECUREPUSH_MAX_CONNECTION_BUFFER_BYTES`,
+    /// 2 × ``maxBodyBytes``).
+    public var maxConnectionBufferBytes: Int? = nil
+    /// Most connections open at once (`SECUREPUSH_MAX_CONNECTIONS`, 16,000).
+    public var maxConnections = 16_000
+    /// Most connections open at once from one address, IPv6 per /64; trusted proxies are exempt
+    /// (`SECUREPUSH_MAX_CONNECTIONS_PER_ADDRESS`, 512).
+    public var maxConnectionsPerAddress = 512
     /// A second, plain HTTP/1.1 port serving only `GET /metrics` (`SECUREPUSH_METRICS_PORT`); `nil` serves
     /// `GET /metrics` on the service port.
     public var metricsPort: Int? = nil
@@ -49,6 +63,17 @@ public struct RPCServerConfiguration: Sendable {
             self.certificateChainPath = certificateChainPath
             self.privateKeyPath = privateKeyPath
         }
+    }
+
+    /// The per-connection limits the HTTP/2 core enforces for this configuration.
+    public var limits: HTTP2Limits {
+        var limits = HTTP2Limits()
+        limits.maxBodyBytes = maxBodyBytes
+        limits.idleTimeout = idleTimeout
+        limits.handshakeTimeout = handshakeTimeout
+        limits.requestTimeout = requestTimeout
+        limits.maxConnectionBufferBytes = maxConnectionBufferBytes ?? 2 * maxBodyBytes
+        return limits
     }
 
     /// `https` with TLS, `http` without.

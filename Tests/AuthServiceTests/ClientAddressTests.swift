@@ -58,12 +58,12 @@ struct ClientAddressTests {
 
     @Test("behind trusted proxies the client is the last untrusted hop")
     func trustedChain() throws {
-        let resolver = ClientAddressResolver(trustedProxies: [
-            try #require(IPNetwork("10.0.0.0/8")), try #require(IPNetwork("2001:db8::/32")),
-        ])
+        let proxies = [try #require(IPNetwork("10.0.0.0/8")), try #require(IPNetwork("2001:db8::/32"))]
+        let xff = ClientAddressResolver(trustedProxies: proxies)
+        let resolver = ClientAddressResolver(trustedProxies: proxies, header: .forwarded)
         // A client-supplied first entry cannot win: the nearest untrusted hop does.
         #expect(
-            resolver.clientAddress(
+            xff.clientAddress(
                 peer: "10.0.0.1", forwarded: [], forwardedFor: ["6.6.6.6, 198.51.100.7", "10.0.0.9"])
                 == "198.51.100.7")
         #expect(
@@ -75,9 +75,46 @@ struct ClientAddressTests {
             resolver.clientAddress(peer: "10.0.0.1", forwarded: [#"for="[2001:DB8:cafe::17]""#], forwardedFor: [])
                 == "2001:db8:cafe::17")
         // Every hop trusted: the farthest one is the client.
-        #expect(resolver.clientAddress(peer: "10.0.0.1", forwarded: [], forwardedFor: ["10.9.9.9"]) == "10.9.9.9")
+        #expect(xff.clientAddress(peer: "10.0.0.1", forwarded: [], forwardedFor: ["10.9.9.9"]) == "10.9.9.9")
         // No header: the proxy itself.
-        #expect(resolver.clientAddress(peer: "10.0.0.1", forwarded: [], forwardedFor: []) == "10.0.0.1")
+        #expect(xff.clientAddress(peer: "10.0.0.1", forwarded: [], forwardedFor: []) == "10.0.0.1")
+    }
+
+    @Test("only the configured forwarding header is read: a client's own Forwarded through an XFF proxy is ignored")
+    func oneHeader() throws {
+        let proxies = [try #require(IPNetwork("10.0.0.0/8"))]
+        // nginx appends the real client to X-Forwarded-For and passes the client's Forwarded through untouched.
+        let xff = ClientAddressResolver(trustedProxies: proxies)
+        let spoofed = xff.resolve(peer: "10.0.0.1", forwarded: ["for=6.6.6.6"], forwardedFor: ["198.51.100.7"])
+        #expect(spoofed == .init(address: "198.51.100.7", headerMismatch: false))
+        // ... and the other way round for a proxy that writes Forwarded.
+        let rfc = ClientAddressResolver(trustedProxies: proxies, header: .forwarded)
+        #expect(
+            rfc.resolve(peer: "10.0.0.1", forwarded: ["for=198.51.100.7"], forwardedFor: ["6.6.6.6"])
+                == .init(address: "198.51.100.7", headerMismatch: false))
+        // A trusted proxy's request with only the other header: the proxy itself is the client, and it is flagged.
+        #expect(
+            xff.resolve(peer: "10.0.0.1", forwarded: ["for=6.6.6.6"], forwardedFor: [])
+                == .init(address: "10.0.0.1", headerMismatch: true))
+        // From an untrusted peer nothing is read or flagged.
+        #expect(
+            xff.resolve(peer: "192.0.2.1", forwarded: ["for=6.6.6.6"], forwardedFor: [])
+                == .init(address: "192.0.2.1", headerMismatch: false))
+    }
+
+    @Test("SECUREPUSH_FORWARDED_HEADER takes x-forwarded-for (the default) or forwarded; anything else is refused")
+    func forwardedHeaderSetting() throws {
+        #expect(try ServiceEnvironment([:]).server(portVariable: "P", defaultPort: 1).forwardedHeader == .xForwardedFor)
+        #expect(
+            try ServiceEnvironment(["SECUREPUSH_FORWARDED_HEADER": "Forwarded"]).server(
+                portVariable: "P", defaultPort: 1
+            ).forwardedHeader == .forwarded)
+        let error = try #require(
+            #expect(throws: ConfigurationError.self) {
+                try ServiceEnvironment(["SECUREPUSH_FORWARDED_HEADER": "x-real-ip"]).server(
+                    portVariable: "P", defaultPort: 1)
+            })
+        #expect(error.description.hasPrefix("SECUREPUSH_FORWARDED_HEADER"))
     }
 
     @Test(
@@ -90,6 +127,7 @@ struct ClientAddressTests {
         #expect(
             resolver.clientAddress(peer: "10.0.0.1", forwarded: [], forwardedFor: ["198.51.100.7, \(hop), 10.0.0.5"])
                 == "10.0.0.5")
-        #expect(resolver.clientAddress(peer: "10.0.0.1", forwarded: ["for=\(hop)"], forwardedFor: []) == "10.0.0.1")
+        let rfc = ClientAddressResolver(trustedProxies: [try #require(IPNetwork("10.0.0.0/8"))], header: .forwarded)
+        #expect(rfc.clientAddress(peer: "10.0.0.1", forwarded: ["for=\(hop)"], forwardedFor: []) == "10.0.0.1")
     }
 }

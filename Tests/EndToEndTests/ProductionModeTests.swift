@@ -25,6 +25,7 @@ struct ProductionModeTests {
         "SECUREPUSH_DISPATCH_CLIENT_SECRET": "9d2e7a1c4b8f4e0a9c3d6b2e5f8a1c7d-dispatch",
         "SECUREPUSH_DATABASE_URL": "postgres://securepush@db.internal/securepush?sslmode=require",
         "SECUREPUSH_STORE_KEY_FILE": "/etc/securepush/store-keys",
+        "SECUREPUSH_METRICS_PORT": "9464",
     ]
 
     /// Reads every service's configuration from `environment` the way the executables do.
@@ -92,6 +93,23 @@ struct ProductionModeTests {
                 ["SECUREPUSH_DATABASE_URL": "postgres://securepush@10.1.1.1/securepush?sslmode=disable"],
                 "SECUREPUSH_DATABASE_URL"
             ),
+            // issue 23
+            ("a misspelt SECUREPUSH_ENV", ["SECUREPUSH_ENV": "prod"], "SECUREPUSH_ENV"),
+            (
+                "every IPv4 address trusted as a proxy", ["SECUREPUSH_TRUSTED_PROXIES": "10.0.0.0/8, 0.0.0.0/0"],
+                "SECUREPUSH_TRUSTED_PROXIES"
+            ),
+            (
+                "every IPv6 address trusted as a proxy", ["SECUREPUSH_TRUSTED_PROXIES": "::/0"],
+                "SECUREPUSH_TRUSTED_PROXIES"
+            ),
+            ("/metrics on the public service port", ["SECUREPUSH_METRICS_PORT": ""], "SECUREPUSH_METRICS_PORT"),
+            ("the per-address rate limit off", ["SECUREPUSH_AUTH_RATE_LIMIT": "0"], "SECUREPUSH_AUTH_RATE_LIMIT"),
+            ("the failed sign-in limit off", ["SECUREPUSH_LOGIN_MAX_FAILURES": "0"], "SECUREPUSH_LOGIN_MAX_FAILURES"),
+            (
+                "an unknown exception allowed", ["SECUREPUSH_PRODUCTION_ALLOW": "everything"],
+                "SECUREPUSH_PRODUCTION_ALLOW"
+            ),
         ])
     func refusal(case name: String, change: [String: String], variable: String) throws {
         let error = try #require(throws: ConfigurationError.self, "\(name)") {
@@ -100,6 +118,24 @@ struct ProductionModeTests {
         #expect(error.description.hasPrefix(variable), "\(name): \(error.description)")
         // The same settings outside production still start: the checks are production's alone.
         try Self.readAll(Self.safe.merging(change) { $1 }.merging(["SECUREPUSH_ENV": "development"]) { $1 })
+    }
+
+    @Test("SECUREPUSH_PRODUCTION_ALLOW names the refusals an operator accepts; metrics off needs no exception")
+    func allowances() throws {
+        let unsafe = [
+            "SECUREPUSH_METRICS_PORT": "", "SECUREPUSH_AUTH_RATE_LIMIT": "0", "SECUREPUSH_LOGIN_MAX_FAILURES": "0",
+        ]
+        #expect(throws: ConfigurationError.self) { try Self.readAll(Self.safe.merging(unsafe) { $1 }) }
+        try Self.readAll(
+            Self.safe.merging(unsafe) { $1 }.merging(["SECUREPUSH_PRODUCTION_ALLOW": "public-metrics, No-Auth-Limits"])
+            {
+                $1
+            })
+        try Self.readAll(Self.safe.merging(["SECUREPUSH_METRICS_PORT": "", "SECUREPUSH_METRICS": "off"]) { $1 })
+        try Self.readAll(Self.safe.merging(["SECUREPUSH_ENV": "Production"]) { $1 })
+        #expect(throws: ConfigurationError.self) {
+            try Self.readAll(Self.safe.merging(["SECUREPUSH_METRICS_PORT": "", "SECUREPUSH_ENV": "PRODUCTION"]) { $1 })
+        }
     }
 
     @Test(

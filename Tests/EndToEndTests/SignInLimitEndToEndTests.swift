@@ -54,9 +54,15 @@ struct SignInLimitEndToEndTests {
                 stack, "auth.clientToken", Self.clientToken(Self.dispatchSecret), from: "127.0.0.2",
                 headers: ["X-Forwarded-For: 198.51.100.7"])
             #expect(refused.contains("-32029"))
+            // The client's own Forwarded, passed through by a proxy that appends X-Forwarded-For (nginx, HAProxy),
+            // names no one: only the configured header counts (issue 23).
+            let spoofed = try await Self.call(
+                stack, "auth.clientToken", Self.clientToken(Self.dispatchSecret), from: "127.0.0.2",
+                headers: ["Forwarded: for=198.51.100.8", "X-Forwarded-For: 198.51.100.7"])
+            #expect(spoofed.contains("-32029"))
             let proxied = try await Self.call(
                 stack, "auth.clientToken", Self.clientToken(Self.dispatchSecret), from: "127.0.0.2",
-                headers: ["Forwarded: for=198.51.100.8"])
+                headers: ["X-Forwarded-For: 198.51.100.8"])
             #expect(proxied.contains("accessToken"))
         }
     }

@@ -1,0 +1,66 @@
+import CoreMetrics
+import HTTP2Core
+import Logging
+import Synchronization
+
+/// What the listener's connections cost, as metrics: connections refused at accept (by reason), forwarding-header
+/// mismatches, and, read from the core at each scrape, open connections and the request and response bytes they
+/// buffer.
+final class ServerLoadMetrics: Sendable {
+    /// The core's counters, shared with the listener.
+    let load: HTTP2ServerLoad
+    private let refused: [HTTP2ConnectionAdmission.Refusal: Counter]
+    private let openConnections: Gauge
+    private let bufferedRequestBytes: Gauge
+    private let pendingResponseBytes: Gauge
+    private let headerMismatches: Counter
+    /// When `client_address.header_mismatch` was last logged: at most once a minute.
+    private let lastMismatchLog = Mutex<ContinuousClock.Instant?>(nil)
+
+    init(load: HTTP2ServerLoad, factory: any MetricsFactory) {
+        self.load = load
+        var refused: [HTTP2ConnectionAdmission.Refusal: Counter] = [:]
+        for reason in HTTP2ConnectionAdmission.Refusal.allCases {
+            refused[reason] = Counter(
+                label: "securepush_connections_refused_total", dimensions: [("reason", reason.rawValue)],
+                factory: factory)
+        }
+        self.refused = refused
+        openConnections = Gauge(label: "securepush_connections_open", factory: factory)
+        bufferedRequestBytes = Gauge(label: "securepush_http_buffered_request_bytes", factory: factory)
+        pendingResponseBytes = Gauge(label: "securepush_http_pending_response_bytes", factory: factory)
+        headerMismatches = Counter(label: "securepush_forwarded_header_mismatch_total", factory: factory)
+    }
+
+    /// A connection was refused at accept.
+    func connectionRefused(_ reason: HTTP2ConnectionAdmission.Refusal) {
+        refused[reason]?.increment()
+    }
+
+    /// Reads the core's current values into the gauges (at each scrape).
+    func update() {
+        openConnections.record(load.openConnections)
+        bufferedRequestBytes.record(load.bufferedRequestBytes)
+        pendingResponseBytes.record(load.pendingResponseBytes)
+    }
+
+    /// A trusted proxy's request carried the other forwarding header only: counted, and logged at most once a minute
+    /// (a misconfigured proxy would otherwise log every request).
+    func headerMismatch(expected: ClientAddressResolver.Header, peer: String?, logger: Logger) {
+        headerMismatches.increment()
+        let now = ContinuousClock.now
+        let due = lastMismatchLog.withLock { last in
+            guard last.map({ now - $0 >= .seconds(60) }) ?? true else { return false }
+            last = now
+            return true
+        }
+        guard due else { return }
+        logger.warning(
+            "client_address.header_mismatch",
+            metadata: [
+                "client_address.expected_header": "\(expected.rawValue)", "client_address.proxy": "\(peer ?? "?")",
+                "client_address.hint":
+                    "the trusted proxy sent the other forwarding header only: set SECUREPUSH_FORWARDED_HEADER to the header it writes",
+            ])
+    }
+}
