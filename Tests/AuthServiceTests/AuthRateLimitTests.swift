@@ -19,7 +19,7 @@ struct AuthRateLimitTests {
                 })
             #expect(error.code == RPCErrorCode.unauthenticated)
         }
-        for method in ["register", "login", "refresh", "clientToken"] {
+        for method in ["register", "login", "refresh", "clientToken", "logout", "keys"] {
             let error = try #require(
                 await #expect(throws: RPCError.self) {
                     switch method {
@@ -29,14 +29,15 @@ struct AuthRateLimitTests {
                     case "login":
                         _ = try await attacker.call(Auth.Login.self, .init(username: "mallory", password: "12345678"))
                     case "refresh": _ = try await attacker.call(Auth.Refresh.self, .init(refreshToken: "x"))
+                    case "logout": _ = try await attacker.call(Auth.Logout.self, .init(refreshToken: "x"))
+                    case "keys": _ = try await attacker.call(Auth.Keys.self, Empty())
                     default: _ = try await attacker.call(Auth.ClientToken.self, .init(clientId: "x", clientSecret: "y"))
                     }
                 }, "\(method)")
             #expect(error.code == RPCErrorCode.rateLimited, "\(method)")
             #expect((retryAfter(error) ?? 0) > 0 && (retryAfter(error) ?? 99) <= 60, "\(method)")
         }
-        // auth.keys is not limited; another address is not limited.
-        _ = try await attacker.call(Auth.Keys.self, Empty())
+        // Another address is not limited.
         let userID = try await auth.rpc(from: rightfulUser).call(
             Auth.Register.self, .init(username: "alice", password: "correct horse")
         ).userId

@@ -78,14 +78,18 @@ public struct AuthComponents: Sendable {
             signer: signer,
             clients: clients,
             hasher: hasher,
-            limiter: SignInLimiter(
-                counters: counters,
-                maxFailures: configuration.maxFailedLogins,
-                window: TimeInterval(configuration.failedLoginWindow),
-                requestsPerMinute: configuration.authRateLimit,
-                logger: logger,
-                metrics: authMetrics
-            ),
+            limiter: {
+                var limiter = SignInLimiter(
+                    counters: counters,
+                    maxFailures: configuration.maxFailedLogins,
+                    window: TimeInterval(configuration.failedLoginWindow),
+                    requestsPerMinute: configuration.authRateLimit,
+                    logger: logger,
+                    metrics: authMetrics
+                )
+                limiter.passwordChecksPerMinute = configuration.passwordChecksPerMinutePerAddress
+                return limiter
+            }(),
             hashing: PasswordHashingGate(
                 maxConcurrent: configuration.passwordConcurrency,
                 maxQueued: configuration.passwordQueueLength,

@@ -43,6 +43,9 @@ public struct AuthConfiguration: ServiceDatabaseConfiguration, Sendable {
     public var passwordConcurrency: Int = System.coreCount
     /// Password checks one client address may have running or waiting (`SECUREPUSH_BCRYPT_PER_ADDRESS`).
     public var passwordChecksPerAddress: Int = 4
+    /// Password checks (successful or not) one address may cause per minute (`SECUREPUSH_BCRYPT_CHECKS_PER_ADDRESS`;
+    /// `0`: no budget).
+    public var passwordChecksPerMinutePerAddress: Int = 30
     /// Whether anyone may create an account with `auth.register` (`SECUREPUSH_SELF_REGISTRATION`).
     public var selfRegistration: Bool
     /// How often expired refresh tokens are purged.
@@ -103,7 +106,8 @@ extension AuthConfiguration {
     /// `SECUREPUSH_BOOTSTRAP_CLIENT_ID`/`_SECRET`; `SECUREPUSH_DISPATCH_CLIENT_ID`/`_SECRET` (secrets also from
     /// `…_SECRET_FILE`);
     /// `SECUREPUSH_LOGIN_MAX_FAILURES` (10); `SECUREPUSH_LOGIN_FAILURE_WINDOW` (300); `SECUREPUSH_AUTH_RATE_LIMIT` (120);
-    /// `SECUREPUSH_BCRYPT_QUEUE` (16); `SECUREPUSH_BCRYPT_PER_ADDRESS` (4); `SECUREPUSH_SELF_REGISTRATION` (true).
+    /// `SECUREPUSH_BCRYPT_QUEUE` (16); `SECUREPUSH_BCRYPT_PER_ADDRESS` (4); `SECUREPUSH_BCRYPT_CHECKS_PER_ADDRESS` (30);
+    /// `SECUREPUSH_SELF_REGISTRATION` (true).
     public init(environment: ServiceEnvironment) throws {
         self.init(
             server: try environment.server(portVariable: "SECUREPUSH_AUTH_PORT", defaultPort: 8081),
@@ -123,9 +127,21 @@ extension AuthConfiguration {
             selfRegistration: try environment.bool("SECUREPUSH_SELF_REGISTRATION", default: true)
         )
         passwordChecksPerAddress = try environment.int("SECUREPUSH_BCRYPT_PER_ADDRESS", default: 4, in: 1...10_000)
+        passwordChecksPerMinutePerAddress = try environment.int(
+            "SECUREPUSH_BCRYPT_CHECKS_PER_ADDRESS", default: 30, in: 0...1_000_000)
         postgresURL = try environment.postgresURL()
         sqliteSynchronous = try environment.sqliteSynchronous()
         try validate()
+        if isProduction, !(try environment.productionAllowances().contains(.noAuthLimits)) {
+            for (variable, value) in [
+                ("SECUREPUSH_AUTH_RATE_LIMIT", authRateLimit), ("SECUREPUSH_LOGIN_MAX_FAILURES", maxFailedLogins),
+            ] where value == 0 {
+                throw ConfigurationError(
+                    "\(variable)=0 turns a sign-in limit off in production (password guessing would be unbounded): "
+                        + "set a limit, or SECUREPUSH_PRODUCTION_ALLOW=no-auth-limits if a gateway in front enforces one"
+                )
+            }
+        }
     }
 
     /// Refuses configurations that would start unsafely or not at all, saying which variable to fix.

@@ -35,7 +35,9 @@ public enum AuthMethods {
             try await limiter.admitRequest(method: Auth.Refresh.name, from: context.clientAddress, at: now())
             return try await service.refresh(refreshToken: params.refreshToken)
         }
-        methods.registerAdmittingItself(Auth.Logout.self) { params, _ in
+        methods.registerAdmittingItself(Auth.Logout.self) { params, context in
+            // Each logout takes auth's writer: unlimited, one address could slow every refresh (issue 23).
+            try await limiter.admitRequest(method: Auth.Logout.name, from: context.clientAddress, at: now())
             try await service.logout(refreshToken: params.refreshToken)
             return Empty()
         }
@@ -46,9 +48,11 @@ public enum AuthMethods {
                     clientId: params.clientId, clientSecret: params.clientSecret, from: context.clientAddress)
             }
         }
-        // Public keys are public: peers fetch them to verify tokens locally.
-        methods.registerAdmittingItself(Auth.Keys.self) { _, _ in
-            Auth.Keys.Result(keys: await service.publicKeys())
+        // Public keys are public: peers fetch them to verify tokens locally (rarely: they cache them), counted like
+        // every unauthenticated call.
+        methods.registerAdmittingItself(Auth.Keys.self) { _, context in
+            try await limiter.admitRequest(method: Auth.Keys.name, from: context.clientAddress, at: now())
+            return Auth.Keys.Result(keys: await service.publicKeys())
         }
 
         methods.register(Auth.RevokedSessions.self, requires: .scope(Scope.sessionsRead)) { params, _, _ in

@@ -26,7 +26,8 @@ public struct AuthMetrics: Sendable {
             label: "securepush_auth_client_tokens_total", dimension: "outcome", values: MetricOutcome.all,
             factory: factory)
         rateLimited = CounterFamily(
-            label: "securepush_auth_rate_limited_total", dimension: "limit", values: ["requests", "attempts"],
+            label: "securepush_auth_rate_limited_total", dimension: "limit",
+            values: ["requests", "attempts", "password_checks"],
             factory: factory)
         refreshReuse = Counter(label: "securepush_auth_refresh_reuse_total", factory: factory)
         hashesRunning = Meter(label: "securepush_auth_password_hashes_running", factory: factory)

@@ -3,6 +3,13 @@ import ServiceCore
 import SharedModels
 
 extension AuthenticationService {
+    /// Runs one password check (bcrypt) for `address`: counted against its per-minute budget first, then queued
+    /// fairly with everyone else's (``PasswordHashingGate``).
+    func checkPassword<T: Sendable>(from address: String?, _ work: @Sendable () async throws -> T) async throws -> T {
+        try await limiter.admitPasswordCheck(from: address, at: now())
+        return try await hashing.run(for: address, work)
+    }
+
     /// An access token for a service client, carrying the client's scopes (never `user`).
     ///
     /// A wrong id and a wrong secret both throw the same `-32001` after the same bcrypt work.
@@ -14,7 +21,7 @@ extension AuthenticationService {
         let scopes: [String]?
         do {
             let clients = clients
-            scopes = try await hashing.run(for: address) {
+            scopes = try await checkPassword(from: address) {
                 try await clients.authenticate(clientId: clientId, secret: clientSecret)
             }
         } catch {

@@ -66,9 +66,8 @@ public struct AuthenticationService: Sendable {
                 .init("auth.register.refused"), metadata: [LogMetadataKey.clientAddress: "\(address ?? "in-process")"])
             throw AuthError.registrationClosed
         }
-        let hashing = hashing
         let userID = try await AccountRegistry(repository: repository, hasher: hasher, now: now).createUser(
-            username: username, password: password, hashing: { try await hashing.run(for: address, $0) })
+            username: username, password: password, hashing: { try await self.checkPassword(from: address, $0) })
         logger.debug("auth.register.succeeded", metadata: [LogMetadataKey.userID: "\(userID)"])
         return userID
     }
@@ -86,7 +85,7 @@ public struct AuthenticationService: Sendable {
         do {
             user = try await repository.user(named: username)
             let hasher = hasher
-            matches = try await hashing.run(for: address) { [user] in
+            matches = try await checkPassword(from: address) { [user] in
                 try await hasher.verify(password, against: user?.passwordHash)
             }
         } catch {

@@ -31,6 +31,10 @@ public struct SignInLimiter: Sendable {
     public let window: TimeInterval
     /// Unauthenticated calls one address may make per minute; `0` turns the rate limit off.
     public let requestsPerMinute: Int
+    /// Password checks (bcrypt), successful or not, one address may cause per minute
+    /// (`SECUREPUSH_BCRYPT_CHECKS_PER_ADDRESS`); `0` turns the budget off. Successes count too: a flood of correct
+    /// sign-ins costs the same bcrypt time as a flood of guesses.
+    public var passwordChecksPerMinute = 0
     /// One address may fail this many times `maxFailures`, over all accounts.
     public static let addressFactor = 5
     /// An account failing this many times `maxFailures`, over all addresses, is slowed down.
@@ -79,6 +83,25 @@ public struct SignInLimiter: Sendable {
             }
         case .refused(let seconds):
             metrics.rateLimited.increment("requests")
+            throw AuthError.rateLimited(retryAfterSeconds: seconds)
+        }
+    }
+
+    /// Counts one password check for `address` before its bcrypt work; throws `-32029` past
+    /// ``passwordChecksPerMinute``.
+    public func admitPasswordCheck(from address: String?, at now: Date) async throws {
+        guard passwordChecksPerMinute > 0 else { return }
+        let origin = Self.label(address)
+        switch try await counters.reserve(
+            Self.key("bcrypt", origin), limit: passwordChecksPerMinute, window: 60, at: now)
+        {
+        case .counted(let count):
+            if count == passwordChecksPerMinute {
+                logger.security(
+                    .init("auth.password_checks.limited"), metadata: [LogMetadataKey.clientAddress: "\(origin)"])
+            }
+        case .refused(let seconds):
+            metrics.rateLimited.increment("password_checks")
             throw AuthError.rateLimited(retryAfterSeconds: seconds)
         }
     }

@@ -1,0 +1,77 @@
+import AuthService
+import Foundation
+import ServiceCore
+import SharedModels
+import TestSupport
+import Testing
+
+/// Issue 23: a flood of *successful* sign-ins must not starve everyone else's.
+@Suite("Password checks shared fairly across addresses")
+struct FairPasswordCheckTests {
+    @Test("under a flood of checks from 20 addresses, a newcomer's check starts before any flood check queued")
+    func newcomerFirst() async throws {
+        let gate = PasswordHashingGate(maxConcurrent: 2, maxQueued: 16, maxPerAddress: 4, logger: AuthHarness.logger)
+        // 20 addresses, each keeping up to 4 checks of 2 ms going (bounded: 100 rounds each).
+        let flood = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for address in 0..<20 {
+                    for _ in 0..<4 {
+                        group.addTask {
+                            for _ in 0..<100 where !Task.isCancelled {
+                                _ = try? await gate.run(for: "198.51.100.\(address)") {
+                                    try await Task.sleep(for: .milliseconds(2))
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // The queue is full of the flood before the newcomer arrives.
+        for _ in 0..<1_000 where await gate.queued < 16 { try await Task.sleep(for: .milliseconds(2)) }
+        #expect(await gate.queued == 16)
+        let refusedBefore = await gate.refused
+        try await gate.run(for: "203.0.113.9") {}
+        flood.cancel()
+        await flood.value
+        // It was not refused (a flood check gave its place up instead), and waited only for the 2 checks running
+        // when it arrived: no queued flood check started ahead of it.
+        #expect(await gate.startedAheadOfGrant["203.0.113.9"] == 0)
+        #expect(await gate.refused > refusedBefore, "a flood check was displaced")
+    }
+
+    @Test("successful checks count against SECUREPUSH_BCRYPT_CHECKS_PER_ADDRESS; other addresses are unaffected")
+    func successesCount() async throws {
+        var configuration = AuthHarness.configuration()
+        configuration.passwordChecksPerMinutePerAddress = 3
+        let clock = TestClock()
+        let auth = try await AuthHarness.make(configuration, clock: clock)
+        _ = try await auth.rpc(from: rightfulUser).call(
+            Auth.Register.self, .init(username: "alice", password: "correct horse"))
+        let flooder = auth.rpc(from: outsider)
+        for _ in 0..<3 {
+            _ = try await flooder.call(Auth.Login.self, .init(username: "alice", password: "correct horse"))
+        }
+        let error = try #require(
+            await #expect(throws: RPCError.self) {
+                try await flooder.call(Auth.Login.self, .init(username: "alice", password: "correct horse"))
+            })
+        #expect(error.code == RPCErrorCode.rateLimited)
+        // The rightful holder, elsewhere, signs in; the flooder's budget returns after the minute.
+        _ = try await auth.rpc(from: rightfulUser).call(
+            Auth.Login.self, .init(username: "alice", password: "correct horse"))
+        clock.advance(by: 61)
+        _ = try await flooder.call(Auth.Login.self, .init(username: "alice", password: "correct horse"))
+    }
+
+    @Test("SECUREPUSH_BCRYPT_CHECKS_PER_ADDRESS is read with a default of 30")
+    func setting() throws {
+        #expect(try AuthConfiguration(environment: ServiceEnvironment([:])).passwordChecksPerMinutePerAddress == 30)
+        let configured = try AuthConfiguration(
+            environment: ServiceEnvironment(["SECUREPUSH_BCRYPT_CHECKS_PER_ADDRESS": "5"]))
+        #expect(configured.passwordChecksPerMinutePerAddress == 5)
+        #expect(throws: ConfigurationError.self) {
+            try AuthConfiguration(environment: ServiceEnvironment(["SECUREPUSH_BCRYPT_CHECKS_PER_ADDRESS": "-1"]))
+        }
+    }
+}
