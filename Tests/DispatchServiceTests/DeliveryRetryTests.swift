@@ -65,10 +65,12 @@ struct DeliveryRetryTests {
         #expect(delivery.lastError == "BadTopic")
     }
 
-    @Test("a provider's retry hint is honoured: the next attempt waits at least that long")
+    @Test("a provider's retry hint is honoured up to the cap: the next attempt waits at least that long")
     func providerHint() async throws {
         let provider = ScriptedProvider(script: [.retry(after: .seconds(120), reason: "429 TooManyRequests")])
-        let harness = try await DispatchHarness.remote([provider])
+        var settings = DeliveryConfiguration.fast()
+        settings.retry.maxDelay = .seconds(300)
+        let harness = try await DispatchHarness.remote([provider], delivery: settings)
         _ = try await harness.registerDevice(user: "alice", platform: .apns, token: "a7a7")
         let sent = try await harness.send(to: "alice").notificationId
         try await RunningWorkers.with(harness.components.workers) { () async throws in
@@ -83,11 +85,45 @@ struct DeliveryRetryTests {
         #expect(provider.jobs.count == 1)
     }
 
+    @Test("an absurd Retry-After (10^17 s) is capped at the backoff maximum: the delivery is retried, and sent")
+    func absurdHint() async throws {
+        // What a provider answering `Retry-After: 99999999999999999` produced before issue 23 (and crashed the
+        // dispatcher converting the due time to milliseconds).
+        let provider = ScriptedProvider(script: [.retry(after: .seconds(Int.max), reason: "503 UNAVAILABLE"), .sent])
+        let harness = try await DispatchHarness.remote([provider])
+        _ = try await harness.registerDevice(user: "alice", platform: .apns, token: "c9c9")
+        let sent = try await harness.send(to: "alice").notificationId
+        try await RunningWorkers.with(harness.components.workers) { () async throws in
+            #expect(try await harness.waitForStatus(sent, .sent))
+        }
+        let delivery = try #require(try await harness.delivery(sent))
+        #expect(delivery.attempts == 2)
+        #expect(provider.jobs.count == 2)
+    }
+
+    @Test("a hint reaching past the notification's expiry ends the delivery expired at once")
+    func hintPastExpiryEndsExpired() async throws {
+        let provider = ScriptedProvider(script: [.retry(after: .seconds(120), reason: "429 TooManyRequests")])
+        var settings = DeliveryConfiguration.fast()
+        settings.retry.maxDelay = .seconds(300)
+        let harness = try await DispatchHarness.remote([provider], delivery: settings)
+        _ = try await harness.registerDevice(user: "alice", platform: .apns, token: "d0d0")
+        let sent = try await harness.send(to: "alice", ttlSeconds: 60).notificationId
+        try await RunningWorkers.with(harness.components.workers) { () async throws in
+            #expect(try await harness.waitForStatus(sent, .expired))
+        }
+        let delivery = try #require(try await harness.delivery(sent))
+        #expect(delivery.attempts == 1)
+        #expect(delivery.lastError == "429 TooManyRequests")
+    }
+
     @Test("a job still retrying when its notification expires ends expired and is not attempted again")
     func expiryWhileRetrying() async throws {
         let clock = LiveClock()
-        let provider = ScriptedProvider(script: [.retry(after: .seconds(3_600), reason: "503 ServiceUnavailable")])
-        let harness = try await DispatchHarness.remote([provider], clock: clock)
+        let provider = ScriptedProvider(script: [.retry(after: .seconds(30), reason: "503 ServiceUnavailable")])
+        var settings = DeliveryConfiguration.fast()
+        settings.retry.maxDelay = .seconds(300)
+        let harness = try await DispatchHarness.remote([provider], delivery: settings, clock: clock)
         _ = try await harness.registerDevice(user: "alice", platform: .apns, token: "b8b8")
         let sent = try await harness.send(to: "alice", ttlSeconds: 60).notificationId
         try await RunningWorkers.with(harness.components.workers) { () async throws in
@@ -153,14 +189,35 @@ struct RetryPolicyTests {
         }
     }
 
-    @Test("a provider's hint is a floor: the delay is at least the hint, even past the cap")
+    @Test("a provider's hint is a floor up to the cap: at least the hint, never past SECUREPUSH_DELIVERY_BACKOFF_MAX")
     func hintIsAFloor() {
         let none = RetryPolicy(baseDelay: .seconds(1), maxDelay: .seconds(300), randomFraction: { 0 })
         #expect(none.delay(afterAttempts: 3) == .zero)
         #expect(none.delay(afterAttempts: 3, hint: .seconds(30)) == .seconds(30))
-        #expect(none.delay(afterAttempts: 3, hint: .seconds(3_600)) == .seconds(3_600))
+        #expect(none.delay(afterAttempts: 3, hint: .seconds(3_600)) == .seconds(300))
         let full = RetryPolicy(baseDelay: .seconds(1), maxDelay: .seconds(300), randomFraction: { 1 })
         #expect(full.delay(afterAttempts: 5, hint: .seconds(2)) == .seconds(16))
+    }
+
+    @Test("resolve: a hint (capped) reaching past the notification's expiry ends the delivery expired")
+    func hintPastExpiry() {
+        let policy = RetryPolicy(baseDelay: .seconds(1), maxDelay: .seconds(300), randomFraction: { 1 })
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let retry = DeliveryOutcome.retry(after: .seconds(120), reason: "429 Too Many Requests")
+        #expect(
+            policy.resolve(retry, attempts: 1, expiresAt: now.addingTimeInterval(60), now: now)
+                == .expired(reason: "429 Too Many Requests"))
+        #expect(
+            policy.resolve(retry, attempts: 1, expiresAt: now.addingTimeInterval(600), now: now)
+                == .retry(after: .seconds(120), reason: "429 Too Many Requests"))
+        // An absurd hint is capped first: a notification living longer than the cap is retried at the cap.
+        let absurd = DeliveryOutcome.retry(after: .seconds(86_400), reason: "503")
+        #expect(
+            policy.resolve(absurd, attempts: 1, expiresAt: now.addingTimeInterval(3_600), now: now)
+                == .retry(after: .seconds(300), reason: "503"))
+        #expect(
+            policy.resolve(absurd, attempts: 1, expiresAt: now.addingTimeInterval(200), now: now)
+                == .expired(reason: "503"))
     }
 
     @Test("resolve: a retry gets its backoff, or becomes failed with its reason at the last attempt")

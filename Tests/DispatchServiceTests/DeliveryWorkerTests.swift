@@ -98,9 +98,11 @@ struct DeliveryWorkerTests {
         let sent = try await harness.send(to: "alice").notificationId
         let deliveries = CountingDeliveries(SQLDeliveryRepository(database: harness.components.database.sql))
         let doorbell = WakeUpSignal()
+        var settings = DeliveryConfiguration.fast(idle: .seconds(60))
+        settings.retry.maxDelay = .seconds(3_600)  // the hint is honoured up to the cap
         let worker = DeliveryWorker(
             provider: provider, deliveries: deliveries, doorbell: doorbell,
-            configuration: .fast(idle: .seconds(60)), now: { harness.clock.now }, logger: .quiet)
+            configuration: settings, now: { harness.clock.now }, logger: .quiet)
         try await RunningWorkers.with([worker]) { () async throws in
             #expect(try await harness.waitForStatus(sent, .retrying))
             let claimsAfterAttempt = deliveries.claims

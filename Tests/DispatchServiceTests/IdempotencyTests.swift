@@ -72,4 +72,26 @@ struct IdempotencyTests {
         #expect(try await harness.send(to: "alice", idempotencyKey: "once") == result)
         #expect(try await harness.pendingIDs(device) == [result.notificationId])
     }
+
+    @Test(
+        "on SQLite a reservation left pending by a process that died is released at start: its retry succeeds at once")
+    func pendingReleasedAtStart() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("idempotency-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("dispatch.sqlite").path
+        let crashed = try await DispatchHarness(configuration: DispatchHarness.configuration(databasePath: path))
+        crashed.store.closeGate()
+        let inFlight = Task { try await crashed.send(to: "alice", idempotencyKey: "order-7") }
+        for _ in 0..<500 where crashed.store.heldCount == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        try #require(crashed.store.heldCount == 1)
+        // The same file opened again, as a restarted push-dispatch would (the first one never finishes its send).
+        let restarted = try await DispatchHarness(configuration: DispatchHarness.configuration(databasePath: path))
+        let retried = try await restarted.send(to: "alice", idempotencyKey: "order-7")
+        #expect(restarted.store.calls.count == 1)
+        #expect(try await restarted.send(to: "alice", idempotencyKey: "order-7") == retried)
+        crashed.store.openGate()
+        _ = try? await inFlight.value  // its reservation was taken: it must not record a second send
+        #expect(try await restarted.count("push_send") == 1)
+    }
 }

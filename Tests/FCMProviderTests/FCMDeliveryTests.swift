@@ -87,6 +87,24 @@ struct FCMDeliveryTests {
         }
     }
 
+    @Test("Retry-After: 99999999999999999 is read as a day, never an overflow (the worker then caps it)")
+    func absurdRetryAfter() async throws {
+        try await withFCM { fcm in
+            await fcm.mock.script(
+                "fcm-token-1",
+                .error(
+                    503, status: "UNAVAILABLE", errorCode: "UNAVAILABLE",
+                    headers: [("Retry-After", "99999999999999999")]),
+                .error(
+                    503, status: "UNAVAILABLE", errorCode: "UNAVAILABLE",
+                    headers: [("Retry-After", "99999999999999999999999999999999999999")])
+            )
+            #expect(await fcm.provider.deliver(fcm.job()) == .retry(after: .seconds(86_400), reason: "UNAVAILABLE"))
+            #expect(await fcm.provider.deliver(fcm.job()) == .retry(after: .seconds(86_400), reason: "UNAVAILABLE"))
+            #expect(await fcm.provider.deliver(fcm.job()) == .sent)
+        }
+    }
+
     @Test("a device without a valid registration token fails without a request")
     func invalidStoredToken() async throws {
         try await withFCM { fcm in

@@ -13,6 +13,9 @@ struct WebPushEndpointAddressTests {
             "127.0.0.1", "127.9.9.9", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1", "169.254.169.254",
             "100.64.0.1", "0.0.0.0", "224.0.0.1", "255.255.255.255", "::1", "::", "fe80::1", "fd00::1", "fc00::2",
             "ff02::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "[::1]",
+            // issue 23: NAT64 and 6to4 addresses embedding a private IPv4, local-use NAT64, Teredo, benchmarking
+            "64:ff9b::7f00:1", "64:ff9b::a9fe:a9fe", "64:ff9b::10.0.0.1", "64:ff9b:1::808:808", "2002:7f00:1::1",
+            "2002:c0a8:101::", "2001:0:4136:e378:8000:63bf:3fff:fdd2", "198.18.0.1", "198.19.255.255",
         ])
     func nonPublic(address: String) {
         #expect(WebPushEndpointAddresses.isNonPublic(address))
@@ -22,7 +25,7 @@ struct WebPushEndpointAddressTests {
         "public addresses and host names are not flagged by the literal check",
         arguments: [
             "8.8.8.8", "172.32.0.1", "192.169.0.1", "100.128.0.1", "2001:4860:4860::8888", "::ffff:8.8.8.8",
-            "push.example.net",
+            "push.example.net", "64:ff9b::808:808", "2002:808:808::1", "198.20.0.1", "198.17.255.255",
         ])
     func publicAddress(address: String) {
         #expect(!WebPushEndpointAddresses.isNonPublic(address))

@@ -12,6 +12,9 @@ public enum DeliveryOutcome: Sendable, Hashable {
     case retry(after: Duration, reason: String)
     /// Given up (a permanent refusal): status `failed` with `reason` (the provider's error code) as `lastError`.
     case failed(reason: String)
+    /// Not delivered, and the next attempt could only come after the notification expires (the provider asked to
+    /// wait that long): status `expired` with `reason` as `lastError`.
+    case expired(reason: String)
     /// The provider reported the device gone: the delivery ends `deactivated` and the device is no longer targeted.
     case deactivate(reason: String)
     /// The provider reported the device gone since `date` (APNs 410 with a timestamp): the device is deactivated only
@@ -44,6 +47,8 @@ extension DeliveryOutcome {
                 status: .retrying, lastError: reason, nextAttemptMilliseconds: now.adding(after).millisecondsSince1970)
         case .failed(let reason):
             return Recorded(status: .failed, lastError: reason)
+        case .expired(let reason):
+            return Recorded(status: .expired, lastError: reason)
         case .deactivate(let reason):
             return Recorded(status: .deactivated, lastError: reason)
         case .deactivateIfRegisteredBefore(let goneSince, let reason):

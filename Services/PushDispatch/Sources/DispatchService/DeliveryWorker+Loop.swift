@@ -94,8 +94,9 @@ extension DeliveryWorker {
         }
         attemptCounts.increment(outcome.metricResult)
         let attempts = job.attempts + 1
-        let resolved = configuration.retry.resolve(outcome, attempts: attempts)
         let recordedAt = now()
+        let resolved = configuration.retry.resolve(
+            outcome, attempts: attempts, expiresAt: job.expiresAt, now: recordedAt)
         do {
             let status = try await uncancelled {
                 try await deliveries.record(resolved, for: job, leaseOwner: owner, now: recordedAt)
@@ -136,11 +137,5 @@ extension DeliveryWorker {
             logger.warning("delivery.next_due_failed", metadata: ["error": "\(error)"])
             return nil
         }
-    }
-
-    /// Runs `body` outside the current task's cancellation: an outcome the provider already produced must be
-    /// recorded even while the worker is being cancelled. Awaited at once, so it never outlives the attempt.
-    private func uncancelled<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await Task { try await body() }.value
     }
 }

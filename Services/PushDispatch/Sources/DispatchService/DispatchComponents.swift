@@ -72,6 +72,17 @@ public struct DispatchComponents: Sendable {
             configuration, schema: DispatchMigrations.schema, logger: logger, metrics: metrics)
         let deviceRepository = SQLDeviceRepository(database: database.sql)
         let deliveryRepository = SQLDeliveryRepository(database: database.sql)
+        if let sqlite = database.sqlite {
+            // One push-dispatch process owns a SQLite file: a reservation still pending when it starts was left by a
+            // process that died mid-send, and a retry of that send must not wait for it to go stale.
+            let released = try sqlite.write { db in
+                try db.execute(sql: SQLDeliveryRepository.releaseAllPendingReservations)
+                return db.changesCount
+            }
+            if released > 0 {
+                logger.notice("push.idempotency.released_at_start", metadata: ["push.reservations": "\(released)"])
+            }
+        }
         let verifier = AccessTokenVerifier(logger: logger) {
             try await auth.call(Auth.Keys.self, Empty()).keys
         }

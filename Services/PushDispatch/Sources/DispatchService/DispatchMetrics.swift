@@ -120,6 +120,7 @@ extension DeliveryOutcome {
         case .sent: "sent"
         case .retry: "retry"
         case .failed: "failed"
+        case .expired: "expired"
         case .deactivate, .deactivateIfRegisteredBefore: "deactivated"
         }
     }

@@ -202,10 +202,12 @@ public struct PushSender: Sendable {
         return tracer.traceParent(of: context)
     }
 
+    /// Gives the reservation up, even when the call was cancelled (its client reset the request): a retry with the
+    /// same key must not wait for the reservation to go stale.
     private func release(_ claim: IdempotencyClaim?) async {
         guard let claim else { return }
         do {
-            try await deliveries.release(claim)
+            try await uncancelled { [deliveries] in try await deliveries.release(claim) }
         } catch {
             logger.error("push.send.release_failed", metadata: ["error": "\(error)"])
         }

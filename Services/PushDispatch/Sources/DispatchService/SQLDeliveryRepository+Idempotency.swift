@@ -44,6 +44,9 @@ extension SQLDeliveryRepository {
         }
     }
 
+    /// Deletes every pending reservation (run at start on SQLite, where no other process can hold one).
+    static let releaseAllPendingReservations = "DELETE FROM idempotency_key WHERE state = 'pending'"
+
     public func release(_ claim: IdempotencyClaim) async throws {
         _ = try await database.execute(
             "DELETE FROM idempotency_key WHERE client_id = ? AND key = ? AND reservation_id = ? AND state = 'pending'",

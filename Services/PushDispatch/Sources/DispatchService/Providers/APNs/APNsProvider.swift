@@ -150,7 +150,8 @@ public final class APNsProvider: RemotePushProvider {
         switch outcome {
         case .sent: logger.debug("apns.sent", metadata: metadata)
         case .failed: logger.warning("apns.rejected", metadata: metadata)
-        case .retry, .deactivate, .deactivateIfRegisteredBefore: logger.debug("apns.not_sent", metadata: metadata)
+        case .retry, .expired, .deactivate, .deactivateIfRegisteredBefore:
+            logger.debug("apns.not_sent", metadata: metadata)
         }
         return outcome
     }

@@ -30,7 +30,7 @@ struct APNsResponse: Sendable {
         status = response.status
         apnsID = response.header("apns-id")
         apnsUniqueID = response.header("apns-unique-id")
-        retryAfter = response.header("retry-after").flatMap { Self.parseRetryAfter($0, now: now) }
+        retryAfter = RetryHint.delay(response.header("retry-after"), now: now)
         let body = try? JSONDecoder().decode(ErrorBody.self, from: Data(response.body.readableBytesView))
         reason = body?.reason.map(Self.sanitized).flatMap { $0.isEmpty ? nil : $0 }
         unregisteredSince = body?.timestamp.map { Date(timeIntervalSince1970: $0 / 1000) }
@@ -65,19 +65,5 @@ struct APNsResponse: Sendable {
     private static func sanitized(_ reason: String) -> String {
         let printable = reason.unicodeScalars.filter { (0x20..<0x7f).contains($0.value) }
         return String(String.UnicodeScalarView(printable).prefix(maxReasonLength))
-    }
-
-    /// `Retry-After` as delay-seconds or an HTTP date (RFC 9110 §10.2.3); capped at a day.
-    static func parseRetryAfter(_ value: String, now: Date) -> Duration? {
-        let value = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Int(value), seconds >= 0 {
-            return .seconds(min(seconds, 86_400))
-        }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        guard let date = formatter.date(from: value) else { return nil }
-        return .seconds(min(max(date.timeIntervalSince(now), 0), 86_400))
     }
 }

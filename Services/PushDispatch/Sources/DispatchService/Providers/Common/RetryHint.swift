@@ -1,17 +1,26 @@
 import Foundation
 
-/// Reads a service's "try again later" hint: `Retry-After` (RFC 9110 §10.2.3) and WNS's `X-WNS-CONTINUE-AFTER`.
+/// Reads a service's "try again later" hint: `Retry-After` (RFC 9110 §10.2.3) and WNS's `X-WNS-CONTINUE-AFTER`, for
+/// every provider alike. What the worker then does with it (capped at `SECUREPUSH_DELIVERY_BACKOFF_MAX`, or the
+/// delivery ends `expired` when it reaches past the notification's expiry) is ``RetryPolicy``'s.
 enum RetryHint {
+    /// Longest hint read, whatever the service sends: far beyond any backoff cap, and small enough that every date
+    /// arithmetic on it stays finite (a hint of 10^17 seconds once crashed the dispatcher converting it to ms).
+    static let longest: Duration = .seconds(86_400)
+
     /// The delay a header value asks for: a whole number of seconds, or an HTTP-date (then the time until it,
-    /// never negative). `nil` when the value is neither, so the worker's own backoff decides.
+    /// never negative), at most ``longest``. `nil` when the value is neither, so the worker's own backoff decides.
     static func delay(_ value: String?, now: Date) -> Duration? {
         guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        let seconds: Double
         if value.allSatisfy(\.isASCII), value.allSatisfy(\.isNumber) {
-            // Absurdly long values saturate rather than overflow; the worker caps delays anyway.
-            return .seconds(Int(value) ?? Int.max)
+            seconds = Double(value) ?? .infinity  // digits only: too many for an Int is simply "very long"
+        } else if let date = httpDate(value) {
+            seconds = max(0, date.timeIntervalSince(now).rounded(.up))
+        } else {
+            return nil
         }
-        guard let date = httpDate(value) else { return nil }
-        return .seconds(max(0, Int(date.timeIntervalSince(now).rounded(.up))))
+        return seconds >= longest.timeInterval ? longest : .seconds(Int(seconds))
     }
 
     /// IMF-fixdate, or the obsolete RFC 850 and asctime forms recipients must still accept.

@@ -24,6 +24,16 @@ enum WebPushEndpointAddresses {
         if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xff, bytes[11] == 0xff {  // ::ffff:a.b.c.d
             return isNonPublic(ipv4: bytes[12..<16].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
         }
+        // Addresses that carry an IPv4 address and reach it through a translator or tunnel: judged by that address.
+        let embeddedIPv4 = { (start: Int) in bytes[start..<start + 4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }
+        if bytes[0..<12] == [0x00, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0] {  // 64:ff9b::/96 NAT64
+            return isNonPublic(ipv4: embeddedIPv4(12))
+        }
+        if bytes[0] == 0x00, bytes[1] == 0x64, bytes[2] == 0xff, bytes[3] == 0x9b, bytes[4] == 0, bytes[5] == 1 {
+            return true  // 64:ff9b:1::/48 local-use NAT64: the operator's own translators
+        }
+        if bytes[0] == 0x20, bytes[1] == 0x02 { return isNonPublic(ipv4: embeddedIPv4(2)) }  // 2002::/16 6to4
+        if bytes[0..<4] == [0x20, 0x01, 0x00, 0x00] { return true }  // 2001::/32 Teredo (its IPv4 is obfuscated)
         if bytes.allSatisfy({ $0 == 0 }) { return true }  // ::
         if bytes[0..<15].allSatisfy({ $0 == 0 }), bytes[15] == 1 { return true }  // ::1
         if bytes[0] & 0xfe == 0xfc { return true }  // fc00::/7 unique local
@@ -41,6 +51,7 @@ enum WebPushEndpointAddresses {
             (0xA9FE_0000, 16),  // 169.254.0.0/16 link-local (cloud metadata services live here)
             (0xAC10_0000, 12),  // 172.16.0.0/12
             (0xC0A8_0000, 16),  // 192.168.0.0/16
+            (0xC612_0000, 15),  // 198.18.0.0/15 benchmarking (often a lab's or a load balancer's internal range)
             (0xE000_0000, 4),  // 224.0.0.0/4 multicast
             (0xF000_0000, 4),  // 240.0.0.0/4 reserved, broadcast
         ]

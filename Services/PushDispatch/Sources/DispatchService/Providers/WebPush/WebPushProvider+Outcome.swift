@@ -1,9 +1,6 @@
 import Foundation
 
 extension WebPushProvider {
-    /// Longest `Retry-After` honoured; anything longer is the push service asking for far more than a retry.
-    static let maxRetryAfter = 86_400
-
     /// What a push service's answer means for the delivery (RFC 8030 §5, §6.2, §7.3, §8.4).
     static func outcome(status: Int, retryAfter: String?, excerpt: String, now: Date) -> DeliveryOutcome {
         let reason = describe(status: status, excerpt: excerpt)
@@ -21,11 +18,10 @@ extension WebPushProvider {
         }
     }
 
-    /// `Retry-After` as delay-seconds or an HTTP-date (RFC 9110 §10.2.3), at most a day; `.zero` (the worker's
-    /// backoff decides) when absent or unreadable.
+    /// `Retry-After` as ``RetryHint`` reads it for every provider; `.zero` (the worker's backoff decides) when absent
+    /// or unreadable.
     static func retryDelay(_ value: String?, now: Date) -> Duration {
-        guard let delay = RetryHint.delay(value, now: now) else { return .zero }
-        return min(delay, .seconds(maxRetryAfter))
+        RetryHint.delay(value, now: now) ?? .zero
     }
 
     /// `"<status> <phrase>"`, then what the service said, if anything.
