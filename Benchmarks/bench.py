@@ -22,6 +22,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import threading
 import tempfile
 import time
 
@@ -1618,12 +1619,73 @@ def scan_logs(ctx):
     return findings
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# bounds: requests that never end (issue 23), measured
+
+def bench_bounds(ctx, prof):
+    """CONNECTIONS x 100 streams of never-ending `POST /rpc` bodies against one store-service (slow_requests.py):
+    the service's RSS before, at its peak and after, the request bytes it buffered (its own gauge), and when the
+    streams were answered. Each connection may buffer SECUREPUSH_MAX_CONNECTION_BUFFER_BYTES (2 MiB) plus one window;
+    every stream gets 408 after SECUREPUSH_REQUEST_TIMEOUT (10 s)."""
+    connections = 4 if ctx["profile"] == "smoke" else 40
+    auth_port, store_port = free_ports(2)
+    auth, auth_url, _ = start_auth(ctx, "bounds-auth", auth_port, 10)
+    store, url = start_store(ctx, "bounds-store", store_port, auth_url)
+    wait_healthy("bounds-store", url, store)
+    time.sleep(1.0)
+    before = rss_kb(store.pid)
+    samples, buffered, stop_sampling = [], [], threading.Event()
+
+    def sample():
+        while not stop_sampling.is_set():
+            samples.append(rss_kb(store.pid))
+            status, body = scrape_metrics(url)
+            for line in body.splitlines():
+                if status == 200 and line.startswith("securepush_http_buffered_request_bytes "):
+                    buffered.append(float(line.rsplit(" ", 1)[1]))
+            stop_sampling.wait(0.25)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    started = time.monotonic()
+    res = run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "slow_requests.py"),
+               str(store_port), str(connections), "100", "30"], timeout=90)
+    attack_seconds = time.monotonic() - started
+    time.sleep(2.0)
+    stop_sampling.set()
+    sampler.join()
+    after = rss_kb(store.pid)
+    health = run(curl_base(url) + ["-o", "/dev/null", "-w", "%{http_code}", url + "/health"], timeout=30,
+                 check=False).stdout.decode()
+    report = json.loads(res.stdout)
+    peak = max(samples) if samples else before
+    budget = 2 << 20
+    figures = {
+        "connections": connections, "streams": report["streams"], "bytes_sent_by_client": report["sent"],
+        "ended": report["ended"], "first_end_s": report["first_end"], "last_end_s": report["last_end"],
+        "attack_s": round(attack_seconds, 1),
+        "rss_before_mb": mb(before), "rss_peak_mb": mb(peak), "rss_after_mb": mb(after),
+        "rss_peak_per_connection_kb": round((peak - before) / connections, 1),
+        "buffered_request_bytes_peak": max(buffered) if buffered else None,
+        "buffered_budget_bytes": connections * (budget + 65535), "health_after": health,
+    }
+    write_result(ctx["out"], "bounds", {"connections": connections, "streams_per_connection": 100,
+                                        "request_timeout_s": 10, "buffer_budget_bytes": budget}, figures)
+    summary(f"bounds: {connections} connections x 100 never-ending streams: client got {report['sent'] / 1048576:.1f} "
+            f"MiB in (budget {connections * (budget + 65535) / 1048576:.1f} MiB); store RSS {mb(before)} -> peak "
+            f"{mb(peak)} -> {mb(after)} MB; streams ended {report['ended']} between {report['first_end']} and "
+            f"{report['last_end']} s; /health after: {health}")
+    stop(store)
+    stop(auth)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--bin-dir", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--smoke", action="store_true")
-    ap.add_argument("--only", choices=["fetch", "fetch-metrics", "send", "fanout", "signin", "h2core", "devices"],
+    ap.add_argument("--only", choices=["fetch", "fetch-metrics", "send", "fanout", "signin", "h2core", "devices",
+                                       "bounds"],
                     action="append")
     ap.add_argument("--devices", type=int, help="direct devices for `devices` (default 10000, 200 with --smoke)")
     ap.add_argument("--keep-work", action="store_true", help="keep the temporary directory (logs, configs)")
@@ -1678,6 +1740,9 @@ def main():
         if "devices" in only:
             print("== direct channel: one event stream per device, each on its own connection", flush=True)
             bench_devices(ctx, prof)
+        if "bounds" in only:
+            print("== requests that never end: what they cost one service, and when they end", flush=True)
+            bench_bounds(ctx, prof)
         if "h2core" in only:
             print("== HTTP/2 core (libnghttp2) vs nginx (1 worker) vs nghttpd, same body", flush=True)
             bench_h2core(ctx, prof)

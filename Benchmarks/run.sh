@@ -5,7 +5,7 @@
 # auth.refresh) and resident memory; then a chart of it all. See Benchmarks/README.md and docs/benchmarks.md.
 #
 #   Benchmarks/run.sh [--smoke] [--out DIR] [--bin-dir DIR]
-#                     [--only fetch|fetch-metrics|send|fanout|signin|h2core|devices] [--devices N] [--keep-work]
+#                     [--only fetch|fetch-metrics|send|fanout|signin|h2core|devices|bounds] [--devices N] [--keep-work]
 #
 #   --smoke     seconds-long version for CI (h2load -n 2000, one round)
 #   --out DIR   where the JSON results, summary.txt and the service logs go (default: Benchmarks/results)
@@ -15,7 +15,9 @@
 #   --only      run one benchmark (repeatable); `h2core` (never run by default) compares the HTTP/2 core alone
 #               (h2core-bench-server) with nginx (1 worker) and nghttpd, and needs only that binary; `devices`
 #               (never run by default, a few minutes) holds one direct-channel event stream per device, each on its
-#               own connection, and measures push-dispatch's RSS per device, idle CPU and one push.send to them all
+#               own connection, and measures push-dispatch's RSS per device, idle CPU and one push.send to them all;
+#               `bounds` (never run by default) sends 40 connections x 100 never-ending requests to one store-service
+#               and measures its RSS, the request bytes it buffered and when every stream got 408
 #   --devices N how many devices `devices` connects (default 10000; 200 with --smoke)
 #   --keep-work keep the temporary work directory (configs, h2load logs)
 #

@@ -66,7 +66,9 @@ public enum RPCServerBuilder {
             maxConnectionsPerAddress: configuration.maxConnectionsPerAddress,
             // A trusted proxy's connections carry many clients: each is counted by its forwarded address instead.
             isExempt: { peer in
-                guard let address = peer.ipAddress.map(ClientAddressResolver.canonicalPeer) else { return false }
+                guard !addresses.trustedProxies.isEmpty,
+                    let address = peer.ipAddress.map(ClientAddressResolver.canonicalPeer)
+                else { return false }
                 return addresses.isTrusted(IPNetwork.canonicalAddress(address) ?? address)
             },
             onRefused: { load.connectionRefused($0) })
