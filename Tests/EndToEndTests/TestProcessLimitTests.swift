@@ -15,7 +15,7 @@
             #expect(UInt(securepush_test_open_file_limit()) == UInt(limit.rlim_max))
         }
 
-        @Test("the suite runs a bounded number of tests at once (12 per core unless the environment says otherwise)")
+        @Test("the suite runs a bounded number of tests at once (8 per core unless the environment says otherwise)")
         func boundedParallelism() throws {
             let width = securepush_test_parallelization_width()
             #expect(width > 0)

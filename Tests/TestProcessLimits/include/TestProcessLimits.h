@@ -6,7 +6,7 @@
 unsigned long securepush_test_open_file_limit(void);
 
 /// How many tests Swift Testing runs at once in this process (`SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH`, set
-/// to 12 per core when the environment does not say; see test_process_limits.c).
+/// to 8 per core when the environment does not say; see test_process_limits.c).
 long securepush_test_parallelization_width(void);
 
 #endif
