@@ -318,7 +318,8 @@ let package = Package(
             ),
             .testTarget(
                 name: "HTTP2CoreTests",
-                dependencies: ["HTTP2Core", "DevelopmentPKI", nioCore, nioPosix, nioSSL, logging],
+                // TestProcessLimits also for the sanitizer package (.ci/asan), whose test process has no other way in.
+                dependencies: ["HTTP2Core", "DevelopmentPKI", "TestProcessLimits", nioCore, nioPosix, nioSSL, logging],
                 swiftSettings: swiftSettings
             ),
             // Push providers: one test target each, with a mock server speaking the provider's real protocol.
