@@ -83,15 +83,19 @@ struct BoundedRequestTests {
         })
         let server = try await TestServer(admission: admission)
         let load = server.load
+        // Under AddressSanitizer (.ci/asan) 700: still past the cap, without starving the suite's other tests, which
+        // read their peers' answers within 2 s, of the two cores for seconds.
+        let attempts = dlsym(nil, "__asan_init") == nil ? 1_500 : 700
         let result = try await Subprocess.run(
-            "/usr/bin/env", ["python3", "-c", boundsScript, "hold", String(server.port), "1500", "127.0.0.9"])
+            "/usr/bin/env",
+            ["python3", "-c", boundsScript, "hold", String(server.port), String(attempts), "127.0.0.9"])
         let peak = load.peakOpenConnections
         let report = try Self.decode(result)
         #expect(report["open"] as? Int ?? 0 <= 512, "\(report)")
         #expect(report["open"] as? Int ?? 0 >= 500, "the first 512 are kept: \(report)")
         #expect(report["hello"] as? Int == 200, "127.0.0.1 is served beside them: \(report)")
         #expect(peak <= 513, "at most 512 from 127.0.0.9 and one from 127.0.0.1; saw \(peak)")
-        #expect(refused.load(ordering: .relaxed) >= 1_500 - 512 - 20)
+        #expect(refused.load(ordering: .relaxed) >= attempts - 512 - 20)
         #expect(try await eventually { load.openConnections == 0 })
         await server.shutdown()
     }
