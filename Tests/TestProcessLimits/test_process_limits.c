@@ -30,11 +30,17 @@ unsigned long securepush_test_open_file_limit(void) { return raised_limit; }
 // runner reads its environment; an explicit SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH wins.
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static long parallelization_width = 0;
 
-__attribute__((constructor)) static void securepush_bound_test_parallelism(void) {
+// Only in a test bundle (`….xctest`): other programs link this target too (securepush-bench, through TestSupport), and
+// in a statically linked one, changing the environment this early lost the program's arguments (Swift read none).
+// glibc passes constructors the program's argc, argv and envp.
+__attribute__((constructor)) static void securepush_bound_test_parallelism(int argc, char **argv, char **envp) {
+    (void)envp;
+    if (argc < 1 || argv == NULL || argv[0] == NULL || strstr(argv[0], ".xctest") == NULL) return;
     const char *name = "SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH";
     const char *given = getenv(name);
     if (given != NULL && given[0] != '\0') {
