@@ -1,5 +1,6 @@
 import DispatchService
 import Foundation
+import Logging
 import ServiceCore
 import SharedModels
 import TestSupport
@@ -149,6 +150,62 @@ struct DispatchRepositoryTests {
             }
             await #expect(throws: DispatchError.self) {
                 _ = try await deliveries.recordSend(send("n2", to: "ada"), claim: slow)
+            }
+        }
+    }
+
+    @Test(
+        "a reservation whose replica's lease lapsed is taken over at once; a live or unknown owner's waits for the timeout",
+        arguments: TestPostgres.backends)
+    func reservationOwnerLease(backend: TestDatabaseBackend) async throws {
+        try await withDatabase(backend) { database in
+            let devices = SQLDeviceRepository(database: database)
+            let dying = SQLDeliveryRepository(database: database, replicaID: "replica-a")
+            let survivor = SQLDeliveryRepository(database: database, replicaID: "replica-b")
+            let unknown = SQLDeliveryRepository(database: database, replicaID: "replica-never-leased")
+            _ = try await devices.register(ownerID: "ada", platform: .direct, token: "t1", name: nil, now: Self.start)
+            // Replica A holds a lease until start + 10 s.
+            let lease = ReplicaLease(
+                deliveries: dying, timeout: .seconds(10), forgetAfter: .seconds(3_600), now: { Self.start },
+                logger: Logger(label: "test"))
+            try await lease.renew()
+            let timeout: TimeInterval = 120
+            func reserve(_ replica: SQLDeliveryRepository, _ key: String, at seconds: TimeInterval) async throws
+                -> IdempotencyReservation
+            {
+                let now = Self.start.addingTimeInterval(seconds)
+                return try await replica.reserve(
+                    clientID: "backend", key: key, now: now, staleBefore: now.addingTimeInterval(-timeout))
+            }
+            guard case .reserved(let killed) = try await reserve(dying, "order-7", at: 0) else {
+                Issue.record("replica A's reservation not granted")
+                return
+            }
+            // A's lease is live: its send may still finish.
+            #expect(try await reserve(survivor, "order-7", at: 9) == .inProgress)
+            // A stopped renewing (killed): at start + 10 s its lease lapsed, long before the 120 s timeout.
+            guard case .reserved(let retried) = try await reserve(survivor, "order-7", at: 10) else {
+                Issue.record("a lapsed owner's reservation was not taken over")
+                return
+            }
+            #expect(retried.reservationID != killed.reservationID)
+            // The new holder is B, whose reservation is not A's to finish.
+            await #expect(throws: DispatchError.self) {
+                _ = try await dying.recordSend(send("n-late", to: "ada"), claim: killed)
+            }
+            #expect(try await reserve(dying, "order-7", at: 11) == .inProgress)
+            _ = try await survivor.recordSend(send("n-retried", to: "ada"), claim: retried)
+
+            // An owner that never held a lease (a reservation from before owners were recorded) is not judged
+            // gone: its reservation waits for the timeout.
+            guard case .reserved = try await reserve(unknown, "order-8", at: 0) else {
+                Issue.record("order-8 not granted")
+                return
+            }
+            #expect(try await reserve(survivor, "order-8", at: 60) == .inProgress)
+            guard case .reserved = try await reserve(survivor, "order-8", at: 121) else {
+                Issue.record("order-8 not taken over after the timeout")
+                return
             }
         }
     }

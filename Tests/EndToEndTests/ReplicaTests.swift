@@ -29,7 +29,10 @@ struct ReplicaTests {
             "SECUREPUSH_BOOTSTRAP_CLIENT_ID": "replica-backend", "SECUREPUSH_BOOTSTRAP_CLIENT_SECRET": secret,
             "SECUREPUSH_DISPATCH_CLIENT_ID": "push-dispatch",
             "SECUREPUSH_DISPATCH_CLIENT_SECRET": "replica-dispatch-secret-0123456789abcdef",
-            "SECUREPUSH_BCRYPT_COST": "10", "SECUREPUSH_IDEMPOTENCY_TIMEOUT": "2",
+            "SECUREPUSH_BCRYPT_COST": "10",
+            // A's sends in flight when it is killed are freed by its lapsed lease (2 s), not by the timeout: the
+            // retries below give up after 10 s.
+            "SECUREPUSH_IDEMPOTENCY_TIMEOUT": "60", "SECUREPUSH_REPLICA_LEASE": "2",
             "SECUREPUSH_DISPATCH_KEEPALIVE": "2",
             "SECUREPUSH_DATA_DIR": FileManager.default.temporaryDirectory.appendingPathComponent(
                 "replicas-\(UUID().uuidString)"

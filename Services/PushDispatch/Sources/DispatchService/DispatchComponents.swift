@@ -121,7 +121,12 @@ public struct DispatchComponents: Sendable {
         let clusterServices: [any Service] =
             database.services
             + (database.postgres.map {
-                [DispatchWakeRelay(database: $0, hub: hub, doorbells: doorbells, logger: logger)]
+                [
+                    DispatchWakeRelay(database: $0, hub: hub, doorbells: doorbells, logger: logger),
+                    ReplicaLease(
+                        deliveries: deliveryRepository, timeout: configuration.replicaLeaseTimeout,
+                        forgetAfter: max(configuration.idempotencyTimeout, .seconds(3_600)), now: now, logger: logger),
+                ] as [any Service]
             }
                 ?? [])
         let services: [any Service] =

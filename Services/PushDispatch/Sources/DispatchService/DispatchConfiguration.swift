@@ -21,6 +21,10 @@ public struct DispatchConfiguration: ServiceDatabaseConfiguration, Sendable {
     public var sqliteSynchronous: SQLiteSynchronous = .normal
     /// How long a `push.send` may hold its idempotency key before a retry takes it over (its holder crashed).
     public var idempotencyTimeout: Duration = .seconds(120)
+    /// On PostgreSQL, how long this replica's lease outlives its last renewal (renewed every fifth of it;
+    /// `SECUREPUSH_REPLICA_LEASE`): a send left pending by a replica that died is taken over by a retry once its
+    /// lease lapsed, at most this long after the death, instead of after `idempotencyTimeout`.
+    public var replicaLeaseTimeout: Duration = .seconds(10)
     /// push-dispatch's own client id at auth (a client with scope `store:write`).
     public var dispatchClientID: String
     /// push-dispatch's own client secret at auth.
@@ -76,7 +80,8 @@ public struct DispatchConfiguration: ServiceDatabaseConfiguration, Sendable {
     /// `SECUREPUSH_MAX_PAYLOAD_BYTES` (65536), `SECUREPUSH_MAX_TTL` (2592000),
     /// `SECUREPUSH_DISPATCH_KEEPALIVE` (seconds, 15), `SECUREPUSH_DISPATCH_SWEEP_INTERVAL` (seconds, 10),
     /// `SECUREPUSH_MAX_DEVICES_PER_USER` (20), `SECUREPUSH_MAX_STREAMS_PER_DEVICE` (2),
-    /// `SECUREPUSH_DISPATCH_EXPIRY_INTERVAL` (seconds, 60), and the delivery variables
+    /// `SECUREPUSH_DISPATCH_EXPIRY_INTERVAL` (seconds, 60), `SECUREPUSH_IDEMPOTENCY_TIMEOUT` (seconds, 120),
+    /// `SECUREPUSH_REPLICA_LEASE` (seconds, 10), and the delivery variables
     /// `DeliveryConfiguration(environment:)` reads.
     public init(environment: ServiceEnvironment) throws {
         guard let clientID = environment.string("SECUREPUSH_DISPATCH_CLIENT_ID"),
@@ -103,6 +108,7 @@ public struct DispatchConfiguration: ServiceDatabaseConfiguration, Sendable {
         )
         idempotencyTimeout = .seconds(
             try environment.int("SECUREPUSH_IDEMPOTENCY_TIMEOUT", default: 120, in: 1...86_400))
+        replicaLeaseTimeout = .seconds(try environment.int("SECUREPUSH_REPLICA_LEASE", default: 10, in: 1...3_600))
         sqliteSynchronous = try environment.sqliteSynchronous()
         sweepInterval = .seconds(try environment.int("SECUREPUSH_DISPATCH_SWEEP_INTERVAL", default: 10, in: 1...3_600))
         maxDevicesPerUser = try environment.int(

@@ -81,6 +81,21 @@ public enum DispatchMigrations {
                 """,
             ]
         },
+        SQLMigration("v7 idempotency owners") { dialect in
+            [
+                // The replica holding a pending reservation (NULL for reservations made before this step: those wait
+                // for `SECUREPUSH_IDEMPOTENCY_TIMEOUT`).
+                "ALTER TABLE idempotency_key ADD COLUMN owner TEXT",
+                // One row per running replica on PostgreSQL, renewed every few seconds: a reservation whose owner's
+                // lease lapsed was left by a replica that died, and a retry takes it over at once.
+                """
+                CREATE TABLE dispatch_replica (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    lease_until \(dialect == .postgresql ? "BIGINT" : "INTEGER") NOT NULL
+                )
+                """,
+            ]
+        },
     ]
 
     /// The service's schema: `dispatch` on PostgreSQL, built by ``all``.

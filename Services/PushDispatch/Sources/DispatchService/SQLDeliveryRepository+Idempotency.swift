@@ -11,17 +11,18 @@ extension SQLDeliveryRepository {
         // The primary key makes this the one reservation, however many duplicates (on any replica) race for it.
         let inserted = try await database.execute(
             """
-            INSERT INTO idempotency_key (client_id, key, state, reservation_id, reserved_at)
-            VALUES (?, ?, 'pending', ?, ?)
+            INSERT INTO idempotency_key (client_id, key, state, reservation_id, reserved_at, owner)
+            VALUES (?, ?, 'pending', ?, ?, ?)
             ON CONFLICT (client_id, key) DO NOTHING
-            """, [clientID, key, claim.reservationID, nowMS])
+            """, [clientID, key, claim.reservationID, nowMS, replicaID])
         if inserted > 0 { return .reserved(claim) }
         return try await database.transaction { db in
             // Deleted since the insert (released): the caller may simply try again.
             guard
                 let row = try await db.query(
                     """
-                    SELECT state, reserved_at, notification_id FROM idempotency_key WHERE client_id = ? AND key = ?
+                    SELECT state, reserved_at, notification_id, owner FROM idempotency_key
+                    WHERE client_id = ? AND key = ?
                     \(db.dialect.lockRows)
                     """, [clientID, key]
                 ).first
@@ -33,15 +34,29 @@ extension SQLDeliveryRepository {
             {
                 return .completed(try RPCCodec.makeDecoder().decode(Push.Send.Result.self, from: Data(json.utf8)))
             }
-            guard try row.decode(1, as: Int64.self) < staleBefore.millisecondsSince1970 else { return .inProgress }
-            // The holder crashed or hung: take the reservation over; its late `recordSend` will be refused.
+            var stale = try row.decode(1, as: Int64.self) < staleBefore.millisecondsSince1970
+            if !stale { stale = try await Self.ownerIsGone(try row.decode(3, as: String?.self), now: nowMS, db) }
+            guard stale else { return .inProgress }
+            // The holder died or hung: take the reservation over; its late `recordSend` will be refused.
             _ = try await db.execute(
                 """
-                UPDATE idempotency_key SET state = 'pending', reservation_id = ?, reserved_at = ?
+                UPDATE idempotency_key SET state = 'pending', reservation_id = ?, reserved_at = ?, owner = ?
                 WHERE client_id = ? AND key = ?
-                """, [claim.reservationID, nowMS, clientID, key])
+                """, [claim.reservationID, nowMS, replicaID, clientID, key])
             return .reserved(claim)
         }
+    }
+
+    /// Whether the replica `owner` holds no live lease: its lease row exists and lapsed before `now`, so it died (or
+    /// lost the database) without finishing. An owner with no row at all (a reservation from before owners were
+    /// recorded, or a replica that stopped long ago) is not judged here: its reservation waits for the timeout.
+    static func ownerIsGone(_ owner: String?, now: Int64, _ db: any SQLTransaction) async throws -> Bool {
+        guard let owner else { return false }
+        guard
+            let leaseUntil = try await db.query("SELECT lease_until FROM dispatch_replica WHERE id = ?", [owner])
+                .first?.decode(0, as: Int64.self)
+        else { return false }
+        return leaseUntil <= now
     }
 
     /// Deletes every pending reservation (run at start on SQLite, where no other process can hold one).

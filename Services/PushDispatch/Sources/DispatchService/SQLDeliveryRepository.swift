@@ -11,10 +11,17 @@ import SharedModels
 /// device's event stream, or the platform's worker, wakes at once.
 public struct SQLDeliveryRepository: DeliveryRepository {
     let database: any SQLDatabase
+    /// This process's id among push-dispatch replicas: the owner written on its idempotency reservations, and the
+    /// row its ``ReplicaLease`` renews in `dispatch_replica`.
+    public let replicaID: String
 
-    /// - Parameter database: a database migrated with ``DispatchMigrations/all``.
-    public init(database: any SQLDatabase) {
+    /// - Parameters:
+    ///   - database: a database migrated with ``DispatchMigrations/all``.
+    ///   - replicaID: this process's id among replicas (a new random one by default; two repositories sharing a
+    ///     database as one process share it).
+    public init(database: any SQLDatabase, replicaID: String = UUID.random().uuidString.lowercased()) {
         self.database = database
+        self.replicaID = replicaID
     }
 
     /// Delivery rows per `INSERT` when a send records its jobs (8 bindings each: well under SQLite's and
