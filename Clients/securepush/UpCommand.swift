@@ -29,6 +29,10 @@ struct UpCommand: AsyncParsableCommand {
     var host: String?
 
     func run() async throws {
+        #if canImport(Glibc)
+            // A crash of the three services must not keep their ports for minutes (SWIFT_BACKTRACE, read at start).
+            CrashBacktrace.configure()
+        #endif
         var environment = ProcessInfo.processInfo.environment
         environment["SECUREPUSH_DATA_DIR"] = dataDir
         if let host { environment["SECUREPUSH_HOST"] = host }

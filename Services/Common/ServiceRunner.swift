@@ -53,6 +53,10 @@ public enum ServiceRunner {
         environment: ServiceEnvironment = ServiceEnvironment(),
         build: (Logger, ServiceTracing) async throws -> Plan
     ) async -> Never {
+        #if canImport(Glibc)
+            // Before anything runs: a crash must not keep the ports for minutes (SWIFT_BACKTRACE is read at start).
+            CrashBacktrace.configure()
+        #endif
         let logger: Logger
         let tracing: ServiceTracing
         do {

@@ -17,9 +17,10 @@ final class ServiceProcess: @unchecked Sendable {
     private let logPath: String
 
     /// Starts `executable` listening on a free loopback port, with `environment` on top of the variables every
-    /// service needs, and waits until its `GET /health` says ready.
+    /// service needs (without the test process's `unset` ones), and waits until its `GET /health` says ready.
     static func start(
-        _ executable: String, name: String, environment: [String: String], portVariable: String, logger: Logger
+        _ executable: String, name: String, environment: [String: String], portVariable: String, logger: Logger,
+        unset: Set<String> = []
     ) async throws -> ServiceProcess {
         let binary = Self.buildDirectory.appendingPathComponent(executable).path
         guard FileManager.default.isExecutableFile(atPath: binary) else {
@@ -28,7 +29,9 @@ final class ServiceProcess: @unchecked Sendable {
         let port = try Self.freePort()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
-        var variables = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SECUREPUSH_") }
+        var variables = ProcessInfo.processInfo.environment.filter {
+            !$0.key.hasPrefix("SECUREPUSH_") && !unset.contains($0.key)
+        }
         variables.merge(environment) { _, new in new }
         variables["SECUREPUSH_HOST"] = "127.0.0.1"
         variables[portVariable] = "\(port)"

@@ -1,0 +1,81 @@
+import Foundation
+import Logging
+import ServiceCore
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A crashing service must free its ports at once, so that its supervisor can start it again: Swift's backtracer
+/// keeps the crashed process (and its listening sockets) while it works, minutes with the runtime's defaults on a
+/// large static binary.
+@Suite("A crashed service frees its ports")
+struct CrashBacktraceTests {
+    let logger = Logger(label: "test.crash")
+
+    @Test(
+        "a service started without SWIFT_BACKTRACE runs itself with the fast settings; a real fault ends it with only the crashed thread's backtrace"
+    )
+    func faultFreesPort() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crash-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let service = try await ServiceProcess.start(
+            "auth-service", name: "crash-auth",
+            environment: [
+                "SECUREPUSH_DATA_DIR": directory.path, "SECUREPUSH_BCRYPT_COST": "10",
+                "SECUREPUSH_BOOTSTRAP_CLIENT_ID": "crash-backend",
+                "SECUREPUSH_BOOTSTRAP_CLIENT_SECRET": "crash-backend-secret-0123456789abcdef",
+            ],
+            portVariable: "SECUREPUSH_AUTH_PORT", logger: logger, unset: [CrashBacktrace.variable])
+        let pid = service.process.processIdentifier
+        // The process ran itself again with the variable set: same pid, so its supervisor (this test) sees one.
+        let environ = try String(contentsOfFile: "/proc/\(pid)/environ", encoding: .utf8).split(separator: "\0")
+        #expect(environ.contains("\(CrashBacktrace.variable)=\(CrashBacktrace.settings)"[...]))
+
+        // A real fault, not a signal sent with kill (after which the backtracer lets the process run on): gdb moves
+        // the program counter to address 0 and detaches.
+        let gdb = try #require(
+            ["/usr/bin/gdb", "/usr/local/bin/gdb"].first { FileManager.default.isExecutableFile(atPath: $0) },
+            "gdb is needed to fault a running service (.ci/run installs it)")
+        let attach = Process()
+        attach.executableURL = URL(fileURLWithPath: gdb)
+        attach.arguments = ["-p", "\(pid)", "-batch", "-nx", "-ex", "set $pc = 0", "-ex", "detach"]
+        attach.standardOutput = FileHandle.nullDevice
+        attach.standardError = FileHandle.nullDevice
+        try attach.run()
+        attach.waitUntilExit()
+        let faulted = ContinuousClock.now
+
+        // Bounded wait (the runtime's defaults took minutes on the release binary; these settings take seconds).
+        for _ in 0..<1_200 where service.process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+        let output = service.output
+        #expect(!service.process.isRunning, "still running 120 s after the fault")
+        let status = await service.stop(signal: SIGKILL)
+        #expect(service.process.terminationReason == .uncaughtSignal)
+        #expect(status == SIGSEGV)
+        logger.info("crash.exited", metadata: ["seconds": "\(ContinuousClock.now - faulted)"])
+        // The port is free: a connection is refused.
+        #expect(Self.connects(to: service.port) == false)
+        // The backtrace was made with the fast settings: the crashed thread only.
+        #expect(output.contains("Program crashed"), "no backtrace in the log:\n\(output.suffix(2_000))")
+        #expect(output.contains("crashed:"))
+        #expect(!output.contains("Thread 1 "), "the backtrace listed other threads: SWIFT_BACKTRACE was not applied")
+    }
+
+    /// Whether something accepts a TCP connection on 127.0.0.1:`port`.
+    static func connects(to port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port)).bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+}
