@@ -15,12 +15,17 @@
         public static let settings = "enable=yes,symbolicate=fast,threads=crashed"
 
         /// When ``variable`` is unset, sets it to ``settings`` and runs the program again in this process (`execv`
-        /// of `/proc/self/exe`: same pid, arguments and environment, so a supervisor sees nothing). Returns only when
-        /// nothing had to be done, or when the program could not be run again (it then carries on with the runtime's
-        /// defaults). Call it first thing in `main`, before anything else was started.
+        /// of the executable `/proc/self/exe` points to: same pid, name, arguments and environment, so a supervisor,
+        /// `ps` and `pkill` see nothing). Returns only when nothing had to be done, or when the program could not be
+        /// run again (it then carries on with the runtime's defaults). Call it first thing in `main`, before anything
+        /// else was started.
         public static func configure() {
-            guard getenv(variable) == nil, setenv(variable, settings, 1) == 0 else { return }
-            execv("/proc/self/exe", CommandLine.unsafeArgv)
+            guard getenv(variable) == nil else { return }
+            // The real path, not the link: executed through `/proc/self/exe`, the process would be named `exe`.
+            var path = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let length = readlink("/proc/self/exe", &path, path.count - 1)
+            guard length > 0, setenv(variable, settings, 1) == 0 else { return }
+            execv(path, CommandLine.unsafeArgv)
         }
     }
 #endif

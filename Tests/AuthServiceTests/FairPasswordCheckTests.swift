@@ -40,6 +40,43 @@ struct FairPasswordCheckTests {
         #expect(await gate.refused > refusedBefore, "a flood check was displaced")
     }
 
+    @Test(
+        "under a flood (each of 20 addresses signing in one or four at a time), a person signing in 5 times, 64 flood checks apart, is never refused and waits behind at most one check per flooding address",
+        arguments: [1, 4])
+    func returningPersonFirst(flooders: Int) async throws {
+        let gate = PasswordHashingGate(maxConcurrent: 2, maxQueued: 16, maxPerAddress: 4, logger: AuthHarness.logger)
+        let flood = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for address in 0..<20 {
+                    for _ in 0..<flooders {
+                        group.addTask {
+                            for _ in 0..<400 where !Task.isCancelled {
+                                _ = try? await gate.run(for: "198.51.100.\(address)") {
+                                    try await Task.sleep(for: .milliseconds(2))
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for _ in 0..<1_000 where await gate.queued < 16 { try await Task.sleep(for: .milliseconds(2)) }
+        #expect(await gate.queued == 16)
+        // Between two sign-ins of the person, the flood gets 64 checks (with bcrypt at cost 12 on two cores, about
+        // nine seconds). The queue is full each time: each sign-in takes the place of a waiting flood check (a
+        // refusal would throw here), and starts behind at most about one check of each flooding address.
+        var ahead: [Int] = []
+        for _ in 0..<5 {
+            let finished = await gate.finished
+            for _ in 0..<1_000 where await gate.finished < finished + 64 { try await Task.sleep(for: .milliseconds(2)) }
+            try await gate.run(for: "203.0.113.9") {}
+            ahead.append(await gate.startedAheadOfGrant["203.0.113.9"] ?? -1)
+        }
+        flood.cancel()
+        await flood.value
+        #expect(ahead.allSatisfy { (0...20).contains($0) }, "checks started ahead: \(ahead)")
+    }
+
     @Test("successful checks count against SECUREPUSH_BCRYPT_CHECKS_PER_ADDRESS; other addresses are unaffected")
     func successesCount() async throws {
         var configuration = AuthHarness.configuration()

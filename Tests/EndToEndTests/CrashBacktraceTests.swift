@@ -32,6 +32,9 @@ struct CrashBacktraceTests {
         // The process ran itself again with the variable set: same pid, so its supervisor (this test) sees one.
         let environ = try String(contentsOfFile: "/proc/\(pid)/environ", encoding: .utf8).split(separator: "\0")
         #expect(environ.contains("\(CrashBacktrace.variable)=\(CrashBacktrace.settings)"[...]))
+        // ... and keeps its name (`ps -C auth-service`, `pkill auth-service`).
+        let name = try String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)
+        #expect(name.trimmingCharacters(in: .whitespacesAndNewlines) == "auth-service")
 
         // A real fault, not a signal sent with kill (after which the backtracer lets the process run on): gdb moves
         // the program counter to address 0 and detaches.
