@@ -126,7 +126,8 @@ public actor SecurePushDevice {
     ///
     /// A sealed device fetches with the access token while it is valid, and otherwise with a device proof alone: no
     /// refresh (a Notification Service Extension must not spend the app's single-use refresh token), no session at all
-    /// needed.
+    /// needed. A read-once notification sealed to the device is fetched with a proof even with a valid token (the
+    /// store answers the token alone with `-32602` naming `SecurePush-Device-Proof`, and consumes nothing).
     ///
     /// The request carries the W3C `traceparent` the notification came with, so the fetch joins the send's trace:
     /// `traceparent` when given (the `traceparent` field of an APNs or FCM payload), else the one its direct-channel
@@ -146,6 +147,9 @@ public actor SecurePushDevice {
             do {
                 notification = try await store.call(
                     Store.Get.self, params, token: session.accessToken, traceparent: trace)
+            } catch let refused as RPCError where Self.needsProof(refused) {
+                // A read-once notification sealed to this device: only the device's proof may consume it.
+                notification = try await fetchWithProof(params, device: sealedDevice, traceparent: trace)
             } catch let refused as RPCError where refused.code == RPCErrorCode.unauthenticated {
                 // The token was refused (revoked, or the server forgot it): the key may still fetch. If it cannot
                 // either, the session is what needs fixing, so that is the error the caller sees.
@@ -164,6 +168,15 @@ public actor SecurePushDevice {
         }
         guard notification.payload != nil else { throw SecurePushClientError.noPayload }
         return notification
+    }
+
+    /// Whether the store asked for a device proof (`-32602` naming `SecurePush-Device-Proof`): the token alone may not
+    /// consume a read-once notification sealed to the user's devices.
+    static func needsProof(_ error: RPCError) -> Bool {
+        guard error.code == RPCErrorCode.invalidParams, case .object(let data)? = error.data,
+            case .string(let field)? = data["field"]
+        else { return false }
+        return field.caseInsensitiveCompare(DeviceProof.headerName) == .orderedSame
     }
 
     /// `store.get` with a `SecurePush-Device-Proof` made now with the device's key, and no token.

@@ -52,6 +52,39 @@ struct SealedStoryTests {
         }
     }
 
+    @Test(
+        "a stolen token alone cannot burn a read-once sealed copy: -32602 naming the proof header, and the signed-in SDK still opens it with its key"
+    )
+    func tokenCannotBurnReadOnce() async throws {
+        try await TestStack.with(.cleartext) { stack in
+            let (app, userId) = try await stack.signedInDevice()
+            let key = DeviceKey()
+            let deviceId = try await app.register(device: .init(platform: .direct), key: key)
+            let backend = try stack.backend()
+            let sent = try await backend.send(
+                .init(recipientId: userId, payload: "read me once", sealedOnly: true, readOnce: true))
+
+            // The attacker holds the user's access token and knows the ids.
+            let session = try #require(await app.session)
+            let store = try stack.rpcClient(stack.endpoints.store, name: "notification-store")
+            let refused = await #expect(throws: RPCError.self) {
+                try await store.rpc.call(
+                    Store.Get.self, .init(notificationId: sent.notificationId, deviceId: deviceId),
+                    token: session.accessToken)
+            }
+            #expect(refused?.code == RPCErrorCode.invalidParams)
+            #expect(refused?.data?["field"] == .string("SecurePush-Device-Proof"))
+
+            // The app, signed in with a valid token, is asked for its proof and opens the notification: once.
+            #expect(try await app.fetch(sent.notificationId).payload == "read me once")
+            let gone = await #expect(throws: RPCError.self) { try await app.fetch(sent.notificationId) }
+            #expect(gone?.code == RPCErrorCode.gone)
+            await store.shutdown()
+            await app.shutdown()
+            await backend.shutdown()
+        }
+    }
+
     @Test("with no session at all, the device id and key alone fetch a read-once notification, exactly once")
     func noSessionReadOnce() async throws {
         try await TestStack.with(.cleartext) { stack in

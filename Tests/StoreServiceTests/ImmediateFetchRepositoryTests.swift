@@ -34,12 +34,13 @@ struct ImmediateFetchRepositoryTests {
             }
             for (id, recipient) in cases {
                 let answered = try immediate.fetchImmediately(id: id, recipientID: recipient, now: now)
-                let viaAsync = try await repository.fetch(id: id, recipientID: recipient, deviceID: nil, now: now)
+                let viaAsync = try await repository.fetch(
+                    id: id, recipientID: recipient, deviceID: nil, proven: false, now: now)
                 #expect(answered == viaAsync, "\(id) for \(recipient)")
             }
             // A read-once notification changes when fetched: never answered immediately, and still there after asking.
             #expect(try immediate.fetchImmediately(id: "n3", recipientID: "ada", now: now) == nil)
-            let after = try await repository.fetch(id: "n3", recipientID: "ada", deviceID: nil, now: now)
+            let after = try await repository.fetch(id: "n3", recipientID: "ada", deviceID: nil, proven: false, now: now)
             guard case .payload = after else {
                 Issue.record("the read-once notification was consumed by the immediate fetch: \(after)")
                 return

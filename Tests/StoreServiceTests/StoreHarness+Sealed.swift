@@ -56,9 +56,9 @@ extension StoreHarness {
             token: try await signer.userToken(userID))
     }
 
-    /// Fetches with a `SecurePush-Device-Proof` and no token.
-    func get(_ notificationID: String, device deviceID: String?, proof: String) async throws
-        -> Store.StoredNotification
+    /// Fetches with a `SecurePush-Device-Proof`, and with `userID`'s token beside it when given.
+    func get(_ notificationID: String, as userID: String? = nil, device deviceID: String?, proof: String)
+        async throws -> Store.StoredNotification
     {
         let dispatcher = components.dispatcher
         let proving = RPCClient(
@@ -66,6 +66,9 @@ extension StoreHarness {
                 dispatcher: { dispatcher },
                 context: { RPCRequestContext(bearerToken: $0, logger: .quiet, deviceProof: proof) }),
             peerName: "notification-store")
-        return try await proving.call(Store.Get.self, .init(notificationId: notificationID, deviceId: deviceID))
+        var token: String?
+        if let userID { token = try await signer.userToken(userID) }
+        return try await proving.call(
+            Store.Get.self, .init(notificationId: notificationID, deviceId: deviceID), token: token)
     }
 }

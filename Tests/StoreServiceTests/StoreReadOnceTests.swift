@@ -17,7 +17,8 @@ struct StoreReadOnceTests {
         let put = try await harness.put(
             to: "alice", payload: "one look", sealedTo: [phone, laptop], sealedOnly: false, readOnce: true)
         let fetchedAt = harness.clock.now
-        let first = try await harness.get(put.notificationId, as: "alice", device: phone.id)
+        let first = try await harness.get(
+            put.notificationId, device: phone.id, proof: try phone.proof(for: put.notificationId, at: fetchedAt))
         #expect(try phone.open(first) == "one look")
         #expect(first.readAt == fetchedAt)
         harness.clock.advance(by: 3)
@@ -51,6 +52,37 @@ struct StoreReadOnceTests {
         #expect(payloadBytes == 0 && ciphertexts == 0)
     }
 
+    @Test(
+        "a token alone does not consume a read-once notification sealed to the devices: -32602 naming the proof header, nothing read; the device's proof (with or without the token) then opens it"
+    )
+    func readOnceNeedsTheKey() async throws {
+        let harness = try await StoreHarness()
+        let phone = TestDevice()
+        let put = try await harness.put(
+            to: "alice", payload: "one look", sealedTo: [phone], sealedOnly: true, readOnce: true)
+        // The stolen token, naming the device: nothing is consumed.
+        let refused = await rpcError { try await harness.get(put.notificationId, as: "alice", device: phone.id) }
+        #expect(refused?.code == RPCErrorCode.invalidParams)
+        #expect(refused?.data?["field"] == .string("SecurePush-Device-Proof"))
+        #expect(refused?.message.contains("only a device's proof may consume it") == true)
+        let listed = try await harness.list(as: "alice").items.first
+        #expect(listed?.readAt == nil && listed?.gone == nil)
+        // A token beside a proof must be the recipient's: another user's token gets what a missing one gets.
+        let mismatched = await rpcError {
+            try await harness.get(
+                put.notificationId, as: "mallory", device: phone.id,
+                proof: try phone.proof(for: put.notificationId, at: harness.clock.now))
+        }
+        #expect(mismatched == RPCError.notFound("notification"))
+        // The device itself, token and proof.
+        let opened = try await harness.get(
+            put.notificationId, as: "alice", device: phone.id,
+            proof: try phone.proof(for: put.notificationId, at: harness.clock.now))
+        #expect(try phone.open(opened) == "one look")
+        let again = await rpcError { try await harness.get(put.notificationId, as: "alice", device: phone.id) }
+        #expect(again?.code == -32010)
+    }
+
     @Test("a notification that is not read-once can be fetched again")
     func notReadOnce() async throws {
         let harness = try await StoreHarness()
@@ -75,7 +107,8 @@ struct StoreReadOnceTests {
                 let outcomes = try await withThrowingTaskGroup(of: FetchOutcome.self) { group in
                     for device in ["a", "b"] {
                         group.addTask {
-                            try await repository.fetch(id: id, recipientID: "ada", deviceID: device, now: now)
+                            try await repository.fetch(
+                                id: id, recipientID: "ada", deviceID: device, proven: true, now: now)
                         }
                     }
                     return try await group.reduce(into: []) { $0.append($1) }

@@ -77,4 +77,7 @@ public enum FetchOutcome: Sendable, Hashable {
     case sealed(NotificationMetadata, SealedCopyRecord)
     /// No server-readable copy exists and no device was named: only a sealed device can fetch it.
     case deviceRequired
+    /// A read-once notification's sealed copy, asked for without that device's proof: consuming it needs the device's
+    /// key, so nothing was read or changed.
+    case proofRequired
 }

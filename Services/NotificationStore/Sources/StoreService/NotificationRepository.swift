@@ -8,8 +8,11 @@ public protocol NotificationRepository: Sendable {
 
     /// Fetches the recipient's notification as `deviceID` (when given) in one transaction: the device's sealed copy
     /// when it has one, else the server-readable payload. The fetch is recorded as the device's receipt, and a
-    /// read-once notification has every copy erased: of concurrent fetches, exactly one gets the payload.
-    func fetch(id: String, recipientID: String, deviceID: String?, now: Date) async throws -> FetchOutcome
+    /// read-once notification has every copy erased: of concurrent fetches, exactly one gets the payload. A read-once
+    /// notification is consumed through `deviceID`'s sealed copy only when `proven` (the caller showed that device's
+    /// proof); otherwise the outcome is ``FetchOutcome/proofRequired`` and nothing changes.
+    func fetch(id: String, recipientID: String, deviceID: String?, proven: Bool, now: Date) async throws
+        -> FetchOutcome
 
     /// The recipient and public key recorded for `deviceID` on the unexpired notification `id` (erased or not);
     /// `nil` when the device is not one of its sealed recipients.

@@ -147,7 +147,8 @@ public struct NotificationStore: Sendable {
         let id = try Self.validID(id)
         let deviceID = try deviceID.map(Self.validDeviceID)
         return try Self.result(
-            of: try await repository.fetch(id: id, recipientID: recipientID, deviceID: deviceID, now: now()))
+            of: try await repository.fetch(
+                id: id, recipientID: recipientID, deviceID: deviceID, proven: false, now: now()))
     }
 
     /// ``fetch(id:recipientID:deviceID:)`` answered without suspending when the repository can
@@ -164,11 +165,12 @@ public struct NotificationStore: Sendable {
         return try Self.result(of: outcome)
     }
 
-    /// Fetches the device's sealed copy with a `SecurePush-Device-Proof` and no token: `-32004` (exactly as for a
-    /// missing notification) unless the device is one of its sealed recipients; `-32001` for any proof that is not
-    /// signed by that device's key for exactly this notification and device, within the window, for the first time.
-    public func fetch(id: String, deviceID: String?, proof: String, logger: Logger) async throws
-        -> Store.StoredNotification
+    /// Fetches the device's sealed copy with a `SecurePush-Device-Proof`: `-32004` (exactly as for a missing
+    /// notification) unless the device is one of its sealed recipients (and, when the caller also showed a token,
+    /// `tokenSubject`'s); `-32001` for any proof that is not signed by that device's key for exactly this notification
+    /// and device, within the window, for the first time. The only fetch that consumes a read-once sealed notification.
+    public func fetch(id: String, deviceID: String?, proof: String, tokenSubject: String? = nil, logger: Logger)
+        async throws -> Store.StoredNotification
     {
         let id = try Self.validID(id)
         guard let deviceID else {
@@ -177,6 +179,7 @@ public struct NotificationStore: Sendable {
         let device = try Self.validDeviceID(deviceID)
         let current = now()
         guard let recipient = try await repository.sealedRecipient(id: id, deviceID: device, now: current),
+            tokenSubject == nil || tokenSubject == recipient.recipientID,
             let key = try? DevicePublicKey(x963Representation: recipient.publicKey)
         else { throw StoreError.notFound }
         let claims: DeviceProof.Claims
@@ -199,7 +202,8 @@ public struct NotificationStore: Sendable {
             throw StoreError.deviceProofRefused
         }
         return try Self.result(
-            of: try await repository.fetch(id: id, recipientID: recipient.recipientID, deviceID: device, now: current))
+            of: try await repository.fetch(
+                id: id, recipientID: recipient.recipientID, deviceID: device, proven: true, now: current))
     }
 
     /// Which devices fetched the notification, and when first (for push-dispatch's `push.status`).
@@ -217,6 +221,11 @@ public struct NotificationStore: Sendable {
         case .deviceRequired:
             throw StoreError.invalidField(
                 "deviceId", "is required: this notification is sealed to the recipient's devices")
+        case .proofRequired:
+            throw StoreError.invalidField(
+                DeviceProof.headerName,
+                "is required: this read-once notification is sealed to the recipient's devices and only a device's "
+                    + "proof may consume it")
         case .payload(let metadata, let payload):
             return Store.StoredNotification(
                 notificationId: metadata.id, payload: payload, createdAt: metadata.createdAt,

@@ -57,7 +57,9 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
         return NotificationRecord(metadata: try Self.metadata(from: row), payload: try open(row))
     }
 
-    public func fetch(id: String, recipientID: String, deviceID: String?, now: Date) async throws -> FetchOutcome {
+    public func fetch(id: String, recipientID: String, deviceID: String?, proven: Bool, now: Date) async throws
+        -> FetchOutcome
+    {
         let nowMS = now.millisecondsSince1970
         if deviceID == nil {
             // The common fetch (no device, not read-once) changes nothing: one read, no write transaction.
@@ -87,6 +89,8 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
                 // A sealed-only notification: a device without a copy of its own is not a recipient.
                 return deviceID == nil ? .deviceRequired : .missing
             }
+            // Whoever holds only the user's token must not burn a copy that the device alone can open.
+            if metadata.readOnce, !proven, copy != nil { return .proofRequired }
             if metadata.readOnce {
                 // The statement that wins decides: a concurrent fetch waits for this transaction, then finds gone_at set.
                 let erased = try await db.execute(

@@ -32,15 +32,24 @@ public enum StoreMethods {
             return Store.Put.Result(notificationId: stored.id, expiresAt: stored.expiresAt)
         }
 
-        // Admits its callers itself: a user's bearer token, or, without one, a device's `SecurePush-Device-Proof`
+        // Admits its callers itself: a device's `SecurePush-Device-Proof` (with or without the user's token), or a
+        // user's bearer token
         // (see ``NotificationStore/fetch(id:deviceID:proof:logger:)``); refused fetches are counted by outcome too.
         methods.registerAdmittingItself(Store.Get.self) { params, context in
             do {
                 let notification: Store.StoredNotification
-                if context.bearerToken == nil, let proof = context.deviceProof {
-                    // A device with nothing but its key: the proof is the whole authentication.
+                if let proof = context.deviceProof {
+                    // A device's key: the proof is the whole authentication; a token beside it must be the same
+                    // recipient's.
+                    var subject: String?
+                    if context.bearerToken != nil {
+                        let principal = try await context.authenticate(with: verifier)
+                        try MethodAccess.user.check(principal)
+                        subject = principal.subject
+                    }
                     notification = try await store.fetch(
-                        id: params.notificationId, deviceID: params.deviceId, proof: proof, logger: context.logger)
+                        id: params.notificationId, deviceID: params.deviceId, proof: proof, tokenSubject: subject,
+                        logger: context.logger)
                 } else {
                     let principal = try await context.authenticate(with: verifier)
                     try MethodAccess.user.check(principal)
