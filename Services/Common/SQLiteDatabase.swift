@@ -14,6 +14,9 @@ public enum SQLiteDatabase {
         configuration.busyMode = .timeout(5)
         // `SQLiteSQLDatabase.transaction` keeps a transaction open across its body's awaits (under its own lock).
         configuration.allowsUnsafeTransactions = true
+        // Deleted content (a read-once payload, an expired notification, a spent token) is overwritten with zeros
+        // instead of lingering in free pages; set on every connection, as SQLite keeps it per connection.
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA secure_delete = ON") }
         if let path {
             try prepareFile(at: path)
             writer = try DatabasePool(path: path, configuration: configuration)

@@ -50,6 +50,10 @@ public class ReadCountingDatabase: SQLDatabase, @unchecked Sendable {  // Immuta
         try await base.transaction(body)
     }
 
+    public func purgeErasedBytes() async throws {
+        try await base.purgeErasedBytes()
+    }
+
     public func exclusively<T: Sendable>(
         _ name: String, _ body: @escaping @Sendable (any SQLTransaction) async throws -> T
     ) async throws -> T? {

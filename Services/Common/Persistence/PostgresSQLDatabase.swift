@@ -38,6 +38,9 @@ public struct PostgresSQLDatabase: SQLDatabase {
         }
     }
 
+    /// Nothing at once: dead tuples and WAL segments are reclaimed by VACUUM and checkpoints (docs/security.md).
+    public func purgeErasedBytes() async throws {}
+
     public func exclusively<T: Sendable>(
         _ name: String, _ body: @escaping @Sendable (any SQLTransaction) async throws -> T
     ) async throws -> T? {

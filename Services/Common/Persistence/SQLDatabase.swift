@@ -26,6 +26,12 @@ public protocol SQLDatabase: Sendable {
     /// `nil` without running it): for periodic work such as purges. SQLite has one process per file, so it always runs.
     func exclusively<T: Sendable>(_ name: String, _ body: @escaping @Sendable (any SQLTransaction) async throws -> T)
         async throws -> T?
+
+    /// Makes what was just erased unreadable on disk as far as the backend can at once: SQLite (which zeroes deleted
+    /// content, `secure_delete`) copies the write-ahead log into the database and truncates it, so the log keeps no
+    /// earlier version of the erased pages. PostgreSQL does nothing here: dead tuples and WAL are reclaimed by VACUUM
+    /// and checkpoints (docs/security.md).
+    func purgeErasedBytes() async throws
 }
 
 /// The statements of one open transaction.

@@ -116,6 +116,15 @@ public struct SQLiteSQLDatabase: SQLDatabase, SQLImmediateReading {
         try await transaction(body)
     }
 
+    /// `PRAGMA wal_checkpoint(TRUNCATE)` on the writer: the log's pages go into the database file (where deleted
+    /// content is zeroed, `secure_delete`) and the log is cut to nothing. A reader still on an old snapshot can keep
+    /// the log from being cut; then the next checkpoint finishes the job.
+    public func purgeErasedBytes() async throws {
+        try await onWriterLocked {
+            try Self.onWriter(writer) { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        }
+    }
+
     /// Runs `body` on the writer connection synchronously: GRDB's writer queue runs it on the calling thread when it
     /// is idle, which it is while ``transaction(_:)`` holds the write lock. A transaction's statements take no thread
     /// hop each (an async access costs two), so a transaction of several statements costs about what one closure

@@ -66,15 +66,15 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
             let row = try await database.readOne(Self.fetchSQL, [id, recipientID, nowMS])
             if let outcome = try plainFetch(row) { return outcome }
         }
-        return try await database.transaction { db in
+        let (outcome, erased) = try await database.transaction { db -> (FetchOutcome, Bool) in
             guard
                 let row = try await db.query(
                     "SELECT \(Self.columns) FROM notification WHERE id = ? AND recipient_id = ? AND expires_at > ?",
                     [id, recipientID, nowMS]
                 ).first
-            else { return .missing }
+            else { return (.missing, false) }
             var metadata = try Self.metadata(from: row)
-            if let goneAt = metadata.goneAt { return .gone(readAt: metadata.readAt ?? goneAt) }
+            if let goneAt = metadata.goneAt { return (.gone(readAt: metadata.readAt ?? goneAt), false) }
             var copy: SealedCopyRecord?
             if let deviceID {
                 copy = try await db.query(
@@ -87,10 +87,10 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
             let payload = try self.open(row)
             if copy == nil, payload == nil {
                 // A sealed-only notification: a device without a copy of its own is not a recipient.
-                return deviceID == nil ? .deviceRequired : .missing
+                return (deviceID == nil ? .deviceRequired : .missing, false)
             }
             // Whoever holds only the user's token must not burn a copy that the device alone can open.
-            if metadata.readOnce, !proven, copy != nil { return .proofRequired }
+            if metadata.readOnce, !proven, copy != nil { return (.proofRequired, false) }
             if metadata.readOnce {
                 // The statement that wins decides: a concurrent fetch waits for this transaction, then finds gone_at set.
                 let erased = try await db.execute(
@@ -100,7 +100,8 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
                     """, [nowMS, nowMS, Data(), Self.noPayloadScheme, id])
                 guard erased == 1 else {
                     let readAt = try await db.query("SELECT read_at FROM notification WHERE id = ?", [id]).first
-                    return .gone(readAt: Date(millisecondsSince1970: try readAt?.decode(0, as: Int64?.self) ?? nowMS))
+                    let at = Date(millisecondsSince1970: try readAt?.decode(0, as: Int64?.self) ?? nowMS)
+                    return (.gone(readAt: at), false)
                 }
                 _ = try await db.execute(
                     "UPDATE sealed_copy SET enc = NULL, ciphertext = NULL WHERE notification_id = ?", [id])
@@ -113,10 +114,13 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
                     ON CONFLICT (notification_id, device_id) DO NOTHING
                     """, [id, deviceID, nowMS, metadata.expiresAt.millisecondsSince1970])
             }
-            if let copy { return .sealed(metadata, copy) }
-            guard let payload else { return .missing }
-            return .payload(metadata, payload)
+            if let copy { return (.sealed(metadata, copy), metadata.readOnce) }
+            guard let payload else { return (.missing, metadata.readOnce) }
+            return (.payload(metadata, payload), metadata.readOnce)
         }
+        // The erased copies must not linger in the write-ahead log either.
+        if erased { try await database.purgeErasedBytes() }
+        return outcome
     }
 
     public func fetchImmediately(id: String, recipientID: String, now: Date) throws -> FetchOutcome? {
@@ -206,13 +210,15 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
 
     public func delete(id: String, recipientID: String, now: Date) async throws -> Bool {
         let nowMS = now.millisecondsSince1970
-        return try await database.transaction { db in
+        let erased = try await database.transaction { db in
             let deleted = try await db.execute(
                 "DELETE FROM notification WHERE id = ? AND recipient_id = ? AND expires_at > ?",
                 [id, recipientID, nowMS])
             if deleted > 0 { _ = try await db.execute("DELETE FROM sealed_copy WHERE notification_id = ?", [id]) }
             return deleted > 0
         }
+        if erased { try await database.purgeErasedBytes() }
+        return erased
     }
 
     public func deleteExpired(now: Date) async throws -> Int {
@@ -228,6 +234,7 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
             _ = try await db.execute("DELETE FROM proof_jti WHERE expires_at <= ?", [cutoff])
             return try await db.execute("DELETE FROM notification WHERE expires_at <= ?", [cutoff])
         }
+        if let deleted, deleted > 0 { try await database.purgeErasedBytes() }
         return deleted ?? 0
     }
 
