@@ -8,45 +8,82 @@ import Testing
 struct ProofReplayCacheTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
 
-    /// Each proof id is accepted once while it lives; after its time it may be recorded again.
+    /// Each proof id is accepted once while it lives; after its time it may be recorded again. One device's bound (3
+    /// here) refuses that device only: another device's proofs are still accepted, and the device gets room back as
+    /// its proofs expire.
     func checkContract(_ first: any ProofReplayCache, _ second: any ProofReplayCache) async throws {
         let until = Self.now.addingTimeInterval(61)
-        #expect(try await first.firstUse(of: "jti-a", expiresAt: until, now: Self.now))
-        #expect(try await !first.firstUse(of: "jti-a", expiresAt: until, now: Self.now.addingTimeInterval(30)))
-        #expect(try await !second.firstUse(of: "jti-a", expiresAt: until, now: Self.now.addingTimeInterval(60)))
-        #expect(try await second.firstUse(of: "jti-b", expiresAt: until, now: Self.now))
-        #expect(try await second.firstUse(of: "jti-a", expiresAt: until + 61, now: until))
+        #expect(try await first.firstUse(of: "jti-a", deviceID: "phone", expiresAt: until, now: Self.now) == .first)
+        #expect(
+            try await first.firstUse(of: "jti-a", deviceID: "phone", expiresAt: until, now: Self.now + 30) == .replayed)
+        #expect(
+            try await second.firstUse(of: "jti-a", deviceID: "phone", expiresAt: until, now: Self.now + 60) == .replayed
+        )
+        #expect(try await second.firstUse(of: "jti-b", deviceID: "phone", expiresAt: until, now: Self.now) == .first)
+        #expect(try await second.firstUse(of: "jti-a", deviceID: "phone", expiresAt: until + 61, now: until) == .first)
+
+        // The phone fills its bound: its next proof is refused, the laptop's are not.
+        for index in 0..<3 {
+            #expect(
+                try await first.firstUse(of: "flood-\(index)", deviceID: "phone-2", expiresAt: until, now: Self.now)
+                    == .first)
+        }
+        #expect(
+            try await second.firstUse(of: "flood-3", deviceID: "phone-2", expiresAt: until, now: Self.now)
+                == .deviceQuotaExceeded(limit: 3))
+        #expect(try await second.firstUse(of: "own", deviceID: "laptop", expiresAt: until, now: Self.now) == .first)
+        // Once its proofs expire, the phone has room again.
+        #expect(
+            try await first.firstUse(of: "flood-3", deviceID: "phone-2", expiresAt: until + 61, now: until) == .first)
     }
 
-    @Test("in memory: once per proof, and full means refused, never forgotten early")
+    @Test("in memory: once per proof; one device's bound refuses only that device; nothing survives a restart")
     func inMemory() async throws {
-        let cache = InMemoryProofReplayCache(capacity: 2)
+        let cache = InMemoryProofReplayCache(perDevice: 3)
         try await checkContract(cache, cache)
-        let full = InMemoryProofReplayCache(capacity: 2)
-        let until = Self.now.addingTimeInterval(61)
-        #expect(await full.firstUse(of: "jti-1", expiresAt: until, now: Self.now))
-        #expect(await full.firstUse(of: "jti-2", expiresAt: until, now: Self.now))
-        #expect(await !full.firstUse(of: "jti-3", expiresAt: until, now: Self.now))
-        // Once the live entries expire, room is made.
-        #expect(await full.firstUse(of: "jti-3", expiresAt: until + 61, now: until))
+        #expect(cache.remembersAcrossRestarts == false)
     }
 
-    @Test("on SQLite's table: once per proof")
+    @Test("in memory: 1,000 devices at their bound are all kept (no global capacity), and expired devices are dropped")
+    func noGlobalCapacity() async throws {
+        let cache = InMemoryProofReplayCache(perDevice: 120)
+        let until = Self.now.addingTimeInterval(61)
+        for device in 0..<1_000 {
+            for proof in 0..<120 {
+                #expect(
+                    await cache.firstUse(
+                        of: "\(device)-\(proof)", deviceID: "d\(device)", expiresAt: until, now: Self.now)
+                        == .first)
+            }
+        }
+        #expect(await cache.deviceCount == 1_000)
+        // Every proof replays as a replay, not as a full cache.
+        #expect(await cache.firstUse(of: "999-0", deviceID: "d999", expiresAt: until, now: Self.now) == .replayed)
+        // After their lifetime, a prune (every 1,024 calls) drops the devices left with nothing.
+        for proof in 0..<1_024 {
+            _ = await cache.firstUse(of: "late-\(proof)", deviceID: "late", expiresAt: until + 61, now: until)
+        }
+        #expect(await cache.deviceCount == 1)
+    }
+
+    @Test("on SQLite's table: once per proof, bounded per device")
     func sqlite() async throws {
         let database = try ServiceDatabase.sqlite(path: nil, migrations: StoreMigrations.all).sql
-        try await checkContract(SQLProofReplayCache(database: database), SQLProofReplayCache(database: database))
+        try await checkContract(
+            SQLProofReplayCache(database: database, perDevice: 3), SQLProofReplayCache(database: database, perDevice: 3)
+        )
     }
 
     @Test(
-        "on PostgreSQL: a proof accepted by one replica is refused by the other",
+        "on PostgreSQL: a proof accepted by one replica is refused by the other; a device's bound counts both replicas",
         .enabled(if: TestPostgres.isConfigured, Comment(rawValue: TestPostgres.skipNotice)))
     func replicas() async throws {
         try await TestPostgres.withTwoReplicas(
             serviceName: "notification-store", migrations: StoreMigrations.all.postgres
         ) {
             try await checkContract(
-                SQLProofReplayCache(database: PostgresSQLDatabase($0)),
-                SQLProofReplayCache(database: PostgresSQLDatabase($1)))
+                SQLProofReplayCache(database: PostgresSQLDatabase($0), perDevice: 3),
+                SQLProofReplayCache(database: PostgresSQLDatabase($1), perDevice: 3))
         }
     }
 }

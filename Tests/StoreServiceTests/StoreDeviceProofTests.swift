@@ -19,6 +19,66 @@ struct StoreDeviceProofTests {
         #expect(try phone.open(fetched) == "wire 1 200 € to …")
     }
 
+    @Test(
+        "one device past SECUREPUSH_PROOFS_PER_DEVICE gets -32029 {quota: proofsPerDevice}; another device's proofs are still accepted"
+    )
+    func proofsPerDevice() async throws {
+        var configuration = StoreConfiguration()
+        configuration.proofsPerDevice = 3
+        let harness = try await StoreHarness(configuration: configuration)
+        let phone = TestDevice()
+        let laptop = TestDevice()
+        let put = try await harness.put(to: "alice", payload: "balance", sealedTo: [phone, laptop])
+        for _ in 0..<3 {
+            _ = try await harness.get(
+                put.notificationId, device: phone.id,
+                proof: try phone.proof(for: put.notificationId, at: harness.clock.now))
+        }
+        let refused = await rpcError {
+            try await harness.get(
+                put.notificationId, device: phone.id,
+                proof: try phone.proof(for: put.notificationId, at: harness.clock.now))
+        }
+        #expect(refused?.code == RPCErrorCode.rateLimited)
+        #expect(refused?.data?["quota"] == .string("proofsPerDevice"))
+        #expect(refused?.data?["limit"] == .int(3))
+        let other = try await harness.get(
+            put.notificationId, device: laptop.id,
+            proof: try laptop.proof(for: put.notificationId, at: harness.clock.now))
+        #expect(try laptop.open(other) == "balance")
+        // Once the phone's proofs have expired (a proof lives 121 s), it has room again.
+        harness.clock.advance(by: 122)
+        _ = try await harness.get(
+            put.notificationId, device: phone.id, proof: try phone.proof(for: put.notificationId, at: harness.clock.now)
+        )
+    }
+
+    @Test(
+        "after a restart (SQLite: the replay cache is in memory), a proof accepted before it is refused, a new one accepted"
+    )
+    func restartRefusesOldProofs() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proofs-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configuration = StoreConfiguration(
+            databasePath: directory.appendingPathComponent("store.sqlite").path, storeKeys: .keys(.generate()))
+        let clock = TestClock()
+        let phone = TestDevice()
+        let before = try await StoreHarness(configuration: configuration, clock: clock)
+        let put = try await before.put(to: "alice", payload: "balance", sealedTo: [phone])
+        let proof = try phone.proof(for: put.notificationId, at: clock.now)
+        _ = try await before.get(put.notificationId, device: phone.id, proof: proof)
+
+        // The store restarts 5 s later on the same file (the proof is still within its 60 s window).
+        clock.advance(by: 5)
+        let after = try await StoreHarness(configuration: configuration, signer: before.signer, clock: clock)
+        let replayed = await rpcError { try await after.get(put.notificationId, device: phone.id, proof: proof) }
+        #expect(replayed?.code == RPCErrorCode.unauthenticated)
+        let fresh = try await after.get(
+            put.notificationId, device: phone.id, proof: try phone.proof(for: put.notificationId, at: clock.now))
+        #expect(try phone.open(fresh) == "balance")
+    }
+
     @Test("replayed, other notification, other key, expired iat, wrong typ or alg: each is -32001")
     func refusals() async throws {
         let harness = try await StoreHarness()

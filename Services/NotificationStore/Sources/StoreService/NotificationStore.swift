@@ -35,6 +35,9 @@ public struct NotificationStore: Sendable {
     private let now: @Sendable () -> Date
     private let logger: Logger
     private let metrics: StoreMetrics
+    /// When the replay cache forgets everything at a restart (in memory): proofs made in an earlier second than this
+    /// are refused, since the process before might have accepted them.
+    private let proofsMadeBefore: Date?
 
     /// - Parameters:
     ///   - repository: where notifications live.
@@ -57,6 +60,7 @@ public struct NotificationStore: Sendable {
         self.now = now
         self.logger = logger
         self.metrics = metrics
+        proofsMadeBefore = replayCache.remembersAcrossRestarts ? nil : now()
     }
 
     /// Stores `payload` for `recipientID` and returns the new notification (its id is a fresh UUIDv4).
@@ -193,13 +197,31 @@ public struct NotificationStore: Sendable {
                 ])
             throw StoreError.deviceProofRefused
         }
+        // A cache kept in memory starts empty: a proof made before this process started might have been accepted by
+        // the one before it, so it is refused (devices make a new proof per fetch).
+        if let startedAt = proofsMadeBefore, TimeInterval(claims.iat) < startedAt.timeIntervalSince1970.rounded(.down) {
+            logger.security(
+                SecurityEvent("store.proof_refused"),
+                metadata: [
+                    LogMetadataKey.deviceID: "\(device)", LogMetadataKey.notificationID: "\(id)",
+                    "reason": "made before the store started",
+                ])
+            throw StoreError.deviceProofRefused
+        }
         // Kept until the proof could no longer pass the iat check anyway.
         let until = Date(timeIntervalSince1970: TimeInterval(claims.iat) + DeviceProof.window + 1)
-        guard try await replayCache.firstUse(of: claims.jti, expiresAt: until, now: current) else {
+        switch try await replayCache.firstUse(of: claims.jti, deviceID: device, expiresAt: until, now: current) {
+        case .first: break
+        case .replayed:
             logger.security(
                 SecurityEvent("store.proof_replayed"),
                 metadata: [LogMetadataKey.deviceID: "\(device)", LogMetadataKey.notificationID: "\(id)"])
             throw StoreError.deviceProofRefused
+        case .deviceQuotaExceeded(let limit):
+            logger.security(
+                SecurityEvent("store.proof_quota_exceeded"),
+                metadata: [LogMetadataKey.deviceID: "\(device)", "limit": "\(limit)"])
+            throw StoreError.proofQuotaExceeded(limit: limit)
         }
         return try Self.result(
             of: try await repository.fetch(

@@ -1,48 +1,104 @@
 import Foundation
 import ServiceCore
 
-/// Remembers the `jti` of every device proof accepted within the proof window, so each proof is accepted once.
+/// What the replay cache made of one device proof.
+public enum ProofUse: Sendable, Hashable {
+    /// Not seen before: recorded, the proof is accepted.
+    case first
+    /// Seen before (a replay): refused.
+    case replayed
+    /// The device already had `limit` proofs accepted within the proof lifetime: refused for this device only.
+    case deviceQuotaExceeded(limit: Int)
+}
+
+/// Remembers the `jti` of every device proof accepted within the proof window, so each proof is accepted once, and
+/// bounds how many one device may have accepted at a time, so that no device can fill the cache for the others.
 public protocol ProofReplayCache: Sendable {
-    /// Records `jti` until `expiresAt`; `false` when it was already recorded (a replay) or cannot be recorded now.
-    func firstUse(of jti: String, expiresAt: Date, now: Date) async throws -> Bool
+    /// Records `jti` for `deviceID` until `expiresAt`, unless it was recorded before (``ProofUse/replayed``) or the
+    /// device already has its bound of live proofs (``ProofUse/deviceQuotaExceeded(limit:)``).
+    func firstUse(of jti: String, deviceID: String, expiresAt: Date, now: Date) async throws -> ProofUse
+
+    /// Whether accepted proofs are still known after the process restarts (a database table: yes; memory: no).
+    var remembersAcrossRestarts: Bool { get }
 }
 
-/// The replay cache of a single store process (SQLite deployments): in memory, pruned of expired entries, bounded.
+/// The replay cache of a single store process (SQLite deployments): in memory, per device, each device bounded.
+///
+/// There is no global capacity: every device may keep `perDevice` live proofs, and a device within its bound is never
+/// refused because of others. Memory is bounded by the proofs accepted within one proof lifetime (each needs a valid
+/// signature by a device key that the store holds a sealed copy for, and the per-address limit bounds the rate); a
+/// device whose proofs all expired is dropped. After a restart the cache is empty: the store refuses proofs made
+/// before it started instead (``NotificationStore``), so nothing seen before the restart can replay.
 public actor InMemoryProofReplayCache: ProofReplayCache {
-    private var seen: [String: Date] = [:]
-    private let capacity: Int
+    private var seen: [String: [String: Date]] = [:]
+    private let perDevice: Int
+    private var callsSincePrune = 0
+    public nonisolated let remembersAcrossRestarts = false
 
-    /// - Parameter capacity: most proofs remembered at once; beyond it (after pruning) proofs are refused, never forgotten
-    ///   early, so a replay can never slip through.
-    public init(capacity: Int = 100_000) {
-        self.capacity = capacity
+    /// - Parameter perDevice: most live proofs one device may have accepted (`SECUREPUSH_PROOFS_PER_DEVICE`).
+    public init(perDevice: Int = 120) {
+        self.perDevice = max(1, perDevice)
     }
 
-    public func firstUse(of jti: String, expiresAt: Date, now: Date) -> Bool {
-        if let until = seen[jti], until > now { return false }
-        if seen.count >= capacity { seen = seen.filter { $0.value > now } }
-        guard seen.count < capacity else { return false }
-        seen[jti] = expiresAt
-        return true
+    public func firstUse(of jti: String, deviceID: String, expiresAt: Date, now: Date) -> ProofUse {
+        pruneNowAndThen(now: now)
+        var entries = seen[deviceID] ?? [:]
+        if let until = entries[jti], until > now { return .replayed }
+        if entries.count >= perDevice { entries = entries.filter { $0.value > now } }
+        guard entries.count < perDevice else {
+            seen[deviceID] = entries
+            return .deviceQuotaExceeded(limit: perDevice)
+        }
+        entries[jti] = expiresAt
+        seen[deviceID] = entries
+        return .first
     }
+
+    /// Every 1,024 calls, forgets expired proofs and the devices left with none.
+    private func pruneNowAndThen(now: Date) {
+        callsSincePrune += 1
+        guard callsSincePrune >= 1_024 else { return }
+        callsSincePrune = 0
+        seen = seen.compactMapValues { entries in
+            let live = entries.filter { $0.value > now }
+            return live.isEmpty ? nil : live
+        }
+    }
+
+    /// Devices with live proofs remembered (tests and diagnostics).
+    public var deviceCount: Int { seen.count }
 }
 
-/// The replay cache on the store's database (PostgreSQL deployments): one table every replica shares.
+/// The replay cache on the store's database (PostgreSQL deployments): one table every replica shares, so a proof
+/// accepted by one replica is refused by every other, and a device's bound counts its proofs on all replicas (two
+/// replicas accepting at the same instant may each let one more through).
 public struct SQLProofReplayCache: ProofReplayCache {
     private let database: any SQLDatabase
+    private let perDevice: Int
+    public let remembersAcrossRestarts = true
 
-    public init(database: any SQLDatabase) {
+    /// - Parameter perDevice: most live proofs one device may have accepted (`SECUREPUSH_PROOFS_PER_DEVICE`).
+    public init(database: any SQLDatabase, perDevice: Int = 120) {
         self.database = database
+        self.perDevice = max(1, perDevice)
     }
 
-    public func firstUse(of jti: String, expiresAt: Date, now: Date) async throws -> Bool {
+    public func firstUse(of jti: String, deviceID: String, expiresAt: Date, now: Date) async throws -> ProofUse {
         let nowMS = now.millisecondsSince1970
+        let limit = perDevice
         return try await database.transaction { db in
             // An entry past its time is dead: taking it over is not a replay of a live proof.
             _ = try await db.execute("DELETE FROM proof_jti WHERE jti = ? AND expires_at <= ?", [jti, nowMS])
-            return try await db.execute(
-                "INSERT INTO proof_jti (jti, expires_at) VALUES (?, ?) ON CONFLICT (jti) DO NOTHING",
-                [jti, expiresAt.millisecondsSince1970]) == 1
+            if try await !db.query("SELECT 1 FROM proof_jti WHERE jti = ?", [jti]).isEmpty { return .replayed }
+            let live =
+                try await db.query(
+                    "SELECT COUNT(*) FROM proof_jti WHERE device_id = ? AND expires_at > ?", [deviceID, nowMS]
+                ).first?.decode(0, as: Int64.self) ?? 0
+            guard live < Int64(limit) else { return .deviceQuotaExceeded(limit: limit) }
+            let inserted = try await db.execute(
+                "INSERT INTO proof_jti (jti, expires_at, device_id) VALUES (?, ?, ?) ON CONFLICT (jti) DO NOTHING",
+                [jti, expiresAt.millisecondsSince1970, deviceID])
+            return inserted == 1 ? .first : .replayed
         }
     }
 }

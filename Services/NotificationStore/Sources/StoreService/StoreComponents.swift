@@ -48,7 +48,9 @@ public struct StoreComponents: Sendable {
         let repository = SQLNotificationRepository(database: database.sql, sealer: sealer)
         // Replicas share one table, so a proof accepted by one is refused by every other; one process keeps it in memory.
         let replayCache: any ProofReplayCache =
-            database.postgres == nil ? InMemoryProofReplayCache() : SQLProofReplayCache(database: database.sql)
+            database.postgres == nil
+            ? InMemoryProofReplayCache(perDevice: configuration.proofsPerDevice)
+            : SQLProofReplayCache(database: database.sql, perDevice: configuration.proofsPerDevice)
         let verifier = AccessTokenVerifier(logger: logger) {
             try await auth.call(Auth.Keys.self, Empty()).keys
         }

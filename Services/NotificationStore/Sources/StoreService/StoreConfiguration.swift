@@ -25,6 +25,9 @@ public struct StoreConfiguration: ServiceDatabaseConfiguration, Sendable {
     public var purgeInterval: Duration
     /// The AES-256 keys payloads are encrypted under at rest (`SECUREPUSH_STORE_KEY_FILE`).
     public var storeKeys: StoreKeySource
+    /// Most device proofs one device may have accepted within a proof's lifetime (about 2 minutes;
+    /// `SECUREPUSH_PROOFS_PER_DEVICE`); beyond it that device gets `-32029` `{quota: "proofsPerDevice"}`.
+    public var proofsPerDevice: Int = 120
 
     /// A configuration for tests and embedding: in-memory database, port 0 and the documented defaults.
     public init(
@@ -51,7 +54,8 @@ public struct StoreConfiguration: ServiceDatabaseConfiguration, Sendable {
     ///
     /// `SECUREPUSH_STORE_PORT` (8082), the shared server variables, `SECUREPUSH_DATA_DIR` (the database is
     /// `store.sqlite` inside), `SECUREPUSH_MAX_PAYLOAD_BYTES` (65536), `SECUREPUSH_DEFAULT_TTL` (604800),
-    /// `SECUREPUSH_MAX_TTL` (2592000), `SECUREPUSH_STORE_PURGE_INTERVAL` (seconds, 60) and
+    /// `SECUREPUSH_MAX_TTL` (2592000), `SECUREPUSH_STORE_PURGE_INTERVAL` (seconds, 60),
+    /// `SECUREPUSH_PROOFS_PER_DEVICE` (120) and
     /// `SECUREPUSH_STORE_KEY_FILE` (see ``storeKeySource(environment:)``).
     public init(environment: ServiceEnvironment) throws {
         let maxTTL = try environment.int("SECUREPUSH_MAX_TTL", default: 2_592_000, in: 1...31_536_000)
@@ -69,6 +73,7 @@ public struct StoreConfiguration: ServiceDatabaseConfiguration, Sendable {
             storeKeys: try Self.storeKeySource(environment: environment)
         )
         sqliteSynchronous = try environment.sqliteSynchronous()
+        proofsPerDevice = try environment.int("SECUREPUSH_PROOFS_PER_DEVICE", default: 120, in: 1...100_000)
     }
 
     /// `SECUREPUSH_STORE_KEY_FILE` when set (read at start, not here); otherwise `<data dir>/store-keys`, generated on

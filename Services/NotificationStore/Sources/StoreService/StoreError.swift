@@ -1,4 +1,5 @@
 import Foundation
+import SealedPush
 import SharedModels
 
 /// What can go wrong in the notification store, mapped onto the stable JSON-RPC codes in one place.
@@ -9,6 +10,7 @@ public struct StoreError: Error, Hashable, RPCErrorConvertible, CustomStringConv
         case corruptPayload
         case gone(readAt: Date)
         case deviceProofRefused
+        case proofQuotaExceeded(limit: Int)
     }
 
     private let code: Code
@@ -32,6 +34,10 @@ public struct StoreError: Error, Hashable, RPCErrorConvertible, CustomStringConv
     /// A device proof was refused (`-32001`); why goes to the security log only.
     public static let deviceProofRefused = StoreError(.deviceProofRefused)
 
+    /// The device already had `limit` proofs accepted within the proof lifetime (`-32029` with
+    /// `data: {quota: "proofsPerDevice", limit, retryAfterSeconds}`); other devices are unaffected.
+    public static func proofQuotaExceeded(limit: Int) -> StoreError { StoreError(.proofQuotaExceeded(limit: limit)) }
+
     public var rpcError: RPCError {
         switch code {
         case .invalidField(let field, let reason): .invalidParams(field: field, reason)
@@ -41,6 +47,15 @@ public struct StoreError: Error, Hashable, RPCErrorConvertible, CustomStringConv
         case .corruptPayload: .internalError
         case .gone(let readAt): .gone(readAt: readAt)
         case .deviceProofRefused: .unauthenticated("invalid device proof")
+        case .proofQuotaExceeded(let limit):
+            RPCError(
+                code: RPCErrorCode.rateLimited,
+                message:
+                    "Quota exceeded: proofsPerDevice is limited to \(limit) within \(Int(DeviceProof.window) * 2) s",
+                data: .object([
+                    "quota": .string("proofsPerDevice"), "limit": .int(Int64(limit)),
+                    "retryAfterSeconds": .int(Int64(DeviceProof.window)),
+                ]))
         }
     }
 
@@ -51,6 +66,7 @@ public struct StoreError: Error, Hashable, RPCErrorConvertible, CustomStringConv
         case .corruptPayload: "stored payload could not be opened"
         case .gone(let readAt): "read-once notification gone since \(readAt)"
         case .deviceProofRefused: "device proof refused"
+        case .proofQuotaExceeded(let limit): "device proof quota of \(limit) exceeded"
         }
     }
 }

@@ -23,6 +23,13 @@ public enum StoreMigrations {
             ]
         },
         SQLMigration("v2 sealed copies", sealedCopies),
+        // Each accepted proof's device, so that one device's proofs are bounded (SECUREPUSH_PROOFS_PER_DEVICE).
+        SQLMigration(
+            "v3 proofs per device",
+            [
+                "ALTER TABLE proof_jti ADD COLUMN device_id TEXT",
+                "CREATE INDEX proof_jti_by_device ON proof_jti (device_id, expires_at)",
+            ]),
     ]
 
     /// The service's schema: `store` on PostgreSQL, built by ``all``.
