@@ -15,22 +15,24 @@ struct DispatchMigrationsTests {
         DispatchMigrations.all.filter { !$0.statements(dialect).isEmpty }
     }
 
-    /// The steps earlier releases applied on `dialect`: all but this release's `v6 delivery trace context`.
+    /// The steps earlier releases applied on `dialect`: all but this release's `v7 idempotency owners`.
     static func released(on dialect: SQLDialect) -> [SQLMigration] {
-        shipped(on: dialect).filter { $0.version != "v6 delivery trace context" }
+        shipped(on: dialect).filter { $0.version != "v7 idempotency owners" }
     }
 
     @Test("each backend keeps the version ids its earlier releases recorded, in their order")
     func versionIDs() {
-        // Released ids first, then the steps added since for both backends (`v5 device public key`: sealed devices; `v6 delivery trace context`).
+        // Released ids first, then the steps added since for both backends (`v5 device public key`: sealed devices;
+        // `v6 delivery trace context`; `v7 idempotency owners`: replica leases).
         #expect(
             Self.shipped(on: .sqlite).map(\.version) == [
                 "v1", "v2 delivery leases", "v3 device apns mode", "v4 unfinished deliveries by device",
-                "v5 device public key", "v6 delivery trace context",
+                "v5 device public key", "v6 delivery trace context", "v7 idempotency owners",
             ])
         #expect(
             Self.shipped(on: .postgresql).map(\.version) == [
                 "v1", "v2 unfinished deliveries by device", "v5 device public key", "v6 delivery trace context",
+                "v7 idempotency owners",
             ])
     }
 
@@ -76,15 +78,22 @@ struct DispatchMigrationsTests {
         _ = try await database.execute(
             """
             INSERT INTO delivery (
-                notification_id, device_id, platform, status, attempts, next_attempt_at, expires_at, updated_at)
-            VALUES ('n0', ?, 'apns', 'queued', 0, ?, ?, ?)
-            """, [device.id, startMS, expiresMS, startMS])
+                notification_id, device_id, platform, status, attempts, next_attempt_at, expires_at, updated_at,
+                send_created_at)
+            VALUES ('n0', ?, 'apns', 'queued', 0, ?, ?, ?, ?)
+            """, [device.id, startMS, expiresMS, startMS, startMS])
+        // A send in progress when the old release stopped: its reservation has no owner.
+        _ = try await database.execute(
+            """
+            INSERT INTO idempotency_key (client_id, key, state, reservation_id, reserved_at)
+            VALUES ('backend', 'in-flight', 'pending', 'r0', ?)
+            """, [startMS])
         return device
     }
 
     static func expectUsable(_ database: any SQLDatabase, holding device: DeviceRecord) async throws {
         #expect(try await SQLDeviceRepository(database: database).devices(ownerID: "ada") == [device])
-        // The job queued before the upgrade knows its send's time (for the latency), and has no trace context.
+        // The job queued before the upgrade keeps its send's time (for the latency), and has no trace context.
         let waiting = try await SQLDeliveryRepository(database: database).claimDue(
             platform: .apns, owner: "w", now: start.addingTimeInterval(1), leaseUntil: start.addingTimeInterval(60),
             limit: 10)
@@ -98,5 +107,20 @@ struct DispatchMigrationsTests {
             claim: nil)
         #expect(recorded.jobs.map(\.deviceID) == [device.id])
         #expect(recorded.jobs.map(\.deviceToken) == ["aa11"])
+        // The ownerless reservation is judged by its age alone: in progress until the timeout, then taken over.
+        let deliveries = SQLDeliveryRepository(database: database)
+        let soon = start.addingTimeInterval(5)
+        #expect(
+            try await deliveries.reserve(
+                clientID: "backend", key: "in-flight", now: soon, staleBefore: soon.addingTimeInterval(-120))
+                == .inProgress)
+        let later = start.addingTimeInterval(121)
+        guard
+            case .reserved = try await deliveries.reserve(
+                clientID: "backend", key: "in-flight", now: later, staleBefore: later.addingTimeInterval(-120))
+        else {
+            Issue.record("the ownerless reservation was not taken over after the timeout")
+            return
+        }
     }
 }
