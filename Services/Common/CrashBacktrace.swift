@@ -6,13 +6,14 @@
     ///
     /// While the backtracer works, the crashed process waits with its listening sockets open. With the runtime's
     /// defaults (full symbolication with inline frames and source lines, every thread) a large static binary took
-    /// minutes, and a supervisor's restart found its ports taken. ``settings`` (the crashed thread, symbolicated the
-    /// fast way) take a fraction of a second to a few seconds, and the backtrace still names every function.
+    /// minutes, and a supervisor's restart found its ports taken; in a terminal the default also waits for the user at
+    /// a debugger prompt. ``settings`` (never interactive, the crashed thread, symbolicated the fast way) take a
+    /// fraction of a second to a few seconds, and the backtrace still names every function.
     public enum CrashBacktrace {
         /// The variable the Swift runtime reads.
         public static let variable = "SWIFT_BACKTRACE"
         /// What a SecurePush process runs with unless the operator set ``variable`` (to anything, even empty).
-        public static let settings = "enable=yes,symbolicate=fast,threads=crashed"
+        public static let settings = "enable=yes,interactive=no,symbolicate=fast,threads=crashed"
 
         /// When ``variable`` is unset, sets it to ``settings`` and runs the program again in this process (`execv`
         /// of the executable `/proc/self/exe` points to: same pid, name, arguments and environment, so a supervisor,

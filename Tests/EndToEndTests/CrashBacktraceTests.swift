@@ -48,6 +48,7 @@ struct CrashBacktraceTests {
         attach.standardError = FileHandle.nullDevice
         try attach.run()
         attach.waitUntilExit()
+        try #require(attach.terminationStatus == 0, "gdb could not attach to the service (ptrace not allowed?)")
         let faulted = ContinuousClock.now
 
         // Bounded wait (the runtime's defaults took minutes on the release binary; these settings take seconds).

@@ -30,7 +30,7 @@ struct ProofReplayCacheTests {
         }
         #expect(
             try await second.firstUse(of: "flood-3", deviceID: "phone-2", expiresAt: until, now: Self.now)
-                == .deviceQuotaExceeded(limit: 3))
+                == .deviceQuotaExceeded(limit: 3, retryAfterSeconds: 61))
         #expect(try await second.firstUse(of: "own", deviceID: "laptop", expiresAt: until, now: Self.now) == .first)
         // Once its proofs expire, the phone has room again.
         #expect(
@@ -84,6 +84,32 @@ struct ProofReplayCacheTests {
             try await checkContract(
                 SQLProofReplayCache(database: PostgresSQLDatabase($0), perDevice: 3),
                 SQLProofReplayCache(database: PostgresSQLDatabase($1), perDevice: 3))
+        }
+    }
+
+    @Test(
+        "on PostgreSQL: 20 proofs of one device at once on two replicas, bound 3: exactly 3 accepted",
+        .enabled(if: TestPostgres.isConfigured, Comment(rawValue: TestPostgres.skipNotice)))
+    func concurrentBound() async throws {
+        try await TestPostgres.withTwoReplicas(
+            serviceName: "notification-store", migrations: StoreMigrations.all.postgres
+        ) { first, second in
+            let replicas = [
+                SQLProofReplayCache(database: PostgresSQLDatabase(first), perDevice: 3),
+                SQLProofReplayCache(database: PostgresSQLDatabase(second), perDevice: 3),
+            ]
+            let until = Self.now.addingTimeInterval(120)
+            let outcomes = try await withThrowingTaskGroup(of: ProofUse.self) { group in
+                for index in 0..<20 {
+                    group.addTask {
+                        try await replicas[index % 2].firstUse(
+                            of: "burst-\(index)", deviceID: "phone", expiresAt: until, now: Self.now)
+                    }
+                }
+                return try await group.reduce(into: [ProofUse]()) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0 == .first }.count == 3)
+            #expect(outcomes.filter { if case .deviceQuotaExceeded = $0 { true } else { false } }.count == 17)
         }
     }
 }

@@ -42,12 +42,21 @@ struct StoreDeviceProofTests {
         #expect(refused?.code == RPCErrorCode.rateLimited)
         #expect(refused?.data?["quota"] == .string("proofsPerDevice"))
         #expect(refused?.data?["limit"] == .int(3))
+        // The quota window is 2 minutes from each acceptance (a proof itself is valid for 60 s either way).
+        #expect(refused?.data?["retryAfterSeconds"] == .int(120))
         let other = try await harness.get(
             put.notificationId, device: laptop.id,
             proof: try laptop.proof(for: put.notificationId, at: harness.clock.now))
         #expect(try laptop.open(other) == "balance")
-        // Once the phone's proofs have expired (a proof lives 121 s), it has room again.
-        harness.clock.advance(by: 122)
+        // Still refused 119 s on; once the phone's proofs are 2 minutes old, it has room again.
+        harness.clock.advance(by: 119)
+        let stillRefused = await rpcError {
+            try await harness.get(
+                put.notificationId, device: phone.id,
+                proof: try phone.proof(for: put.notificationId, at: harness.clock.now))
+        }
+        #expect(stillRefused?.data?["retryAfterSeconds"] == .int(1))
+        harness.clock.advance(by: 1)
         _ = try await harness.get(
             put.notificationId, device: phone.id, proof: try phone.proof(for: put.notificationId, at: harness.clock.now)
         )

@@ -82,7 +82,9 @@ struct StoreImmediateFetchTests {
         #expect(try fetches("invalid") == 1)
     }
 
-    @Test("read-once notifications, fetches as a device and device proofs take the async path, which records them")
+    @Test(
+        "read-once notifications, fetches as a device and device proofs (with or without a token) take the async path, which records them"
+    )
     func whatStaysAsync() async throws {
         let harness = try await StoreHarness()
         let token = try await harness.signer.userToken("alice")
@@ -107,5 +109,7 @@ struct StoreImmediateFetchTests {
         #expect(Self.suspends(harness, Self.body(plain.notificationId, deviceID: device), token: token))
         // No token, a device proof: verified (and remembered against replay) on the async path.
         #expect(Self.suspends(harness, Self.body(plain.notificationId, deviceID: device), token: nil, proof: "x.y.z"))
+        // A verified token beside a proof: the proof must still be checked and spent, so the async path too.
+        #expect(Self.suspends(harness, Self.body(plain.notificationId), token: token, proof: "x.y.z"))
     }
 }

@@ -208,8 +208,11 @@ public struct NotificationStore: Sendable {
                 ])
             throw StoreError.deviceProofRefused
         }
-        // Kept until the proof could no longer pass the iat check anyway.
-        let until = Date(timeIntervalSince1970: TimeInterval(claims.iat) + DeviceProof.window + 1)
+        // Kept until the proof could no longer pass the iat check anyway, and for at least the quota window (2 min):
+        // what a device's bound counts.
+        let until = max(
+            Date(timeIntervalSince1970: TimeInterval(claims.iat) + DeviceProof.window + 1),
+            current.addingTimeInterval(2 * DeviceProof.window))
         switch try await replayCache.firstUse(of: claims.jti, deviceID: device, expiresAt: until, now: current) {
         case .first: break
         case .replayed:
@@ -217,11 +220,11 @@ public struct NotificationStore: Sendable {
                 SecurityEvent("store.proof_replayed"),
                 metadata: [LogMetadataKey.deviceID: "\(device)", LogMetadataKey.notificationID: "\(id)"])
             throw StoreError.deviceProofRefused
-        case .deviceQuotaExceeded(let limit):
+        case .deviceQuotaExceeded(let limit, let retryAfter):
             logger.security(
                 SecurityEvent("store.proof_quota_exceeded"),
                 metadata: [LogMetadataKey.deviceID: "\(device)", "limit": "\(limit)"])
-            throw StoreError.proofQuotaExceeded(limit: limit)
+            throw StoreError.proofQuotaExceeded(limit: limit, retryAfterSeconds: retryAfter)
         }
         return try Self.result(
             of: try await repository.fetch(

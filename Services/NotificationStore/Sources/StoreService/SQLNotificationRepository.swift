@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import ServiceCore
 
 /// The notification repository on any ``SQLDatabase`` (SQLite or PostgreSQL): each operation written once, one
@@ -8,13 +9,29 @@ import ServiceCore
 public struct SQLNotificationRepository: NotificationRepository, ImmediateNotificationFetching {
     private let database: any SQLDatabase
     private let sealer: any PayloadSealer
+    private let logger: Logger
 
     /// - Parameters:
     ///   - database: a database migrated with ``StoreMigrations``.
     ///   - sealer: seals payloads at rest (``AESGCMPayloadSealer`` in every running store).
-    public init(database: any SQLDatabase, sealer: any PayloadSealer) {
+    ///   - logger: where a failed purge of erased bytes is reported (the erasure itself has committed by then).
+    public init(
+        database: any SQLDatabase, sealer: any PayloadSealer,
+        logger: Logger = Logger(label: "securepush.store.repository")
+    ) {
         self.database = database
         self.sealer = sealer
+        self.logger = logger
+    }
+
+    /// ``SQLDatabase/purgeErasedBytes()`` after an erasure that has committed: a failure is logged, never thrown, so
+    /// the caller still gets what the erasure gave (a read-once payload must not be lost to a failed checkpoint).
+    private func purgeErasedBytes() async {
+        do {
+            try await database.purgeErasedBytes()
+        } catch {
+            logger.warning("store.erasure.purge_failed", metadata: ["error": "\(error)"])
+        }
     }
 
     /// The payload scheme of a row that keeps no server-readable copy (sealed only, or erased after a read-once fetch).
@@ -119,7 +136,7 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
             return (.payload(metadata, payload), metadata.readOnce)
         }
         // The erased copies must not linger in the write-ahead log either.
-        if erased { try await database.purgeErasedBytes() }
+        if erased { await purgeErasedBytes() }
         return outcome
     }
 
@@ -217,7 +234,7 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
             if deleted > 0 { _ = try await db.execute("DELETE FROM sealed_copy WHERE notification_id = ?", [id]) }
             return deleted > 0
         }
-        if erased { try await database.purgeErasedBytes() }
+        if erased { await purgeErasedBytes() }
         return erased
     }
 
@@ -234,7 +251,7 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
             _ = try await db.execute("DELETE FROM proof_jti WHERE expires_at <= ?", [cutoff])
             return try await db.execute("DELETE FROM notification WHERE expires_at <= ?", [cutoff])
         }
-        if let deleted, deleted > 0 { try await database.purgeErasedBytes() }
+        if let deleted, deleted > 0 { await purgeErasedBytes() }
         return deleted ?? 0
     }
 

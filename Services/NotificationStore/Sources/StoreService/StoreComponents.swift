@@ -45,7 +45,7 @@ public struct StoreComponents: Sendable {
         let sealer = try sealer ?? configuration.storeKeys.makeSealer(logger: logger, now: now)
         let database = try ServiceDatabase.open(
             configuration, schema: StoreMigrations.schema, logger: logger, metrics: metrics)
-        let repository = SQLNotificationRepository(database: database.sql, sealer: sealer)
+        let repository = SQLNotificationRepository(database: database.sql, sealer: sealer, logger: logger)
         // Replicas share one table, so a proof accepted by one is refused by every other; one process keeps it in memory.
         let replayCache: any ProofReplayCache =
             database.postgres == nil

@@ -10,7 +10,7 @@ public struct StoreError: Error, Hashable, RPCErrorConvertible, CustomStringConv
         case corruptPayload
         case gone(readAt: Date)
         case deviceProofRefused
-        case proofQuotaExceeded(limit: Int)
+        case proofQuotaExceeded(limit: Int, retryAfterSeconds: Int)
     }
 
     private let code: Code
@@ -34,9 +34,11 @@ public struct StoreError: Error, Hashable, RPCErrorConvertible, CustomStringConv
     /// A device proof was refused (`-32001`); why goes to the security log only.
     public static let deviceProofRefused = StoreError(.deviceProofRefused)
 
-    /// The device already had `limit` proofs accepted within the proof lifetime (`-32029` with
+    /// The device already had `limit` proofs accepted within the quota window (`-32029` with
     /// `data: {quota: "proofsPerDevice", limit, retryAfterSeconds}`); other devices are unaffected.
-    public static func proofQuotaExceeded(limit: Int) -> StoreError { StoreError(.proofQuotaExceeded(limit: limit)) }
+    public static func proofQuotaExceeded(limit: Int, retryAfterSeconds: Int) -> StoreError {
+        StoreError(.proofQuotaExceeded(limit: limit, retryAfterSeconds: retryAfterSeconds))
+    }
 
     public var rpcError: RPCError {
         switch code {
@@ -47,14 +49,14 @@ public struct StoreError: Error, Hashable, RPCErrorConvertible, CustomStringConv
         case .corruptPayload: .internalError
         case .gone(let readAt): .gone(readAt: readAt)
         case .deviceProofRefused: .unauthenticated("invalid device proof")
-        case .proofQuotaExceeded(let limit):
+        case .proofQuotaExceeded(let limit, let retryAfterSeconds):
             RPCError(
                 code: RPCErrorCode.rateLimited,
                 message:
                     "Quota exceeded: proofsPerDevice is limited to \(limit) within \(Int(DeviceProof.window) * 2) s",
                 data: .object([
                     "quota": .string("proofsPerDevice"), "limit": .int(Int64(limit)),
-                    "retryAfterSeconds": .int(Int64(DeviceProof.window)),
+                    "retryAfterSeconds": .int(Int64(retryAfterSeconds)),
                 ]))
         }
     }
@@ -66,7 +68,7 @@ public struct StoreError: Error, Hashable, RPCErrorConvertible, CustomStringConv
         case .corruptPayload: "stored payload could not be opened"
         case .gone(let readAt): "read-once notification gone since \(readAt)"
         case .deviceProofRefused: "device proof refused"
-        case .proofQuotaExceeded(let limit): "device proof quota of \(limit) exceeded"
+        case .proofQuotaExceeded(let limit, _): "device proof quota of \(limit) exceeded"
         }
     }
 }

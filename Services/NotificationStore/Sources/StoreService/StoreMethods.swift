@@ -33,8 +33,8 @@ public enum StoreMethods {
         }
 
         // Admits its callers itself: a device's `SecurePush-Device-Proof` (with or without the user's token), or a
-        // user's bearer token
-        // (see ``NotificationStore/fetch(id:deviceID:proof:logger:)``); refused fetches are counted by outcome too.
+        // user's bearer token (see ``NotificationStore/fetch(id:deviceID:proof:tokenSubject:logger:)``); refused
+        // fetches are counted by outcome too.
         methods.registerAdmittingItself(Store.Get.self) { params, context in
             do {
                 let notification: Store.StoredNotification
@@ -67,7 +67,9 @@ public enum StoreMethods {
         // The common fetch answers on the server's event loop, with no task: a token verified before, a plain
         // notification read on SQLite. Any other caller or notification takes the handler above.
         methods.registerImmediateAdmittingItself(Store.Get.self) { params, context in
-            guard let principal = verifier.cachedPrincipal(for: context.bearerToken) else { return nil }
+            // A device proof is checked (and spent) by the handler above, token or not.
+            guard context.deviceProof == nil, let principal = verifier.cachedPrincipal(for: context.bearerToken)
+            else { return nil }
             do {
                 try MethodAccess.user.check(principal)
                 guard
