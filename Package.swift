@@ -68,8 +68,9 @@ func service(
         .testTarget(
             name: "\(library)Tests",
             dependencies: [
-                .target(name: library), "ServiceCore", "SharedModels", "TestSupport", logging, metrics, metricsTestKit,
-                tracing,
+                .target(name: library), "ServiceCore", "SharedModels", "TestSupport", "ChildProcesses", logging,
+                metrics,
+                metricsTestKit, tracing,
             ]
                 + testDependencies,
             swiftSettings: swiftSettings
@@ -235,10 +236,13 @@ let package = Package(
             // MARK: Tests
             // Raises the test process's soft open-file limit to its hard limit before any test runs.
             .target(name: "TestProcessLimits", path: "Tests/TestProcessLimits"),
+            // Waits on child processes (peers, services, the CLI) with a limit, so a test fails instead of hanging.
+            .target(name: "ChildProcesses", path: "Tests/ChildProcesses", swiftSettings: swiftSettings),
             .target(
                 name: "TestSupport",
                 dependencies: [
-                    "TestProcessLimits", "ServiceCore", "SharedModels", "DevelopmentPKI", x509, crypto, nioCore,
+                    "TestProcessLimits", "ChildProcesses", "ServiceCore", "SharedModels", "DevelopmentPKI", x509,
+                    crypto, nioCore,
                     nioHTTP2, nioSSL, jwtKit, postgresNIO, hummingbird, hummingbirdCore, hummingbirdHTTP2, httpTypes,
                     serviceLifecycle, logging, metrics, metricsTestKit, prometheus, tracing, instrumentation,
                 ],
@@ -319,7 +323,10 @@ let package = Package(
             .testTarget(
                 name: "HTTP2CoreTests",
                 // TestProcessLimits also for the sanitizer package (.ci/asan), whose test process has no other way in.
-                dependencies: ["HTTP2Core", "DevelopmentPKI", "TestProcessLimits", nioCore, nioPosix, nioSSL, logging],
+                dependencies: [
+                    "HTTP2Core", "DevelopmentPKI", "TestProcessLimits", "ChildProcesses", nioCore, nioPosix, nioSSL,
+                    logging,
+                ],
                 swiftSettings: swiftSettings
             ),
             // Push providers: one test target each, with a mock server speaking the provider's real protocol.
@@ -332,7 +339,8 @@ let package = Package(
             .testTarget(
                 name: "EndToEndTests",
                 dependencies: [
-                    "SecurePushClient", "SecurePushStack", "TestSupport", "TestProcessLimits", "ServiceCore",
+                    "SecurePushClient", "SecurePushStack", "TestSupport", "TestProcessLimits", "ChildProcesses",
+                    "ServiceCore",
                     "SharedModels", "HTTP2Client", "AuthService", "StoreService", "DispatchService", jwtKit, crypto,
                     postgresNIO, logging, metrics, metricsTestKit, prometheus, tracing,
                 ],

@@ -52,9 +52,14 @@ let package = Package(
         // Raises the test process's open-file limit (the 1,500-connection test needs more than a shell's 1,024) and
         // bounds how many tests run at once, as in the root package.
         .target(name: "TestProcessLimits", path: "Tests/TestProcessLimits"),
+        // Waits on the tests' peer programs with a limit.
+        .target(name: "ChildProcesses", path: "Tests/ChildProcesses", swiftSettings: swiftSettings),
         .testTarget(
             name: "HTTP2CoreTests",
-            dependencies: ["HTTP2Core", "DevelopmentPKI", "TestProcessLimits", nioCore, nioPosix, nioSSL, logging],
+            dependencies: [
+                "HTTP2Core", "DevelopmentPKI", "TestProcessLimits", "ChildProcesses", nioCore, nioPosix, nioSSL,
+                logging,
+            ],
             path: "Tests/HTTP2CoreTests",
             swiftSettings: swiftSettings
         ),

@@ -19,8 +19,8 @@ struct PasswordHashingBoundTests {
             }
         }
         let queued = Task { try await gate.run(for: "b") { 2 } }
-        // Bounded wait until both hold their slots.
-        for _ in 0..<200 where await gate.admitted < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        // Bounded (10 s) wait until both hold their slots: the tasks may start late on a busy machine.
+        #expect(await eventually { await gate.admitted >= 2 })
         #expect(await gate.admitted == 2)
         let error = try #require(await #expect(throws: AuthError.self) { try await gate.run(for: "c") { 3 } })
         #expect(error.rpcError.code == RPCErrorCode.rateLimited)
@@ -40,7 +40,8 @@ struct PasswordHashingBoundTests {
         let (release, releaser) = AsyncStream.makeStream(of: Void.self)
         let running = Task { try await gate.run(for: "a") { for await _ in release { break } } }
         let queued = (0..<2).map { index in Task { try await gate.run(for: "q\(index)") {} } }
-        for _ in 0..<200 where await gate.admitted < 3 { try await Task.sleep(for: .milliseconds(5)) }
+        // Bounded (10 s): the tasks may start late on a busy machine.
+        #expect(await eventually { await gate.admitted >= 3 })
         #expect(try metrics.expectMeter("securepush_auth_password_hashes_running").lastValue == 1)
         #expect(try metrics.expectMeter("securepush_auth_password_hashes_queued").lastValue == 2)
         releaser.yield()
@@ -55,7 +56,8 @@ struct PasswordHashingBoundTests {
         let gate = PasswordHashingGate(maxConcurrent: 4, maxQueued: 4, maxPerAddress: 1, logger: AuthHarness.logger)
         let (release, releaser) = AsyncStream.makeStream(of: Void.self)
         let held = Task { try await gate.run(for: outsider) { for await _ in release { break } } }
-        for _ in 0..<200 where await gate.admitted < 1 { try await Task.sleep(for: .milliseconds(5)) }
+        // Bounded (10 s): the tasks may start late on a busy machine.
+        #expect(await eventually { await gate.admitted >= 1 })
         await #expect(throws: AuthError.self) { try await gate.run(for: outsider) {} }
         try await gate.run(for: rightfulUser) {}
         releaser.yield()

@@ -36,7 +36,11 @@ struct ProviderWiringTests {
     func mixedDevices() async throws {
         let apns = ScriptedProvider(platform: .apns, script: [.sent])
         let webpush = ScriptedProvider(platform: .webpush, script: [.retry(after: .seconds(600), reason: "429")])
-        let harness = try await DispatchHarness.remote([apns, webpush])
+        // The provider's 600 s is honoured (the fast test policy would cap it at 40 ms and attempt again, unscripted,
+        // before a busy machine's poll saw `retrying`).
+        var delivery = DeliveryConfiguration.fast()
+        delivery.retry.maxDelay = .seconds(600)
+        let harness = try await DispatchHarness.remote([apns, webpush], delivery: delivery)
         let phone = try await harness.registerDevice(user: "alice", platform: .apns, token: "abcd")
         let browser = try await harness.registerDevice(user: "alice", platform: .webpush, token: "{}")
         let direct = try await harness.registerDevice(user: "alice")

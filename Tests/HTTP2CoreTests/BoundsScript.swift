@@ -7,7 +7,8 @@ let boundsScript = #"""
     mode, port = sys.argv[1], int(sys.argv[2])
 
     def connect(cafile=None, alpn="h2", source="127.0.0.1"):
-        sock = socket.create_connection(("127.0.0.1", port), source_address=(source, 0))
+        # a timeout until a mode sets its own: a TLS handshake or a send never waits forever
+        sock = socket.create_connection(("127.0.0.1", port), timeout=20, source_address=(source, 0))
         if cafile:
             context = ssl.create_default_context(cafile=cafile)
             context.set_alpn_protocols([alpn])
@@ -165,8 +166,9 @@ let boundsScript = #"""
         time.sleep(seconds)
         sock.settimeout(5)
         received, closed = 0, False
+        end = time.time() + 30  # bounded even if the server kept trickling bytes
         try:
-            while True:
+            while time.time() < end:
                 chunk = sock.recv(1 << 20)
                 if not chunk:
                     closed = True

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 /// Runs a peer program (curl, python3, h2load) to exit and returns its output, without blocking a thread.
@@ -13,7 +14,10 @@ struct Subprocess {
         var description: String
     }
 
-    static func run(_ executable: String, _ arguments: [String]) async throws -> Result {
+    /// Runs `executable` to its exit, at most `limit` (then it is killed and `Process.TimedOut` thrown).
+    static func run(_ executable: String, _ arguments: [String], limit: Duration = .seconds(120)) async throws
+        -> Result
+    {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("h2core-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -27,17 +31,9 @@ struct Subprocess {
         process.standardOutput = try FileHandle(forWritingTo: outputPath)
         process.standardError = try FileHandle(forWritingTo: errorPath)
         process.standardInput = FileHandle.nullDevice
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            process.terminationHandler = { _ in continuation.resume() }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
+        let status = try await process.runToExit(within: limit)
         return Result(
-            status: process.terminationStatus,
+            status: status,
             output: (try? String(contentsOf: outputPath, encoding: .utf8)) ?? "",
             errorOutput: (try? String(contentsOf: errorPath, encoding: .utf8)) ?? "")
     }

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 /// Runs the real `curl` against a test server, to check the wire as any HTTP client sees it.

@@ -1,7 +1,8 @@
+import ChildProcesses
 import Foundation
 
 extension Process {
-    /// Runs the process to its exit without blocking a thread (see ``runToExit()``), its standard output and standard
+    /// Runs the process to its exit without blocking a thread (see ``runToExit(within:)``), its standard output and standard
     /// error captured in temporary files: reading a pipe would block a thread of the cooperative pool until the child
     /// exits, and an unread full pipe would block the child.
     public func runCapturingOutput() async throws -> (status: Int32, output: Data, error: String) {
@@ -16,8 +17,9 @@ extension Process {
         let errors = try FileHandle(forWritingTo: errorFile)
         standardOutput = output
         standardError = errors
+        let status: Int32
         do {
-            try await runToExit()
+            status = try await runToExit()
         } catch {
             try? output.close()
             try? errors.close()
@@ -26,7 +28,7 @@ extension Process {
         try? output.close()
         try? errors.close()
         return (
-            terminationStatus, try Data(contentsOf: outputFile),
+            status, try Data(contentsOf: outputFile),
             String(decoding: try Data(contentsOf: errorFile), as: UTF8.self)
         )
     }
