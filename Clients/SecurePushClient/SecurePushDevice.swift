@@ -106,6 +106,15 @@ public actor SecurePushDevice {
         try await authorized { token in try await self.dispatch.call(Devices.List.self, Empty(), token: token) }.devices
     }
 
+    /// Removes one of the signed-in user's devices (a lost laptop, from the phone): its pushes stop, and the store
+    /// deletes what was sealed to its key and refuses its proofs (`-32001 Unauthenticated: device revoked`).
+    public func unregister(deviceId: String) async throws {
+        _ = try await authorized { token in
+            try await self.dispatch.call(Devices.Unregister.self, .init(deviceId: deviceId), token: token)
+        }
+        if sealedDevice?.id == deviceId { sealedDevice = nil }
+    }
+
     /// Registers this device sealed: its public key goes to push-dispatch, payloads sent to it are sealed to the key,
     /// and ``fetch(_:)`` asks for its sealed copy and opens it. Returns the device id.
     public func register(device: Devices.Register.Params, key: DeviceKey) async throws -> String {

@@ -9,6 +9,7 @@ public enum MethodCatalog {
     /// Methods the notification store serves.
     public static let store: Set<String> = [
         Store.Put.name, Store.Get.name, Store.List.name, Store.MarkRead.name, Store.Delete.name, Store.Receipts.name,
+        Store.RevokeDevices.name,
     ]
     /// Methods push-dispatch serves.
     public static let dispatch: Set<String> = [

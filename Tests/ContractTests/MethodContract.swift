@@ -50,6 +50,7 @@ struct MethodContract: Sendable, CustomStringConvertible {
         MethodContract(Store.MarkRead.self, fixture: "store.markRead"),
         MethodContract(Store.Delete.self, fixture: "store.delete"),
         MethodContract(Store.Receipts.self, fixture: "store.receipts"),
+        MethodContract(Store.RevokeDevices.self, fixture: "store.revokeDevices", minimalParams: true),
         MethodContract(Devices.Register.self, fixture: "devices.register", minimalParams: true),
         MethodContract(Devices.List.self, fixture: "devices.list", minimalResult: true),
         MethodContract(Devices.Unregister.self, fixture: "devices.unregister"),

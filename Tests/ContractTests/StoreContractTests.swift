@@ -62,6 +62,21 @@ struct StoreContractTests {
             ])
     }
 
+    @Test("store.revokeDevices {deviceIds, revocationId?} → {deviceIds, sealedCopiesDeleted}")
+    func revokeDevices() throws {
+        #expect(
+            try Fixture.params(Store.RevokeDevices.self, "store.revokeDevices")
+                == Store.RevokeDevices.Params(
+                    deviceIds: [DevicesContractTests.phone, DevicesContractTests.tablet],
+                    revocationId: "5f0c2a9e-3b7d-4c1e-9a8b-7d6e5f4a3b2c"))
+        #expect(
+            try Fixture.params(Store.RevokeDevices.self, "store.revokeDevices", minimal: true)
+                == Store.RevokeDevices.Params(deviceIds: [DevicesContractTests.phone]))
+        #expect(
+            try Fixture.result(Store.RevokeDevices.self, "store.revokeDevices")
+                == Store.RevokeDevices.Result(deviceIds: 2, sealedCopiesDeleted: 3))
+    }
+
     @Test("store.list {unreadOnly?, limit?, cursor?} → a page of summaries")
     func list() throws {
         let full = try Fixture.params(Store.List.self, "store.list")

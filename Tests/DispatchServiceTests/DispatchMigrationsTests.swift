@@ -15,24 +15,26 @@ struct DispatchMigrationsTests {
         DispatchMigrations.all.filter { !$0.statements(dialect).isEmpty }
     }
 
-    /// The steps earlier releases applied on `dialect`: all but this release's `v7 idempotency owners`.
+    /// The steps earlier releases applied on `dialect`: all but this release's `v7 idempotency owners` and
+    /// `v8 device revocation outbox`.
     static func released(on dialect: SQLDialect) -> [SQLMigration] {
-        shipped(on: dialect).filter { $0.version != "v7 idempotency owners" }
+        shipped(on: dialect).filter { !["v7 idempotency owners", "v8 device revocation outbox"].contains($0.version) }
     }
 
     @Test("each backend keeps the version ids its earlier releases recorded, in their order")
     func versionIDs() {
         // Released ids first, then the steps added since for both backends (`v5 device public key`: sealed devices;
-        // `v6 delivery trace context`; `v7 idempotency owners`: replica leases).
+        // `v6 delivery trace context`; `v7 idempotency owners`: replica leases; `v8 device revocation outbox`).
         #expect(
             Self.shipped(on: .sqlite).map(\.version) == [
                 "v1", "v2 delivery leases", "v3 device apns mode", "v4 unfinished deliveries by device",
                 "v5 device public key", "v6 delivery trace context", "v7 idempotency owners",
+                "v8 device revocation outbox",
             ])
         #expect(
             Self.shipped(on: .postgresql).map(\.version) == [
                 "v1", "v2 unfinished deliveries by device", "v5 device public key", "v6 delivery trace context",
-                "v7 idempotency owners",
+                "v7 idempotency owners", "v8 device revocation outbox",
             ])
     }
 

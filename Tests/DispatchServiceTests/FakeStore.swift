@@ -5,7 +5,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// A stand-in for the notification store serving `store.put`: records every call (params and token), can be
+/// A stand-in for the notification store serving `store.put` (and `store.receipts`, `store.revokeDevices`): records every call (params and token), can be
 /// unreachable (the transport throws `-32050`) or failing (it answers `-32603`), can refuse tokens (`-32001`),
 /// and can hold calls at a gate. Any other store method fails the test loudly.
 final class FakeStore: Sendable {
@@ -32,6 +32,7 @@ final class FakeStore: Sendable {
         var gateClosed = false
         var waiting: [CheckedContinuation<Void, Never>] = []
         var receipts: [String: [Store.Receipt]] = [:]
+        var revocations: [Store.RevokeDevices.Params] = []
     }
 
     private let clock: any AdjustableClock
@@ -56,6 +57,9 @@ final class FakeStore: Sendable {
     func refuseTokens(_ count: Int) {
         state.withLock { $0.tokensToRefuse = count }
     }
+
+    /// Every `store.revokeDevices` the store answered, oldest first.
+    var revocations: [Store.RevokeDevices.Params] { state.withLock { $0.revocations } }
 
     /// What `store.receipts` answers for `notificationID`.
     func setReceipts(_ receipts: [Store.Receipt], for notificationID: String) {
@@ -108,6 +112,14 @@ final class FakeStore: Sendable {
             return try state.withLock { state in
                 guard state.mode == .up else { throw RPCError.internalError }
                 return Store.Receipts.Result(receipts: state.receipts[params.notificationId] ?? [])
+            }
+        }
+        dispatcher.register(Store.RevokeDevices.self) { [self] params, context in
+            guard context.bearerToken != nil else { throw RPCError.unauthenticated() }
+            return try state.withLock { state in
+                guard state.mode == .up else { throw RPCError.internalError }
+                state.revocations.append(params)
+                return Store.RevokeDevices.Result(deviceIds: params.deviceIds.count, sealedCopiesDeleted: 0)
             }
         }
         Self.refuse(Store.Get.self, in: &dispatcher)

@@ -85,6 +85,40 @@ struct SealedStoryTests {
         }
     }
 
+    @Test(
+        "a lost laptop unregistered from the phone: its key opens nothing sealed to it before (-32001 device revoked)",
+        arguments: TransportMode.allCases)
+    func lostDeviceKeyStopsReading(mode: TransportMode) async throws {
+        try await TestStack.with(mode) { stack in
+            let (phone, userId) = try await stack.signedInDevice()
+            let laptopKey = DeviceKey()
+            let laptopID = try await phone.register(device: .init(platform: .direct, name: "laptop"), key: laptopKey)
+            let backend = try stack.backend()
+            let sent = try await backend.send(.init(recipientId: userId, payload: "statement ready", sealedOnly: true))
+
+            // The thief holds the laptop's id and key, and no session.
+            let thief = try SecurePushDevice(endpoints: stack.endpoints, logger: stack.logger)
+            await thief.useSealedDevice(id: laptopID, key: laptopKey)
+            try await phone.unregister(deviceId: laptopID)
+            // push-dispatch tells the store at once (its outbox; retried until the store answers): bounded wait.
+            var refused: RPCError?
+            for _ in 0..<100 {
+                do {
+                    _ = try await thief.fetch(sent.notificationId)
+                    refused = nil
+                } catch let error as RPCError {
+                    refused = error
+                    if error.message == "Unauthenticated: device revoked" { break }
+                }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(refused?.code == RPCErrorCode.unauthenticated)
+            #expect(refused?.message == "Unauthenticated: device revoked")
+            for client in [phone, thief] { await client.shutdown() }
+            await backend.shutdown()
+        }
+    }
+
     @Test("with no session at all, the device id and key alone fetch a read-once notification, exactly once")
     func noSessionReadOnce() async throws {
         try await TestStack.with(.cleartext) { stack in

@@ -8,8 +8,11 @@ import TestSupport
 
 /// A sealed device in a store test: an id and a key pair.
 struct TestDevice: Sendable {
-    let id = UUID().uuidString.lowercased()
+    let id: String
     let key = P256.KeyAgreement.PrivateKey()
+
+    /// A new device, or a new key for the device `id` (re-registered with another key).
+    init(id: String = UUID().uuidString.lowercased()) { self.id = id }
 
     var recipientKey: Store.RecipientKey {
         Store.RecipientKey(deviceId: id, publicKey: DevicePublicKey(key.publicKey).base64URL)

@@ -7,7 +7,7 @@ extension Process {
     /// (see ``exitStatus(within:)``; -1 when the exit could not be learnt).
     public func runInBackground() throws -> Task<Int32, Never> {
         try run()
-        nonisolated(unsafe) let process = self
+        let process = self
         return Task { (try? await process.exitStatus(within: nil)) ?? -1 }
     }
 }

@@ -15,10 +15,18 @@ public protocol NotificationRepository: Sendable {
         -> FetchOutcome
 
     /// The recipient and public key recorded for `deviceID` on the unexpired notification `id` (erased or not);
-    /// `nil` when the device is not one of its sealed recipients.
+    /// `nil` when the device is not one of its sealed recipients, or was revoked after the notification was created.
     func sealedRecipient(id: String, deviceID: String, now: Date) async throws -> (
         recipientID: String, publicKey: Data
     )?
+
+    /// Whether `deviceID` was revoked after notification `id` (unexpired) was created: its copy was deleted then.
+    func isRevoked(deviceID: String, forNotification id: String, now: Date) async throws -> Bool
+
+    /// Revokes `deviceIDs` at `now`: deletes their sealed copies of every notification created until then, in one
+    /// transaction, and returns how many. A device whose last revocation carried `revocationID` already is skipped
+    /// (a retried call). Later ``sealedRecipient(id:deviceID:now:)`` lookups skip copies created before a revocation.
+    func revokeDevices(_ deviceIDs: [String], revocationID: String?, now: Date) async throws -> Int
 
     /// The first successful fetch of notification `id` by each device, oldest first.
     func receipts(id: String) async throws -> [(deviceID: String, fetchedAt: Date)]

@@ -182,31 +182,26 @@ public struct NotificationStore: Sendable {
         }
         let device = try Self.validDeviceID(deviceID)
         let current = now()
-        guard let recipient = try await repository.sealedRecipient(id: id, deviceID: device, now: current),
-            tokenSubject == nil || tokenSubject == recipient.recipientID,
+        guard let recipient = try await repository.sealedRecipient(id: id, deviceID: device, now: current) else {
+            if try await repository.isRevoked(deviceID: device, forNotification: id, now: current) {
+                throw refusal(.deviceRevoked, device: device, notification: id, reason: "device revoked", logger)
+            }
+            throw StoreError.notFound
+        }
+        guard tokenSubject == nil || tokenSubject == recipient.recipientID,
             let key = try? DevicePublicKey(x963Representation: recipient.publicKey)
         else { throw StoreError.notFound }
         let claims: DeviceProof.Claims
         do {
             claims = try DeviceProof.verify(proof, key: key, notificationID: id, deviceID: device, now: current)
         } catch {
-            logger.security(
-                SecurityEvent("store.proof_refused"),
-                metadata: [
-                    LogMetadataKey.deviceID: "\(device)", LogMetadataKey.notificationID: "\(id)", "reason": "\(error)",
-                ])
-            throw StoreError.deviceProofRefused
+            throw refusal(.deviceProofRefused, device: device, notification: id, reason: "\(error)", logger)
         }
         // A cache kept in memory starts empty: a proof made before this process started might have been accepted by
         // the one before it, so it is refused (devices make a new proof per fetch).
         if let startedAt = proofsMadeBefore, TimeInterval(claims.iat) < startedAt.timeIntervalSince1970.rounded(.down) {
-            logger.security(
-                SecurityEvent("store.proof_refused"),
-                metadata: [
-                    LogMetadataKey.deviceID: "\(device)", LogMetadataKey.notificationID: "\(id)",
-                    "reason": "made before the store started",
-                ])
-            throw StoreError.deviceProofRefused
+            throw refusal(
+                .deviceProofRefused, device: device, notification: id, reason: "made before the store started", logger)
         }
         // Kept until the proof could no longer pass the iat check anyway, and for at least the quota window (2 min):
         // what a device's bound counts.
@@ -229,6 +224,47 @@ public struct NotificationStore: Sendable {
         return try Self.result(
             of: try await repository.fetch(
                 id: id, recipientID: recipient.recipientID, deviceID: device, proven: true, now: current))
+    }
+
+    /// `error` for a refused proof, after the `store.proof_refused` security event saying why (callers learn only
+    /// `error`).
+    private func refusal(
+        _ error: StoreError, device: String, notification: String, reason: String, _ logger: Logger
+    ) -> StoreError {
+        logger.security(
+            SecurityEvent("store.proof_refused"),
+            metadata: [
+                LogMetadataKey.deviceID: "\(device)", LogMetadataKey.notificationID: "\(notification)",
+                "reason": "\(reason)",
+            ])
+        return error
+    }
+
+    /// Revokes devices for push-dispatch (`store.revokeDevices`): deletes their sealed copies of every notification
+    /// created until now and refuses their proofs for those. Returns how many copies were deleted.
+    public func revokeDevices(_ deviceIDs: [String], revocationID: String?) async throws -> Int {
+        guard (1...Store.RevokeDevices.maxDeviceIDs).contains(deviceIDs.count) else {
+            throw StoreError.invalidField(
+                "deviceIds", "must name 1 to \(Store.RevokeDevices.maxDeviceIDs) devices (got \(deviceIDs.count))")
+        }
+        var seen = Set<String>()
+        let ids = try deviceIDs.enumerated().map { index, id in
+            guard let normalized = NotificationID.normalized(id), seen.insert(normalized).inserted else {
+                throw StoreError.invalidField("deviceIds[\(index)]", "must be a UUID named once")
+            }
+            return normalized
+        }
+        let revocation = try revocationID.map { id in
+            guard let normalized = NotificationID.normalized(id) else {
+                throw StoreError.invalidField("revocationId", "must be a UUID")
+            }
+            return normalized
+        }
+        let deleted = try await repository.revokeDevices(ids, revocationID: revocation, now: now())
+        logger.security(
+            SecurityEvent("store.devices_revoked"),
+            metadata: ["store.devices": "\(ids.count)", "store.sealed_copies_deleted": "\(deleted)"])
+        return deleted
     }
 
     /// Which devices fetched the notification, and when first (for push-dispatch's `push.status`).

@@ -7,7 +7,7 @@ import ServiceCore
 /// (sealed copies are HPKE ciphertext already and are stored as given). A row whose `payload_scheme` is `none` keeps
 /// no server-readable copy.
 public struct SQLNotificationRepository: NotificationRepository, ImmediateNotificationFetching {
-    private let database: any SQLDatabase
+    let database: any SQLDatabase
     private let sealer: any PayloadSealer
     private let logger: Logger
 
@@ -26,7 +26,7 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
 
     /// ``SQLDatabase/purgeErasedBytes()`` after an erasure that has committed: a failure is logged, never thrown, so
     /// the caller still gets what the erasure gave (a read-once payload must not be lost to a failed checkpoint).
-    private func purgeErasedBytes() async {
+    func purgeErasedBytes() async {
         do {
             try await database.purgeErasedBytes()
         } catch {
@@ -168,7 +168,7 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
             let row = try await database.readOne(
                 """
                 SELECT n.recipient_id, c.public_key FROM sealed_copy c JOIN notification n ON n.id = c.notification_id
-                WHERE c.notification_id = ? AND c.device_id = ? AND n.expires_at > ?
+                WHERE c.notification_id = ? AND c.device_id = ? AND n.expires_at > ? AND NOT \(Self.revokedCopy)
                 """, [id, deviceID, now.millisecondsSince1970])
         else { return nil }
         return (try row.decode(0), try row.decode(1))
@@ -249,6 +249,10 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
                 "DELETE FROM sealed_copy WHERE notification_id IN "
                     + "(SELECT id FROM notification WHERE expires_at <= ?)", [cutoff])
             _ = try await db.execute("DELETE FROM proof_jti WHERE expires_at <= ?", [cutoff])
+            // A revocation older than every notification left can refuse nothing any more.
+            _ = try await db.execute(
+                "DELETE FROM device_revocation WHERE revoked_at < COALESCE((SELECT MIN(created_at) FROM notification "
+                    + "WHERE expires_at > ?), ?)", [cutoff, cutoff])
             return try await db.execute("DELETE FROM notification WHERE expires_at <= ?", [cutoff])
         }
         if let deleted, deleted > 0 { await purgeErasedBytes() }

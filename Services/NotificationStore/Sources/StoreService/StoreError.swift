@@ -10,6 +10,7 @@ public struct StoreError: Error, Hashable, RPCErrorConvertible, CustomStringConv
         case corruptPayload
         case gone(readAt: Date)
         case deviceProofRefused
+        case deviceRevoked
         case proofQuotaExceeded(limit: Int, retryAfterSeconds: Int)
     }
 
@@ -34,6 +35,10 @@ public struct StoreError: Error, Hashable, RPCErrorConvertible, CustomStringConv
     /// A device proof was refused (`-32001`); why goes to the security log only.
     public static let deviceProofRefused = StoreError(.deviceProofRefused)
 
+    /// push-dispatch revoked the device after the notification was created (`-32001 Unauthenticated: device
+    /// revoked`): it was unregistered, re-keyed, moved or deactivated, and its copy was deleted.
+    public static let deviceRevoked = StoreError(.deviceRevoked)
+
     /// The device already had `limit` proofs accepted within the quota window (`-32029` with
     /// `data: {quota: "proofsPerDevice", limit, retryAfterSeconds}`); other devices are unaffected.
     public static func proofQuotaExceeded(limit: Int, retryAfterSeconds: Int) -> StoreError {
@@ -49,6 +54,7 @@ public struct StoreError: Error, Hashable, RPCErrorConvertible, CustomStringConv
         case .corruptPayload: .internalError
         case .gone(let readAt): .gone(readAt: readAt)
         case .deviceProofRefused: .unauthenticated("invalid device proof")
+        case .deviceRevoked: .unauthenticated("device revoked")
         case .proofQuotaExceeded(let limit, let retryAfterSeconds):
             RPCError(
                 code: RPCErrorCode.rateLimited,
@@ -68,6 +74,7 @@ public struct StoreError: Error, Hashable, RPCErrorConvertible, CustomStringConv
         case .corruptPayload: "stored payload could not be opened"
         case .gone(let readAt): "read-once notification gone since \(readAt)"
         case .deviceProofRefused: "device proof refused"
+        case .deviceRevoked: "device revoked"
         case .proofQuotaExceeded(let limit, _): "device proof quota of \(limit) exceeded"
         }
     }

@@ -88,6 +88,11 @@ public enum StoreMethods {
             Store.Receipts.Result(receipts: try await store.receipts(id: params.notificationId))
         }
 
+        methods.register(Store.RevokeDevices.self, requires: .scope(Scope.storeWrite)) { params, _, _ in
+            let deleted = try await store.revokeDevices(params.deviceIds, revocationID: params.revocationId)
+            return Store.RevokeDevices.Result(deviceIds: params.deviceIds.count, sealedCopiesDeleted: deleted)
+        }
+
         methods.register(Store.List.self, requires: .user) { params, user, _ in
             let page = try await store.list(
                 recipientID: user.subject, unreadOnly: params.unreadOnly ?? false, limit: params.limit,

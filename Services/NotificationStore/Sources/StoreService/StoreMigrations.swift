@@ -30,6 +30,20 @@ public enum StoreMigrations {
                 "ALTER TABLE proof_jti ADD COLUMN device_id TEXT",
                 "CREATE INDEX proof_jti_by_device ON proof_jti (device_id, expires_at)",
             ]),
+        // Devices push-dispatch revoked (store.revokeDevices): their copies of notifications created until
+        // `revoked_at` are deleted and their proofs for those refused; `revocation_id` recognises a retried call.
+        SQLMigration("v4 device revocations") { dialect in
+            [
+                """
+                CREATE TABLE device_revocation (
+                    device_id TEXT PRIMARY KEY NOT NULL,
+                    revoked_at \(dialect.integerType) NOT NULL,
+                    revocation_id TEXT
+                )
+                """,
+                "CREATE INDEX sealed_copy_by_device ON sealed_copy (device_id)",
+            ]
+        },
     ]
 
     /// The service's schema: `store` on PostgreSQL, built by ``all``.

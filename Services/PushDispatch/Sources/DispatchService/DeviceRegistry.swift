@@ -21,6 +21,8 @@ public struct DeviceRegistry: Sendable {
     let logger: Logger
     /// `securepush_direct_ack_latency_seconds`.
     let metrics: DispatchMetrics
+    /// Called after a change that may have queued a device revocation for the store (the sender sends it at once).
+    let revocationQueued: @Sendable () -> Void
 
     public init(
         devices: any DeviceRepository,
@@ -30,8 +32,10 @@ public struct DeviceRegistry: Sendable {
         maxDevicesPerUser: Int? = DispatchConfiguration.defaultMaxDevicesPerUser,
         now: @escaping @Sendable () -> Date,
         logger: Logger,
-        metrics: DispatchMetrics = .disabled
+        metrics: DispatchMetrics = .disabled,
+        revocationQueued: @escaping @Sendable () -> Void = {}
     ) {
+        self.revocationQueued = revocationQueued
         self.devices = devices
         self.deliveries = deliveries
         self.providers = providers
@@ -85,6 +89,7 @@ public struct DeviceRegistry: Sendable {
             throw error
         }
         let device = registration.device
+        revocationQueued()
         if let previousOwnerID = registration.previousOwnerID {
             // The previous owner's open streams end now; the new owner's ids never reach them.
             await hub.close(deviceID: device.id, except: ownerID)
@@ -111,6 +116,7 @@ public struct DeviceRegistry: Sendable {
         guard try await devices.unregister(id: deviceID, ownerID: ownerID, now: now()) else {
             throw DispatchError.deviceNotFound
         }
+        revocationQueued()
         await hub.close(deviceID: deviceID)
         logger.debug("devices.unregistered", metadata: [LogMetadataKey.deviceID: "\(deviceID)"])
     }

@@ -35,6 +35,8 @@ public struct DispatchComponents: Sendable {
     public let services: [any Service]
     /// The delivery workers, one per remote provider (also in `services`).
     public let workers: [DeliveryWorker]
+    /// Sends device revocations to the store (also in `services`).
+    public let revocations: RevocationSender
     /// Traces calls, provider attempts and events written; `nil` when tracing is off.
     public let tracer: (any Tracer)?
     /// The direct channel's periodic sweep (also in `services`, every `sweepInterval`).
@@ -97,13 +99,18 @@ public struct DispatchComponents: Sendable {
                 tracing: tracing)
         }
         let providers = PushProviderRegistry(direct: DirectProvider(hub: hub), workers: workers)
+        let storeWriter = NotificationStoreWriter(store: store, tokens: tokens)
+        let revocationSender = RevocationSender(
+            outbox: DeviceRevocationOutbox(database: database.sql), store: storeWriter,
+            pollInterval: configuration.revocationPollInterval, now: now, logger: logger, metrics: metrics)
         let devices = DeviceRegistry(
             devices: deviceRepository, deliveries: deliveryRepository, providers: providers, hub: hub,
-            maxDevicesPerUser: configuration.maxDevicesPerUser, now: now, logger: logger, metrics: dispatchMetrics)
+            maxDevicesPerUser: configuration.maxDevicesPerUser, now: now, logger: logger, metrics: dispatchMetrics,
+            revocationQueued: { revocationSender.wake() })
         let pushes = PushSender(
             deliveries: deliveryRepository,
             devices: deviceRepository,
-            store: NotificationStoreWriter(store: store, tokens: tokens),
+            store: storeWriter,
             recipients: RecipientDirectory(auth: auth, tokens: tokens, now: now),
             providers: providers,
             limits: .init(
@@ -132,6 +139,7 @@ public struct DispatchComponents: Sendable {
         let services: [any Service] =
             clusterServices + [
                 SigningKeyLoader(verifier: verifier, logger: logger),
+                revocationSender,
                 PeriodicService(name: "dispatch.expiry", interval: configuration.expiryInterval, logger: logger) {
                     try await pushes.expireAndPurge()
                 },
@@ -165,6 +173,7 @@ public struct DispatchComponents: Sendable {
                 maxBatchLength: configuration.server.maxBatchLength),
             services: services,
             workers: workers,
+            revocations: revocationSender,
             tracer: tracer,
             sweep: sweep,
             eventRoute: DirectEventRoute(

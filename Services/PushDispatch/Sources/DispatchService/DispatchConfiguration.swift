@@ -39,6 +39,9 @@ public struct DispatchConfiguration: ServiceDatabaseConfiguration, Sendable {
     /// them for (a wake-up lost between replicas) and ends the streams of signed-out sessions
     /// (`SECUREPUSH_DISPATCH_SWEEP_INTERVAL`).
     public var sweepInterval: Duration = .seconds(10)
+    /// The longest device revocations wait in the outbox while idle before the store is asked again (revocations made
+    /// on this replica are sent at once); 1 s.
+    public var revocationPollInterval: Duration = .seconds(1)
     /// Most devices one user may register (`SECUREPUSH_MAX_DEVICES_PER_USER`).
     public var maxDevicesPerUser: Int = DispatchConfiguration.defaultMaxDevicesPerUser
     /// Most open event streams per device; a new one closes the oldest (`SECUREPUSH_MAX_STREAMS_PER_DEVICE`).

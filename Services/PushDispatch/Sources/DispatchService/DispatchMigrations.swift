@@ -96,6 +96,23 @@ public enum DispatchMigrations {
                 """,
             ]
         },
+        // Devices whose sealed copies the store must delete (unregistered, re-keyed, moved or deactivated), written
+        // in the transaction that changed the device and removed once the store answered `store.revokeDevices`.
+        // `batch_id` names the call that carries a row (a retry sends the same id); NULL while waiting for one.
+        SQLMigration("v8 device revocation outbox") { dialect in
+            let integer = dialect == .postgresql ? "BIGINT" : "INTEGER"
+            return [
+                """
+                CREATE TABLE device_revocation_outbox (
+                    device_id TEXT PRIMARY KEY NOT NULL,
+                    queued_at \(integer) NOT NULL,
+                    batch_id TEXT,
+                    batch_at \(integer)
+                )
+                """,
+                "CREATE INDEX device_revocation_outbox_by_batch ON device_revocation_outbox (batch_id, queued_at)",
+            ]
+        },
     ]
 
     /// The service's schema: `dispatch` on PostgreSQL, built by ``all``.

@@ -27,6 +27,11 @@ public struct NotificationStoreWriter: Sendable {
         try await call(Store.Receipts.self, .init(notificationId: notificationID)).receipts
     }
 
+    /// Tells the store to revoke devices (`store.revokeDevices`); failures as for ``put(_:)``.
+    public func revokeDevices(_ params: Store.RevokeDevices.Params) async throws -> Store.RevokeDevices.Result {
+        try await call(Store.RevokeDevices.self, params)
+    }
+
     private func call<M: RPCMethod>(_ method: M.Type, _ params: M.Params) async throws -> M.Result {
         do {
             do {

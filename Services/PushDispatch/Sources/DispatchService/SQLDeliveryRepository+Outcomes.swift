@@ -55,6 +55,8 @@ extension SQLDeliveryRepository {
         if recorded.status == .deactivated {
             _ = try await db.execute(
                 "UPDATE device SET active = FALSE, deactivated_at = ? WHERE id = ?", [nowMS, job.deviceID])
+            // Its token is dead: the store deletes what was sealed to it.
+            try await DeviceRevocationOutbox.enqueue(job.deviceID, now: now, db)
             _ = try await db.execute(
                 """
                 UPDATE delivery SET status = 'deactivated', last_error = ?, updated_at = ?,

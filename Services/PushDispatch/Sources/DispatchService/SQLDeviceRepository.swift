@@ -96,6 +96,10 @@ public struct SQLDeviceRepository: DeviceRepository {
         device.apnsMode = apnsMode
         // Re-registering may change the key (or drop it: the device is then unsealed).
         device.publicKey = publicKey
+        if existing.publicKey != nil, changesHands || publicKey != existing.publicKey {
+            // The store deletes what was sealed to the device until now: its key changed, or it has a new owner.
+            try await DeviceRevocationOutbox.enqueue(existing.id, now: Date(millisecondsSince1970: nowMS), db)
+        }
         _ = try await db.execute(
             """
             UPDATE device SET owner_id = ?, name = ?, last_registered_at = ?, active = TRUE, deactivated_at = NULL,
@@ -157,6 +161,8 @@ public struct SQLDeviceRepository: DeviceRepository {
                 return false
             }
             try await Self.failUnfinishedJobs(of: id, reason: "device unregistered", nowMS, db)
+            // The store deletes what was sealed to it (a device with no key has nothing there: a no-op).
+            try await DeviceRevocationOutbox.enqueue(id, now: now, db)
             return true
         }
     }
