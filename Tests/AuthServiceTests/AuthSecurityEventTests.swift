@@ -1,6 +1,7 @@
 import AuthService
 import Foundation
 import Logging
+import ServiceCore
 import SharedModels
 import TestSupport
 import Testing

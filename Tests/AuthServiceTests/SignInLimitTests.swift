@@ -1,5 +1,6 @@
 import AuthService
 import Foundation
+import ServiceCore
 import SharedModels
 import TestSupport
 import Testing

@@ -60,14 +60,18 @@ extension StoreHarness {
     }
 
     /// Fetches with a `SecurePush-Device-Proof`, and with `userID`'s token beside it when given.
-    func get(_ notificationID: String, as userID: String? = nil, device deviceID: String?, proof: String)
-        async throws -> Store.StoredNotification
-    {
+    /// `address` is the client address the server saw (none: an in-process call).
+    func get(
+        _ notificationID: String, as userID: String? = nil, device deviceID: String?, proof: String,
+        from address: String? = nil
+    ) async throws -> Store.StoredNotification {
         let dispatcher = components.dispatcher
         let proving = RPCClient(
             transport: InProcessTransport(
                 dispatcher: { dispatcher },
-                context: { RPCRequestContext(bearerToken: $0, logger: .quiet, deviceProof: proof) }),
+                context: {
+                    RPCRequestContext(bearerToken: $0, logger: .quiet, clientAddress: address, deviceProof: proof)
+                }),
             peerName: "notification-store")
         var token: String?
         if let userID { token = try await signer.userToken(userID) }

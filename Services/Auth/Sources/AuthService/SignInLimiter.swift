@@ -188,9 +188,7 @@ public struct SignInLimiter: Sendable {
     /// The address as counted: IPv6 addresses by their /64 (one host usually holds a whole /64, so counting single
     /// addresses would give it 2^64 fresh counters); calls without an address (in process) share one bucket.
     public static func label(_ address: String?) -> String {
-        guard let address else { return "in-process" }
-        if address.contains(":"), let network = IPNetwork(address + "/64") { return network.description }
-        return address
+        AddressLabel.of(address)
     }
 }
 

@@ -51,6 +51,9 @@ public struct StoreComponents: Sendable {
             database.postgres == nil
             ? InMemoryProofReplayCache(perDevice: configuration.proofsPerDevice)
             : SQLProofReplayCache(database: database.sql, perDevice: configuration.proofsPerDevice)
+        let proofLimiter = ProofRateLimiter(
+            counters: database.postgres == nil ? InMemoryAttemptCounters() : SQLAttemptCounters(database: database.sql),
+            perMinute: configuration.proofRateLimit, now: now)
         let verifier = AccessTokenVerifier(logger: logger) {
             try await auth.call(Auth.Keys.self, Empty()).keys
         }
@@ -72,6 +75,7 @@ public struct StoreComponents: Sendable {
                 SigningKeyLoader(verifier: verifier, logger: logger),
                 PeriodicService(name: "store.purge", interval: configuration.purgeInterval, logger: logger) {
                     try await store.purgeExpired()
+                    try await proofLimiter.purge()
                 },
             ]
         return StoreComponents(
@@ -80,7 +84,7 @@ public struct StoreComponents: Sendable {
             verifier: verifier,
             dispatcher: StoreMethods.dispatcher(
                 store: store, verifier: verifier, maxBatchLength: configuration.server.maxBatchLength,
-                metrics: storeMetrics),
+                metrics: storeMetrics, proofLimiter: proofLimiter),
             services: services
         )
     }

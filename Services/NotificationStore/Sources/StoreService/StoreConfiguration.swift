@@ -28,6 +28,9 @@ public struct StoreConfiguration: ServiceDatabaseConfiguration, Sendable {
     /// Most device proofs one device may have accepted within a proof's lifetime (about 2 minutes;
     /// `SECUREPUSH_PROOFS_PER_DEVICE`); beyond it that device gets `-32029` `{quota: "proofsPerDevice"}`.
     public var proofsPerDevice: Int = 120
+    /// Fetches with a device proof one client address may make per minute (`SECUREPUSH_STORE_PROOF_RATE_LIMIT`);
+    /// beyond it that address gets `-32029` `{quota: "proofsPerAddress"}`.
+    public var proofRateLimit: Int = 600
 
     /// A configuration for tests and embedding: in-memory database, port 0 and the documented defaults.
     public init(
@@ -74,6 +77,8 @@ public struct StoreConfiguration: ServiceDatabaseConfiguration, Sendable {
         )
         sqliteSynchronous = try environment.sqliteSynchronous()
         proofsPerDevice = try environment.int("SECUREPUSH_PROOFS_PER_DEVICE", default: 120, in: 1...100_000)
+        proofRateLimit = try environment.int(
+            "SECUREPUSH_STORE_PROOF_RATE_LIMIT", default: 600, in: 1...1_000_000)
     }
 
     /// `SECUREPUSH_STORE_KEY_FILE` when set (read at start, not here); otherwise `<data dir>/store-keys`, generated on

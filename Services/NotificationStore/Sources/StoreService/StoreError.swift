@@ -12,6 +12,7 @@ public struct StoreError: Error, Hashable, RPCErrorConvertible, CustomStringConv
         case deviceProofRefused
         case deviceRevoked
         case proofQuotaExceeded(limit: Int, retryAfterSeconds: Int)
+        case proofRateLimited(limit: Int, retryAfterSeconds: Int)
     }
 
     private let code: Code
@@ -45,6 +46,12 @@ public struct StoreError: Error, Hashable, RPCErrorConvertible, CustomStringConv
         StoreError(.proofQuotaExceeded(limit: limit, retryAfterSeconds: retryAfterSeconds))
     }
 
+    /// The client address made `limit` fetches with a proof within the minute (`-32029` with
+    /// `data: {quota: "proofsPerAddress", limit, retryAfterSeconds}`); other addresses are unaffected.
+    public static func proofRateLimited(limit: Int, retryAfterSeconds: Int) -> StoreError {
+        StoreError(.proofRateLimited(limit: limit, retryAfterSeconds: retryAfterSeconds))
+    }
+
     public var rpcError: RPCError {
         switch code {
         case .invalidField(let field, let reason): .invalidParams(field: field, reason)
@@ -64,6 +71,14 @@ public struct StoreError: Error, Hashable, RPCErrorConvertible, CustomStringConv
                     "quota": .string("proofsPerDevice"), "limit": .int(Int64(limit)),
                     "retryAfterSeconds": .int(Int64(retryAfterSeconds)),
                 ]))
+        case .proofRateLimited(let limit, let retryAfterSeconds):
+            RPCError(
+                code: RPCErrorCode.rateLimited,
+                message: "Quota exceeded: proofsPerAddress is limited to \(limit) per minute",
+                data: .object([
+                    "quota": .string("proofsPerAddress"), "limit": .int(Int64(limit)),
+                    "retryAfterSeconds": .int(Int64(retryAfterSeconds)),
+                ]))
         }
     }
 
@@ -76,6 +91,7 @@ public struct StoreError: Error, Hashable, RPCErrorConvertible, CustomStringConv
         case .deviceProofRefused: "device proof refused"
         case .deviceRevoked: "device revoked"
         case .proofQuotaExceeded(let limit, _): "device proof quota of \(limit) exceeded"
+        case .proofRateLimited(let limit, _): "\(limit) fetches with a proof per minute from one address exceeded"
         }
     }
 }

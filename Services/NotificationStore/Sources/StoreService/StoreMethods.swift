@@ -10,11 +10,13 @@ public enum StoreMethods {
     ///   - verifier: verifies bearer tokens locally with auth's keys.
     ///   - maxBatchLength: most calls a batch may hold.
     ///   - metrics: counts every `store.get` by outcome, refused ones included.
+    ///   - proofLimiter: bounds fetches with a device proof per client address (`nil`: no bound).
     public static func dispatcher(
         store: NotificationStore,
         verifier: AccessTokenVerifier,
         maxBatchLength: Int = 100,
-        metrics: StoreMetrics = .disabled
+        metrics: StoreMetrics = .disabled,
+        proofLimiter: ProofRateLimiter? = nil
     ) -> RPCDispatcher {
         var methods = MethodRegistry(verifier: verifier, maxBatchLength: maxBatchLength)
 
@@ -39,6 +41,8 @@ public enum StoreMethods {
             do {
                 let notification: Store.StoredNotification
                 if let proof = context.deviceProof {
+                    // Counted before any work on the proof, refused or not.
+                    try await proofLimiter?.admit(address: context.clientAddress)
                     // A device's key: the proof is the whole authentication; a token beside it must be the same
                     // recipient's.
                     var subject: String?

@@ -44,6 +44,8 @@ public enum StoreMigrations {
                 "CREATE INDEX sealed_copy_by_device ON sealed_copy (device_id)",
             ]
         },
+        // Fetches with a proof per client address (SECUREPUSH_STORE_PROOF_RATE_LIMIT), shared by PostgreSQL replicas.
+        SQLMigration("v5 proof attempts per address", SQLAttemptCounters.tableStatements),
     ]
 
     /// The service's schema: `store` on PostgreSQL, built by ``all``.

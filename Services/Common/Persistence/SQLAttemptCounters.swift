@@ -1,17 +1,31 @@
 import Foundation
-import ServiceCore
 
-/// ``AttemptCounters`` in the database (table `attempt_counters`, times in milliseconds), shared by every auth replica
-/// on PostgreSQL. auth on SQLite is one process and keeps its counts in ``InMemoryAttemptCounters``.
+/// ``AttemptCounters`` in the database (table `attempt_counters`, times in milliseconds), shared by every replica of a
+/// service on PostgreSQL: auth's sign-in limits, the store's proofs per address. A service on SQLite is one process
+/// and keeps its counts in ``InMemoryAttemptCounters``.
 ///
 /// `reserve` is one upsert: `ON CONFLICT DO UPDATE` locks the row, and its `WHERE` is checked against the row as the
 /// previous writer left it, so replicas counting at once can never together pass the limit.
 public struct SQLAttemptCounters: AttemptCounters {
     let database: any SQLDatabase
 
-    /// Uses a database migrated with ``AuthMigrations/all``.
+    /// Uses a database with the `attempt_counters` table (``tableStatements(_:)``).
     public init(database: any SQLDatabase) {
         self.database = database
+    }
+
+    /// The statements that create the `attempt_counters` table (times in milliseconds), for a service's migration.
+    public static func tableStatements(_ dialect: SQLDialect) -> [String] {
+        [
+            """
+            CREATE TABLE attempt_counters (
+                counter_key TEXT PRIMARY KEY NOT NULL,
+                count \(dialect.integerType) NOT NULL,
+                expires_at \(dialect.integerType) NOT NULL
+            )
+            """,
+            "CREATE INDEX attempt_counters_by_expiry ON attempt_counters (expires_at)",
+        ]
     }
 
     public func reserve(_ key: String, limit: Int, window: TimeInterval, at now: Date) async throws -> AttemptCount {
@@ -38,7 +52,9 @@ public struct SQLAttemptCounters: AttemptCounters {
             // Purged between the two statements: the window just ended.
             return .refused(retryAfterSeconds: 1)
         }
-        return .refused(retryAfterSeconds: AttemptCount.seconds(until: try live.date(0), from: now))
+        return .refused(
+            retryAfterSeconds: AttemptCount.seconds(
+                until: Date(millisecondsSince1970: try live.decode(0)), from: now))
     }
 
     public func release(_ key: String, at now: Date) async throws {

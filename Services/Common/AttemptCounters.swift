@@ -1,7 +1,7 @@
 import Foundation
 
-/// Where the sign-in limits keep their counts: ``InMemoryAttemptCounters`` for one process (SQLite),
-/// ``SQLAttemptCounters`` shared by every replica (PostgreSQL).
+/// Where rate limits keep their counts (auth's sign-in limits, the store's proofs per address):
+/// ``InMemoryAttemptCounters`` for one process (SQLite), ``SQLAttemptCounters`` shared by every replica (PostgreSQL).
 ///
 /// Each key counts within a fixed window that starts with its first count. `reserve` is atomic: concurrent callers
 /// can never together pass `limit`, which is what lets a limit be checked *before* the password work.
@@ -25,7 +25,7 @@ public enum AttemptCount: Sendable, Hashable {
     case refused(retryAfterSeconds: Int)
 
     /// Whole seconds until `expiresAt`, at least 1 (a client told to retry in 0 s would retry at once).
-    static func seconds(until expiresAt: Date, from now: Date) -> Int {
+    public static func seconds(until expiresAt: Date, from now: Date) -> Int {
         max(1, Int(expiresAt.timeIntervalSince(now).rounded(.up)))
     }
 }
