@@ -60,24 +60,40 @@ struct DeviceRegistrationTests {
         #expect(try await harness.count("device") == 2)
     }
 
-    @Test("a device token re-registered by another user moves to them and drops the ids queued for the previous owner")
-    func reRegistrationByAnotherUser() async throws {
+    @Test("a direct token registered by another user is another device: the first owner's device and ids stay")
+    func directTokenOfAnotherUser() async throws {
         let harness = try await DispatchHarness()
         let device = try await harness.registerDevice(user: "alice", token: "shared-tablet")
         let sent = try await harness.send(to: "alice")
         #expect(try await harness.pendingIDs(device) == [sent.notificationId])
 
-        let moved = try await harness.registerDevice(user: "bob", token: "shared-tablet")
-        #expect(moved == device)
-        #expect(try await harness.pendingIDs(device).isEmpty)
+        let bobs = try await harness.registerDevice(user: "bob", token: "shared-tablet")
+        #expect(bobs != device)
+        #expect(try await harness.pendingIDs(device) == [sent.notificationId])
         let aliceDevices = try await harness.client.call(
             Devices.List.self, Empty(), token: try await harness.signer.userToken("alice"))
         let bobDevices = try await harness.client.call(
             Devices.List.self, Empty(), token: try await harness.signer.userToken("bob"))
+        #expect(aliceDevices.devices.map(\.deviceId) == [device])
+        #expect(bobDevices.devices.map(\.deviceId) == [bobs])
+        #expect(try await harness.status(sent.notificationId).deliveries.first?.status == .queued)
+        // Each owner re-registering their own token updates their own device.
+        #expect(try await harness.registerDevice(user: "alice", token: "shared-tablet") == device)
+        #expect(try await harness.registerDevice(user: "bob", token: "shared-tablet") == bobs)
+        #expect(try await harness.count("device") == 2)
+    }
+
+    @Test(
+        "a platform token re-registered by another user moves to them and drops the ids queued for the previous owner")
+    func platformTokenOfAnotherUser() async throws {
+        let harness = try await DispatchHarness.remote([ScriptedProvider(platform: .apns)])
+        let device = try await harness.registerDevice(user: "alice", platform: .apns, token: "a1b2")
+        let sent = try await harness.send(to: "alice")
+        #expect(try await harness.registerDevice(user: "bob", platform: .apns, token: "a1b2") == device)
+        let aliceDevices = try await harness.client.call(
+            Devices.List.self, Empty(), token: try await harness.signer.userToken("alice"))
         #expect(aliceDevices.devices.isEmpty)
-        #expect(bobDevices.devices.map(\.deviceId) == [device])
-        let status = try await harness.status(sent.notificationId)
-        #expect(status.deliveries.first?.status == .failed)
+        #expect(try await harness.status(sent.notificationId).deliveries.first?.status == .failed)
     }
 
     @Test(

@@ -16,9 +16,11 @@ struct DispatchMigrationsTests {
     }
 
     /// The steps earlier releases applied on `dialect`: all but this release's `v7 idempotency owners` and
-    /// `v8 device revocation outbox`.
+    /// `v8 device revocation outbox` and `v9 direct tokens per owner`.
     static func released(on dialect: SQLDialect) -> [SQLMigration] {
-        shipped(on: dialect).filter { !["v7 idempotency owners", "v8 device revocation outbox"].contains($0.version) }
+        shipped(on: dialect).filter {
+            !["v7 idempotency owners", "v8 device revocation outbox", "v9 direct tokens per owner"].contains($0.version)
+        }
     }
 
     @Test("each backend keeps the version ids its earlier releases recorded, in their order")
@@ -29,12 +31,12 @@ struct DispatchMigrationsTests {
             Self.shipped(on: .sqlite).map(\.version) == [
                 "v1", "v2 delivery leases", "v3 device apns mode", "v4 unfinished deliveries by device",
                 "v5 device public key", "v6 delivery trace context", "v7 idempotency owners",
-                "v8 device revocation outbox",
+                "v8 device revocation outbox", "v9 direct tokens per owner",
             ])
         #expect(
             Self.shipped(on: .postgresql).map(\.version) == [
                 "v1", "v2 unfinished deliveries by device", "v5 device public key", "v6 delivery trace context",
-                "v7 idempotency owners", "v8 device revocation outbox",
+                "v7 idempotency owners", "v8 device revocation outbox", "v9 direct tokens per owner",
             ])
     }
 

@@ -36,15 +36,15 @@ extension DispatchRepositoryTests {
                 maxDevices: 4, now: Self.start)
             #expect(again.device.id == registered[0].id)
             #expect(again.previousOwnerID == nil)
-            _ = try await devices.register(ownerID: "eve", platform: .direct, token: "eves", name: nil, now: Self.start)
+            _ = try await devices.register(ownerID: "eve", platform: .apns, token: "eeee", name: nil, now: Self.start)
             await #expect(throws: DispatchError.quotaExceeded(.devicesPerUser, limit: 4)) {
                 _ = try await devices.register(
-                    ownerID: "ada", platform: .direct, token: "eves", name: nil, apnsMode: nil, maxDevices: 4,
+                    ownerID: "ada", platform: .apns, token: "eeee", name: nil, apnsMode: nil, maxDevices: 4,
                     now: Self.start)
             }
-            // With room, the move reports whose the device was.
+            // With room, the move (of a platform token: direct tokens never move) reports whose the device was.
             let moved = try await devices.register(
-                ownerID: "ada", platform: .direct, token: "eves", name: nil, apnsMode: nil, maxDevices: 5,
+                ownerID: "ada", platform: .apns, token: "eeee", name: nil, apnsMode: nil, maxDevices: 5,
                 now: Self.start)
             #expect(moved.previousOwnerID == "eve")
             #expect(moved.device.ownerID == "ada")

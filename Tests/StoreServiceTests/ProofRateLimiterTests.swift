@@ -47,10 +47,12 @@ struct ProofRateLimiterTests {
             let clock = TestClock()
             try await checkContract(
                 ProofRateLimiter(
-                    counters: SQLAttemptCounters(database: PostgresSQLDatabase(first)), perMinute: 3,
+                    counters: SQLAttemptCounters(database: PostgresSQLDatabase(first), table: ProofRateLimiter.table),
+                    perMinute: 3,
                     now: { clock.now }),
                 ProofRateLimiter(
-                    counters: SQLAttemptCounters(database: PostgresSQLDatabase(second)), perMinute: 3,
+                    counters: SQLAttemptCounters(database: PostgresSQLDatabase(second), table: ProofRateLimiter.table),
+                    perMinute: 3,
                     now: { clock.now }), clock: clock)
         }
     }

@@ -1,30 +1,33 @@
 import Foundation
 
-/// ``AttemptCounters`` in the database (table `attempt_counters`, times in milliseconds), shared by every replica of a
-/// service on PostgreSQL: auth's sign-in limits, the store's proofs per address. A service on SQLite is one process
-/// and keeps its counts in ``InMemoryAttemptCounters``.
+/// ``AttemptCounters`` in a database table (auth's `attempt_counters`; times in milliseconds), shared by every
+/// replica of a service on PostgreSQL: auth's sign-in limits, the store's proofs per address. A service on SQLite is
+/// one process and keeps its counts in ``InMemoryAttemptCounters``.
 ///
 /// `reserve` is one upsert: `ON CONFLICT DO UPDATE` locks the row, and its `WHERE` is checked against the row as the
 /// previous writer left it, so replicas counting at once can never together pass the limit.
 public struct SQLAttemptCounters: AttemptCounters {
     let database: any SQLDatabase
+    let table: String
 
-    /// Uses a database with the `attempt_counters` table (``tableStatements(_:)``).
-    public init(database: any SQLDatabase) {
+    /// Uses a database with the counters table `table` (auth's `attempt_counters`; another service's own name,
+    /// created by ``tableStatements(_:table:)``: services may share one PostgreSQL schema).
+    public init(database: any SQLDatabase, table: String = "attempt_counters") {
         self.database = database
+        self.table = table
     }
 
-    /// The statements that create the `attempt_counters` table (times in milliseconds), for a service's migration.
-    public static func tableStatements(_ dialect: SQLDialect) -> [String] {
+    /// The statements that create a counters table named `table` (times in milliseconds), for a service's migration.
+    public static func tableStatements(_ dialect: SQLDialect, table: String) -> [String] {
         [
             """
-            CREATE TABLE attempt_counters (
+            CREATE TABLE \(table) (
                 counter_key TEXT PRIMARY KEY NOT NULL,
                 count \(dialect.integerType) NOT NULL,
                 expires_at \(dialect.integerType) NOT NULL
             )
             """,
-            "CREATE INDEX attempt_counters_by_expiry ON attempt_counters (expires_at)",
+            "CREATE INDEX \(table)_by_expiry ON \(table) (expires_at)",
         ]
     }
 
@@ -32,12 +35,12 @@ public struct SQLAttemptCounters: AttemptCounters {
         let nowMilliseconds = now.millisecondsSince1970
         let counted = try await database.write(
             """
-            INSERT INTO attempt_counters (counter_key, count, expires_at) VALUES (?, 1, ?)
+            INSERT INTO \(table) (counter_key, count, expires_at) VALUES (?, 1, ?)
             ON CONFLICT (counter_key) DO UPDATE SET
-                count = CASE WHEN attempt_counters.expires_at <= ? THEN 1 ELSE attempt_counters.count + 1 END,
-                expires_at = CASE WHEN attempt_counters.expires_at <= ? THEN excluded.expires_at
-                    ELSE attempt_counters.expires_at END
-            WHERE attempt_counters.expires_at <= ? OR attempt_counters.count < ?
+                count = CASE WHEN \(table).expires_at <= ? THEN 1 ELSE \(table).count + 1 END,
+                expires_at = CASE WHEN \(table).expires_at <= ? THEN excluded.expires_at
+                    ELSE \(table).expires_at END
+            WHERE \(table).expires_at <= ? OR \(table).count < ?
             RETURNING count
             """,
             [
@@ -47,7 +50,7 @@ public struct SQLAttemptCounters: AttemptCounters {
         if let row = counted.first { return .counted(try row.decode(0)) }
         guard
             let live = try await database.readOne(
-                "SELECT expires_at FROM attempt_counters WHERE counter_key = ?", [key])
+                "SELECT expires_at FROM \(table) WHERE counter_key = ?", [key])
         else {
             // Purged between the two statements: the window just ended.
             return .refused(retryAfterSeconds: 1)
@@ -59,15 +62,15 @@ public struct SQLAttemptCounters: AttemptCounters {
 
     public func release(_ key: String, at now: Date) async throws {
         _ = try await database.execute(
-            "UPDATE attempt_counters SET count = count - 1 WHERE counter_key = ? AND count > 0 AND expires_at > ?",
+            "UPDATE \(table) SET count = count - 1 WHERE counter_key = ? AND count > 0 AND expires_at > ?",
             [key, now.millisecondsSince1970])
     }
 
     public func reset(_ key: String) async throws {
-        _ = try await database.execute("DELETE FROM attempt_counters WHERE counter_key = ?", [key])
+        _ = try await database.execute("DELETE FROM \(table) WHERE counter_key = ?", [key])
     }
 
     public func purge(expiredBefore now: Date) async throws -> Int {
-        try await database.execute("DELETE FROM attempt_counters WHERE expires_at <= ?", [now.millisecondsSince1970])
+        try await database.execute("DELETE FROM \(table) WHERE expires_at <= ?", [now.millisecondsSince1970])
     }
 }

@@ -10,6 +10,9 @@ import ServiceCore
 public struct ProofRateLimiter: Sendable {
     let counters: any AttemptCounters
     let perMinute: Int
+
+    /// The store's counters table (``SQLAttemptCounters``), named apart from auth's: services may share a schema.
+    public static let table = "proof_address_counters"
     let now: @Sendable () -> Date
 
     /// - Parameters:

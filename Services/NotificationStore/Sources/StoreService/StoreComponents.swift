@@ -52,7 +52,8 @@ public struct StoreComponents: Sendable {
             ? InMemoryProofReplayCache(perDevice: configuration.proofsPerDevice)
             : SQLProofReplayCache(database: database.sql, perDevice: configuration.proofsPerDevice)
         let proofLimiter = ProofRateLimiter(
-            counters: database.postgres == nil ? InMemoryAttemptCounters() : SQLAttemptCounters(database: database.sql),
+            counters: database.postgres == nil
+                ? InMemoryAttemptCounters() : SQLAttemptCounters(database: database.sql, table: ProofRateLimiter.table),
             perMinute: configuration.proofRateLimit, now: now)
         let verifier = AccessTokenVerifier(logger: logger) {
             try await auth.call(Auth.Keys.self, Empty()).keys

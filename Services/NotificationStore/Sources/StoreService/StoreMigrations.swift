@@ -45,7 +45,9 @@ public enum StoreMigrations {
             ]
         },
         // Fetches with a proof per client address (SECUREPUSH_STORE_PROOF_RATE_LIMIT), shared by PostgreSQL replicas.
-        SQLMigration("v5 proof attempts per address", SQLAttemptCounters.tableStatements),
+        SQLMigration("v5 proof attempts per address") { dialect in
+            SQLAttemptCounters.tableStatements(dialect, table: ProofRateLimiter.table)
+        },
     ]
 
     /// The service's schema: `store` on PostgreSQL, built by ``all``.

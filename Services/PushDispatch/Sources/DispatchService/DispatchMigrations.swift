@@ -113,6 +113,15 @@ public enum DispatchMigrations {
                 "CREATE INDEX device_revocation_outbox_by_batch ON device_revocation_outbox (batch_id, queued_at)",
             ]
         },
+        // A `direct` token is its owner's own name for a device: another user registering the same token gets a
+        // device of their own and never moves this one. Platform tokens (APNs, FCM, WNS, Web Push) stay unique.
+        SQLMigration(
+            "v9 direct tokens per owner",
+            [
+                "DROP INDEX device_by_platform_token",
+                "CREATE UNIQUE INDEX device_by_platform_token ON device (platform, token) WHERE platform <> 'direct'",
+                "CREATE UNIQUE INDEX device_by_owner_direct_token ON device (owner_id, token) WHERE platform = 'direct'",
+            ]),
     ]
 
     /// The service's schema: `dispatch` on PostgreSQL, built by ``all``.

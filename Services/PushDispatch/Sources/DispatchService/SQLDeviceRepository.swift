@@ -5,7 +5,8 @@ import SharedModels
 /// `DeviceRepository` on any ``SQLDatabase`` (SQLite or PostgreSQL), each operation written once. A registration runs
 /// in one transaction that locks the token's row; with a device quota it first takes a per-owner lock, so the count
 /// and the insert of concurrent registrations cannot interleave on any replica. Two replicas inserting the same new
-/// token meet at the unique index; the loser registers again, now as an update.
+/// token meet at the unique index; the loser registers again, now as an update. A `direct` token is unique per owner
+/// (the same token from another user is another device); platform tokens are unique per platform.
 public struct SQLDeviceRepository: DeviceRepository {
     let database: any SQLDatabase
 
@@ -48,10 +49,12 @@ public struct SQLDeviceRepository: DeviceRepository {
                 // count below and the insert cannot interleave with another registration's.
                 try await db.lock("dispatch.device.owner:" + ownerID)
             }
+            // A direct token names a device among its owner's only: another user's same token is another device.
+            let sameOwner = platform == .direct ? "AND owner_id = ?" : ""
             if let token,
                 let row = try await db.query(
-                    "SELECT \(Self.columns) FROM device WHERE platform = ? AND token = ? \(db.dialect.lockRows)",
-                    [platform.rawValue, token]
+                    "SELECT \(Self.columns) FROM device WHERE platform = ? AND token = ? \(sameOwner) \(db.dialect.lockRows)",
+                    [platform.rawValue, token] + (platform == .direct ? [ownerID] : [])
                 ).first
             {
                 return try await Self.update(
@@ -64,13 +67,14 @@ public struct SQLDeviceRepository: DeviceRepository {
                 name: name,
                 createdAt: Date(millisecondsSince1970: nowMS), lastRegisteredAt: Date(millisecondsSince1970: nowMS),
                 isActive: true, apnsMode: apnsMode, publicKey: publicKey)
-            // A token another replica registered since the SELECT above conflicts here: nothing is inserted.
+            // A token another replica registered since the SELECT above conflicts here (on either unique index:
+            // platform tokens, or one owner's direct tokens): nothing is inserted.
             let inserted = try await db.execute(
                 """
                 INSERT INTO device (
                     id, owner_id, platform, token, name, created_at, last_registered_at, active, apns_mode, public_key)
                 VALUES (?, ?, ?, ?, ?, ?, ?, TRUE, ?, ?)
-                ON CONFLICT (platform, token) DO NOTHING
+                ON CONFLICT DO NOTHING
                 """, [device.id, ownerID, platform.rawValue, token, name, nowMS, nowMS, apnsMode, publicKey])
             return inserted > 0 ? DeviceRegistration(device: device) : nil
         }
