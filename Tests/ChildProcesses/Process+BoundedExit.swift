@@ -40,11 +40,12 @@ extension Process {
         while isRunning {
             let now = clock.now
             if exitedUnnoticedSince == nil, Self.kernelReportsExit(of: pid) { exitedUnnoticedSince = now }
-            if let since = exitedUnnoticedSince, now - since > .seconds(5) {
-                throw ExitNotReported(description: "\(commandLine) exited, but Foundation did not report it in 5 s")
+            if let since = exitedUnnoticedSince, now - since > .seconds(15) {
+                throw ExitNotReported(description: "\(commandLine) exited, but Foundation did not report it in 15 s")
             }
             if let deadline, now > deadline {
-                kill(pid, SIGKILL)
+                // Not once it exited: its pid may be reaped and reused by then.
+                if exitedUnnoticedSince == nil { kill(pid, SIGKILL) }
                 let killedAt = clock.now
                 while isRunning && clock.now - killedAt < .seconds(5) { try await Task.sleep(for: .milliseconds(10)) }
                 throw TimedOut(description: "\(commandLine) still ran after \(limit ?? .zero); killed")
@@ -61,9 +62,13 @@ extension Process {
 
     /// Whether the child `pid` has exited and waits to be reaped (or was reaped already), without reaping it.
     private static func kernelReportsExit(of pid: Int32) -> Bool {
-        var info = siginfo_t()
-        let result = waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT)
-        if result == -1 { return errno == ECHILD }
-        return info._sifields._sigchld.si_pid == pid
+        #if os(Linux)
+            var info = siginfo_t()
+            let result = waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT)
+            if result == -1 { return errno == ECHILD }
+            return info._sifields._sigchld.si_pid == pid
+        #else
+            return false  // Foundation's own notice only
+        #endif
     }
 }

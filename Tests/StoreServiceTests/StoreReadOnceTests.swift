@@ -108,7 +108,7 @@ struct StoreReadOnceTests {
                     for device in ["a", "b"] {
                         group.addTask {
                             try await repository.fetch(
-                                id: id, recipientID: "ada", deviceID: device, proven: true, now: now)
+                                id: id, recipientID: "ada", deviceID: device, proven: false, now: now)
                         }
                     }
                     return try await group.reduce(into: []) { $0.append($1) }

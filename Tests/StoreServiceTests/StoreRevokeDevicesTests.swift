@@ -44,6 +44,28 @@ struct StoreRevokeDevicesTests {
         #expect(try rekeyed.open(fetched) == "new")
     }
 
+    @Test("a copy a racing store.put inserted after the revocation's delete is refused on every path")
+    func racingPut() async throws {
+        let harness = try await StoreHarness()
+        let laptop = TestDevice()
+        harness.clock.advance(by: 10)
+        _ = try await harness.revoke([laptop.id])
+        // The put read the clock before the revocation and committed after it.
+        harness.clock.advance(by: -1)
+        let raced = try await harness.put(to: "alice", payload: "raced", sealedTo: [laptop], sealedOnly: false)
+        harness.clock.advance(by: 1)
+        let byProof = await rpcError {
+            try await harness.get(
+                raced.notificationId, device: laptop.id,
+                proof: try laptop.proof(for: raced.notificationId, at: harness.clock.now))
+        }
+        #expect(byProof?.message == "Unauthenticated: device revoked")
+        // The user's token with the laptop's id gets the server-readable copy, never the laptop's sealed one.
+        let byToken = try await harness.get(raced.notificationId, as: "alice", device: laptop.id)
+        #expect(byToken.sealed == nil)
+        #expect(byToken.payload == "raced")
+    }
+
     @Test("a retried call (same revocationId) deletes nothing sealed after the first; a new call does")
     func retriesAreIdempotent() async throws {
         let harness = try await StoreHarness()

@@ -10,7 +10,8 @@ public protocol NotificationRepository: Sendable {
     /// when it has one, else the server-readable payload. The fetch is recorded as the device's receipt, and a
     /// read-once notification has every copy erased: of concurrent fetches, exactly one gets the payload. A read-once
     /// notification is consumed through `deviceID`'s sealed copy only when `proven` (the caller showed that device's
-    /// proof); otherwise the outcome is ``FetchOutcome/proofRequired`` and nothing changes.
+    /// proof); otherwise the outcome is ``FetchOutcome/proofRequired`` and nothing changes. With `proven`, a device that
+    /// has no copy (revoked since its proof was checked) gets ``FetchOutcome/missing``: nothing else in its name.
     func fetch(id: String, recipientID: String, deviceID: String?, proven: Bool, now: Date) async throws
         -> FetchOutcome
 

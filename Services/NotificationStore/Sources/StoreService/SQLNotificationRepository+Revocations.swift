@@ -21,25 +21,21 @@ extension SQLNotificationRepository {
         let deleted = try await database.transaction { db in
             var deleted = 0
             for deviceID in deviceIDs {
-                if let revocationID,
-                    let row = try await db.query(
-                        "SELECT revocation_id FROM device_revocation WHERE device_id = ?", [deviceID]
-                    ).first,
-                    try row.decode(0, as: String?.self) == revocationID
-                {
-                    continue  // this call was applied before: its answer was lost and push-dispatch sent it again
-                }
-                // The later of two revocations wins (replicas' clocks may differ by a little).
-                _ = try await db.execute(
+                // One statement decides whether this call applies to the device, also against a concurrent copy of
+                // it on another replica: a row that already carries this revocationId is left alone (a retry); else
+                // the later of two revocations wins (replicas' clocks may differ by a little).
+                let applied = try await db.query(
                     """
                     INSERT INTO device_revocation (device_id, revoked_at, revocation_id) VALUES (?, ?, ?)
                     ON CONFLICT (device_id) DO UPDATE SET revocation_id = excluded.revocation_id,
                         revoked_at = CASE WHEN excluded.revoked_at > device_revocation.revoked_at
                             THEN excluded.revoked_at ELSE device_revocation.revoked_at END
+                    WHERE excluded.revocation_id IS NULL OR device_revocation.revocation_id IS NULL
+                        OR excluded.revocation_id <> device_revocation.revocation_id
+                    RETURNING revoked_at
                     """, [deviceID, nowMS, revocationID])
-                let revokedAt =
-                    try await db.query("SELECT revoked_at FROM device_revocation WHERE device_id = ?", [deviceID])
-                    .first?.decode(0, as: Int64.self) ?? nowMS
+                guard applied.first != nil else { continue }  // applied before: its answer was lost, sent again
+                let revokedAt = try applied[0].decode(0, as: Int64.self)
                 // Through the device's own copies (indexed), not every notification.
                 deleted += try await db.execute(
                     """

@@ -94,13 +94,19 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
             if let goneAt = metadata.goneAt { return (.gone(readAt: metadata.readAt ?? goneAt), false) }
             var copy: SealedCopyRecord?
             if let deviceID {
+                // Never a copy of a device revoked since the notification was created (one a store.put racing the
+                // revocation inserted after its delete).
                 copy = try await db.query(
                     """
-                    SELECT device_id, public_key, enc, ciphertext FROM sealed_copy
-                    WHERE notification_id = ? AND device_id = ?
+                    SELECT c.device_id, c.public_key, c.enc, c.ciphertext
+                    FROM sealed_copy c JOIN notification n ON n.id = c.notification_id
+                    WHERE c.notification_id = ? AND c.device_id = ? AND NOT \(Self.revokedCopy)
                     """, [id, deviceID]
                 ).first.map(Self.sealedCopy(from:))
             }
+            // A proof was checked against a copy that is gone now (revoked meanwhile): nothing else is handed out in
+            // its name, neither the server-readable payload nor a read-once erasure.
+            if proven, copy == nil { return (.missing, false) }
             let payload = try self.open(row)
             if copy == nil, payload == nil {
                 // A sealed-only notification: a device without a copy of its own is not a recipient.
@@ -249,16 +255,18 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
                 "DELETE FROM sealed_copy WHERE notification_id IN "
                     + "(SELECT id FROM notification WHERE expires_at <= ?)", [cutoff])
             _ = try await db.execute("DELETE FROM proof_jti WHERE expires_at <= ?", [cutoff])
-            // A revocation older than every notification left can refuse nothing any more.
+            // Kept longer than any notification lives (a copy a racing store.put inserted after the revocation stays
+            // refused until it expires) and long past any retry of the call that made it.
             _ = try await db.execute(
-                "DELETE FROM device_revocation WHERE revoked_at < COALESCE((SELECT MIN(created_at) FROM notification "
-                    + "WHERE expires_at > ?), ?)", [cutoff, cutoff])
+                "DELETE FROM device_revocation WHERE revoked_at < ?", [cutoff - Self.revocationRetentionMilliseconds])
             return try await db.execute("DELETE FROM notification WHERE expires_at <= ?", [cutoff])
         }
         if let deleted, deleted > 0 { await purgeErasedBytes() }
         return deleted ?? 0
     }
 
+    /// How long a device revocation is kept: longer than the longest notification lifetime (30 days).
+    static let revocationRetentionMilliseconds: Int64 = 31 * 86_400_000
     /// How long a receipt is kept after its notification expired.
     static let receiptRetentionMilliseconds: Int64 = 86_400_000
     /// What ``metadata(from:)`` reads.

@@ -49,10 +49,15 @@ public struct DeviceRevocationOutbox: Sendable {
                 [staleBefore]
             ).first {
                 let id: String = try row.decode(0)
-                _ = try await db.execute(
-                    "UPDATE device_revocation_outbox SET batch_at = ? WHERE batch_id = ?", [nowMS, id])
-                let devices = try await Self.devices(in: id, db)
-                if !devices.isEmpty { return Batch(id: id, deviceIDs: devices) }
+                // Only if still stale: a replica that reclaimed it meanwhile keeps it (the row lock makes the second
+                // UPDATE see the first one's batch_at).
+                let reclaimed = try await db.execute(
+                    "UPDATE device_revocation_outbox SET batch_at = ? WHERE batch_id = ? AND batch_at <= ?",
+                    [nowMS, id, staleBefore])
+                if reclaimed > 0 {
+                    let devices = try await Self.devices(in: id, db)
+                    if !devices.isEmpty { return Batch(id: id, deviceIDs: devices) }
+                }
             }
             let waiting = try await db.query(
                 "SELECT device_id FROM device_revocation_outbox WHERE batch_id IS NULL ORDER BY queued_at LIMIT ?",

@@ -50,7 +50,9 @@ public struct SQLDeviceRepository: DeviceRepository {
                 try await db.lock("dispatch.device.owner:" + ownerID)
             }
             // A direct token names a device among its owner's only: another user's same token is another device.
-            let sameOwner = platform == .direct ? "AND owner_id = ?" : ""
+            // The literal platform conditions let SQLite use the matching partial unique index.
+            let sameOwner =
+                platform == .direct ? "AND platform = 'direct' AND owner_id = ?" : "AND platform <> 'direct'"
             if let token,
                 let row = try await db.query(
                     "SELECT \(Self.columns) FROM device WHERE platform = ? AND token = ? \(sameOwner) \(db.dialect.lockRows)",
