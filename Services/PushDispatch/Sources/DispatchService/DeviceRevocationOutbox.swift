@@ -64,7 +64,7 @@ public struct DeviceRevocationOutbox: Sendable {
                 [limit]
             ).map { try $0.decode(0, as: String.self) }
             guard !waiting.isEmpty else { return nil }
-            let id = UUID().uuidString.lowercased()
+            let id = UUID.random().uuidString.lowercased()
             let list = String(decoding: try JSONEncoder().encode(waiting), as: UTF8.self)
             // Only rows still unclaimed: a replica that claimed some of them meanwhile keeps them.
             _ = try await db.execute(
