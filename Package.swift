@@ -288,7 +288,8 @@ let package = Package(
                 swiftSettings: swiftSettings
             ),
             .testTarget(
-                name: "SecurePushClientTests", dependencies: ["SecurePushClient", "SealedPush", "SharedModels"],
+                name: "SecurePushClientTests",
+                dependencies: ["SecurePushClient", "SealedPush", "SharedModels", logging],
                 swiftSettings: swiftSettings),
             .testTarget(
                 name: "PrivateFilesTests", dependencies: ["PrivateFiles", "TestSupport"], swiftSettings: swiftSettings),

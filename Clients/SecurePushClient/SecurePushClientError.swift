@@ -6,6 +6,7 @@ public struct SecurePushClientError: Error, CustomStringConvertible, Sendable, H
         case shutDown
         case unreadableDeviceKey(String)
         case noPayload
+        case noPendingDevice
     }
 
     private let code: Code
@@ -21,6 +22,8 @@ public struct SecurePushClientError: Error, CustomStringConvertible, Sendable, H
     }
     /// The notification is sealed to this user's devices, and this client has no device key to open it with.
     public static let noPayload = SecurePushClientError(.noPayload)
+    /// A device-verification challenge arrived, and this client registered no pending device to answer it for.
+    public static let noPendingDevice = SecurePushClientError(.noPendingDevice)
     /// push-dispatch refused the event stream with this HTTP status (403: not your device; 404: no such device).
     public static func streamRefused(status: Int) -> SecurePushClientError {
         SecurePushClientError(.streamRefused(status))
@@ -33,6 +36,8 @@ public struct SecurePushClientError: Error, CustomStringConvertible, Sendable, H
         case .streamRefused(let status): "the event stream was refused with HTTP \(status)"
         case .unreadableDeviceKey(let path): "no usable device key in \(path)"
         case .noPayload: "the notification is sealed to a device key this client does not hold"
+        case .noPendingDevice:
+            "a device-verification challenge arrived, but this client has no pending device registration to answer it for"
         }
     }
 }

@@ -25,12 +25,14 @@ public actor SecurePushDevice {
     private let dispatchHTTP: HTTP2Client
     private let auth: RPCClient
     private let store: RPCClient
-    private let dispatch: RPCClient
+    let dispatch: RPCClient
     private var refreshTask: Task<DeviceSession, any Error>?
     private var onSessionChange: (@Sendable (DeviceSession?) -> Void)?
     private let now: @Sendable () -> Date
     /// This device's id and key once it registered sealed: fetches ask for its sealed copy and open it.
     private var sealedDevice: (id: String, key: DeviceKey)?
+    /// The device id of this client's last registration that is waiting for its challenge (`verification: "pending"`).
+    var pendingDeviceId: String?
     /// The trace context each pushed id came with (echoed on `fetch`).
     private let traceContexts = TraceContexts()
 
@@ -95,10 +97,21 @@ public actor SecurePushDevice {
 
     // MARK: - Devices and notifications
 
-    /// Registers this device for pushes; returns its device id.
+    /// Registers this device for pushes; returns its device id. When the token belongs to another user's device the
+    /// id is a pending device's (see ``registration(device:)``): ``receive(push:)`` answers the challenge pushed to it.
     public func register(device: Devices.Register.Params) async throws -> String {
-        try await authorized { token in try await self.dispatch.call(Devices.Register.self, device, token: token) }
-            .deviceId
+        try await registration(device: device).deviceId
+    }
+
+    /// Registers this device for pushes and returns push-dispatch's whole answer. `verification == "pending"` when the
+    /// APNs, FCM or WNS token is another user's device (the previous user of this phone, say): the device moves to
+    /// this user once ``receive(push:)`` (or ``verify(deviceId:challenge:)``) answers the challenge pushed to it.
+    public func registration(device: Devices.Register.Params) async throws -> Devices.Register.Result {
+        let result = try await authorized { token in
+            try await self.dispatch.call(Devices.Register.self, device, token: token)
+        }
+        pendingDeviceId = result.verification == nil ? nil : result.deviceId
+        return result
     }
 
     /// The signed-in user's devices.
@@ -327,7 +340,7 @@ public actor SecurePushDevice {
     // MARK: - Tokens
 
     /// Runs `call` with a valid access token; on `-32001` refreshes once and retries.
-    private func authorized<T: Sendable>(_ call: @Sendable (String) async throws -> T) async throws -> T {
+    func authorized<T: Sendable>(_ call: @Sendable (String) async throws -> T) async throws -> T {
         let token = try await validAccessToken()
         do {
             return try await call(token)

@@ -1,8 +1,10 @@
 import Foundation
 
 extension Devices {
-    /// `devices.register {platform, token?, name?, apnsMode?, publicKey?}` (user token) → `{deviceId}`.
-    /// Registering the same platform token again updates that device instead of adding one (its key included).
+    /// `devices.register {platform, token?, name?, apnsMode?, publicKey?}` (user token) → `{deviceId, verification?}`.
+    /// Registering the same platform token again updates that device instead of adding one (its key included). An
+    /// APNs, FCM or WNS token registered to another user is not moved: the result is a new pending device
+    /// (`verification: "pending"`), and a challenge is pushed to the token for `devices.verify`.
     public enum Register: RPCMethod {
         public static let name = "devices.register"
 
@@ -31,7 +33,13 @@ extension Devices {
 
         public struct Result: Codable, Sendable, Hashable {
             public var deviceId: String
-            public init(deviceId: String) { self.deviceId = deviceId }
+            /// `"pending"` when the token belongs to another user's device: this device stays inactive until
+            /// `devices.verify` answers the challenge pushed to the token. Absent for a registered device.
+            public var verification: String?
+            public init(deviceId: String, verification: String? = nil) {
+                self.deviceId = deviceId
+                self.verification = verification
+            }
         }
     }
 
@@ -58,10 +66,13 @@ extension Devices {
         public var apnsMode: String?
         /// Whether the device registered a public key: payloads sent to it are sealed to that key.
         public var sealed: Bool?
+        /// `"pending"` for a registration waiting for `devices.verify`; absent for a registered device.
+        public var verification: String?
         public init(
             deviceId: String, platform: Platform, name: String? = nil, createdAt: Date, active: Bool? = nil,
-            apnsMode: String? = nil, sealed: Bool? = nil
+            apnsMode: String? = nil, sealed: Bool? = nil, verification: String? = nil
         ) {
+            self.verification = verification
             self.sealed = sealed
             self.deviceId = deviceId
             self.platform = platform

@@ -91,12 +91,25 @@ struct APNsEndToEndTests {
     }
 }
 
-/// Runs `body` with a device signed in as a new user `username` (with its user id) and the backend client, on the
-/// whole stack delivering to `mock` (traced with `tracer` when given); stops everything afterwards, whether `body`
-/// threw or not.
+/// Runs `body` with one device client signed in as a new user `username` (its user id), and the backend client, against
+/// the whole stack delivering to `mock`.
 func withSignedInDevice(
     against mock: APNsMock, username: String, tracer: (any Tracer)? = nil,
     _ body: (SecurePushDevice, String, SecurePushBackend) async throws -> Void
+) async throws {
+    try await withAPNsStack(against: mock, devices: 1, tracer: tracer) { devices, backend in
+        let device = devices[0]
+        let userId = try await device.createAccount(username: username, password: "long enough password")
+        try await device.signIn(username: username, password: "long enough password")
+        try await body(device, userId, backend)
+    }
+}
+
+/// Runs `body` with `devices` device clients (not signed in) and the backend client, against the whole stack
+/// delivering to `mock`; stops every client and the stack afterwards, whether `body` threw or not.
+func withAPNsStack(
+    against mock: APNsMock, devices count: Int, tracer: (any Tracer)? = nil,
+    _ body: ([SecurePushDevice], SecurePushBackend) async throws -> Void
 ) async throws {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("apns-e2e-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: directory) }
@@ -105,21 +118,27 @@ func withSignedInDevice(
     let stack = try await startStack(
         against: mock, in: directory, backendSecret: backendSecret, logger: logger, tracer: tracer)
     let endpoints = SecurePushEndpoints(auth: stack.authURL, store: stack.storeURL, dispatch: stack.dispatchURL)
-    let device = try SecurePushDevice(endpoints: endpoints, logger: logger)
-    let backend = try SecurePushBackend(
-        authURL: stack.authURL, dispatchURL: stack.dispatchURL, clientID: "backend", clientSecret: backendSecret,
-        logger: logger)
+    var devices: [SecurePushDevice] = []
+    let backend: SecurePushBackend
     do {
-        let userId = try await device.createAccount(username: username, password: "long enough password")
-        try await device.signIn(username: username, password: "long enough password")
-        try await body(device, userId, backend)
+        for _ in 0..<count { devices.append(try SecurePushDevice(endpoints: endpoints, logger: logger)) }
+        backend = try SecurePushBackend(
+            authURL: stack.authURL, dispatchURL: stack.dispatchURL, clientID: "backend", clientSecret: backendSecret,
+            logger: logger)
     } catch {
-        await device.shutdown()
+        for device in devices { await device.shutdown() }
+        await stack.stop()
+        throw error
+    }
+    do {
+        try await body(devices, backend)
+    } catch {
+        for device in devices { await device.shutdown() }
         await backend.shutdown()
         await stack.stop()
         throw error
     }
-    await device.shutdown()
+    for device in devices { await device.shutdown() }
     await backend.shutdown()
     await stack.stop()
 }

@@ -1,6 +1,5 @@
 import APNsMock
 import Foundation
-import Logging
 import SecurePushClient
 import SharedModels
 import TestSupport
@@ -12,20 +11,8 @@ struct APNsSealedStoryTests {
     func sealedThroughAPNs() async throws {
         let state = APNsMockState()
         try await withAPNsMock(state: state) { mock in
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "apns-sealed-\(UUID().uuidString)")
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let backendSecret = "backend-secret-\(UUID().uuidString)"
-            let logger = Logger(label: "apns-sealed") { _ in SwiftLogNoOpLogHandler() }
-            let stack = try await startStack(
-                against: mock, in: directory, backendSecret: backendSecret, logger: logger)
-            let endpoints = SecurePushEndpoints(auth: stack.authURL, store: stack.storeURL, dispatch: stack.dispatchURL)
-            let app = try SecurePushDevice(endpoints: endpoints, logger: logger)
-            let notificationExtension = try SecurePushDevice(endpoints: endpoints, logger: logger)
-            let backend = try SecurePushBackend(
-                authURL: stack.authURL, dispatchURL: stack.dispatchURL, clientID: "backend",
-                clientSecret: backendSecret, logger: logger)
-            do {
+            try await withAPNsStack(against: mock, devices: 2) { devices, backend in
+                let (app, notificationExtension) = (devices[0], devices[1])
                 let userId = try await app.createAccount(username: "sealed-iphone", password: "long enough password")
                 try await app.signIn(username: "sealed-iphone", password: "long enough password")
                 let key = DeviceKey()
@@ -45,15 +32,7 @@ struct APNsSealedStoryTests {
                 #expect(gone?.code == RPCErrorCode.gone)
                 let status = try await backend.status(notificationId: sent.notificationId)
                 #expect(status.deliveries.first?.fetchedAt != nil)
-            } catch {
-                for client in [app, notificationExtension] { await client.shutdown() }
-                await backend.shutdown()
-                await stack.stop()
-                throw error
             }
-            for client in [app, notificationExtension] { await client.shutdown() }
-            await backend.shutdown()
-            await stack.stop()
         }
     }
 }

@@ -21,7 +21,21 @@ struct DevicesContractTests {
         let minimal = try Fixture.params(Devices.Register.self, "devices.register", minimal: true)
         #expect(minimal.publicKey == nil)
         #expect(minimal == Devices.Register.Params(platform: .direct))
-        #expect(try Fixture.result(Devices.Register.self, "devices.register").deviceId == Self.phone)
+        #expect(
+            try Fixture.result(Devices.Register.self, "devices.register")
+                == Devices.Register.Result(deviceId: Self.phone, verification: "pending"))
+        #expect(
+            try Fixture.result(Devices.Register.self, "devices.register", minimal: true)
+                == Devices.Register.Result(deviceId: Self.phone))
+    }
+
+    @Test("devices.verify {deviceId, challenge} → {deviceId}")
+    func verify() throws {
+        #expect(
+            try Fixture.params(Devices.Verify.self, "devices.verify")
+                == Devices.Verify.Params(deviceId: Self.phone, challenge: "q3Vb0zYQm2xJ8kT4fP1wLg"))
+        #expect(
+            try Fixture.result(Devices.Verify.self, "devices.verify") == Devices.Verify.Result(deviceId: Self.phone))
     }
 
     @Test("devices.list {} → the caller's devices")
@@ -38,6 +52,10 @@ struct DevicesContractTests {
                     deviceId: Self.tablet, platform: .fcm, name: "Old tablet",
                     createdAt: Fixture.utc(2026, 10, 2, 19, 45, 12),
                     active: false, sealed: false),
+                Devices.DeviceInfo(
+                    deviceId: "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f", platform: .apns, name: "New phone",
+                    createdAt: Fixture.utc(2026, 11, 26, 9, 30, 0), active: false, sealed: true,
+                    verification: "pending"),
             ])
         let minimal = try Fixture.result(Devices.List.self, "devices.list", minimal: true)
         #expect(

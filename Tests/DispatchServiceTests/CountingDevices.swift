@@ -48,4 +48,14 @@ final class CountingDevices: DeviceRepository {
         counted()
         return try await base.unregister(id: id, ownerID: ownerID, now: now)
     }
+
+    func pendingDevices(ownerID: String, now: Date) async throws -> [DeviceRecord] {
+        counted()
+        return try await base.pendingDevices(ownerID: ownerID, now: now)
+    }
+
+    func verify(id: String, ownerID: String, challenge: String, now: Date) async throws -> DeviceVerificationOutcome {
+        counted()
+        return try await base.verify(id: id, ownerID: ownerID, challenge: challenge, now: now)
+    }
 }

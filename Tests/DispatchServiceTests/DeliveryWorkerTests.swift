@@ -66,8 +66,9 @@ struct DeliveryWorkerTests {
             Mirror(reflecting: job).children.compactMap(\.label)
                 == [
                     "sequence", "notificationID", "deviceID", "platform", "deviceToken", "status", "attempts",
-                    "expiresAt", "apnsMode", "traceParent", "sentAt",
+                    "expiresAt", "apnsMode", "traceParent", "sentAt", "challenge",
                 ])
+        #expect(job.challenge == nil)
         #expect(!String(describing: job).contains(payload))
         #expect(!String(reflecting: job).contains(payload))
         #expect(harness.store.storedCalls.map(\.params.payload) == [payload])

@@ -84,19 +84,6 @@ struct DeviceRegistrationTests {
     }
 
     @Test(
-        "a platform token re-registered by another user moves to them and drops the ids queued for the previous owner")
-    func platformTokenOfAnotherUser() async throws {
-        let harness = try await DispatchHarness.remote([ScriptedProvider(platform: .apns)])
-        let device = try await harness.registerDevice(user: "alice", platform: .apns, token: "a1b2")
-        let sent = try await harness.send(to: "alice")
-        #expect(try await harness.registerDevice(user: "bob", platform: .apns, token: "a1b2") == device)
-        let aliceDevices = try await harness.client.call(
-            Devices.List.self, Empty(), token: try await harness.signer.userToken("alice"))
-        #expect(aliceDevices.devices.isEmpty)
-        #expect(try await harness.status(sent.notificationId).deliveries.first?.status == .failed)
-    }
-
-    @Test(
         "apns, fcm, wns and webpush are refused as not configured when no provider serves them, naming platform",
         arguments: ["apns", "fcm", "wns", "webpush"])
     func unconfiguredPlatformsAreRefused(platform: String) async throws {

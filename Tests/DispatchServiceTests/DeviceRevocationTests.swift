@@ -13,7 +13,8 @@ struct DeviceRevocationTests {
 
     @Test("unregister, re-key and move each queue a revocation; re-registering with the same key does not")
     func changesThatRevoke() async throws {
-        let harness = try await DispatchHarness.remote([ScriptedProvider(platform: .apns)])
+        let apns = ScriptedProvider(platform: .apns, script: [.sent])
+        let harness = try await DispatchHarness.remote([apns])
         let key = SealedSendTests.publicKey()
         let laptop = try await sealed.register(harness, user: "alice", publicKey: key, token: "laptop")
         let phone = try await sealed.register(harness, user: "alice", publicKey: key, token: "phone")
@@ -26,7 +27,11 @@ struct DeviceRevocationTests {
         _ = try await harness.client.call(
             Devices.Unregister.self, .init(deviceId: laptop), token: try await harness.signer.userToken("alice"))
         _ = try await sealed.register(harness, user: "alice", publicKey: SealedSendTests.publicKey(), token: "phone")
-        #expect(try await registerAPNs(harness, user: "bob", publicKey: key, token: "7ab1e7") == tablet)
+        // Bob proves he holds alice's tablet (the challenge pushed to its token) and it moves to him.
+        let bobs = try await registerAPNs(harness, user: "bob", publicKey: key, token: "7ab1e7")
+        _ = try await harness.client.call(
+            Devices.Verify.self, .init(deviceId: bobs, challenge: try #require(apns.jobs.last?.challenge)),
+            token: try await harness.signer.userToken("bob"))
         try await harness.components.revocations.sendAvailable()
         let sent = try #require(harness.store.revocations.first)
         #expect(Set(sent.deviceIds) == [laptop, phone, tablet])

@@ -19,7 +19,10 @@ struct DispatchMigrationsTests {
     /// `v8 device revocation outbox` and `v9 direct tokens per owner`.
     static func released(on dialect: SQLDialect) -> [SQLMigration] {
         shipped(on: dialect).filter {
-            !["v7 idempotency owners", "v8 device revocation outbox", "v9 direct tokens per owner"].contains($0.version)
+            ![
+                "v7 idempotency owners", "v8 device revocation outbox", "v9 direct tokens per owner",
+                "v10 device verification",
+            ].contains($0.version)
         }
     }
 
@@ -31,12 +34,13 @@ struct DispatchMigrationsTests {
             Self.shipped(on: .sqlite).map(\.version) == [
                 "v1", "v2 delivery leases", "v3 device apns mode", "v4 unfinished deliveries by device",
                 "v5 device public key", "v6 delivery trace context", "v7 idempotency owners",
-                "v8 device revocation outbox", "v9 direct tokens per owner",
+                "v8 device revocation outbox", "v9 direct tokens per owner", "v10 device verification",
             ])
         #expect(
             Self.shipped(on: .postgresql).map(\.version) == [
                 "v1", "v2 unfinished deliveries by device", "v5 device public key", "v6 delivery trace context",
                 "v7 idempotency owners", "v8 device revocation outbox", "v9 direct tokens per owner",
+                "v10 device verification",
             ])
     }
 
@@ -70,9 +74,16 @@ struct DispatchMigrationsTests {
 
     /// Registers a device and queues a job for it, as the previous schema stored them.
     static func registerDevice(_ database: any SQLDatabase) async throws -> DeviceRecord {
-        let device = try await SQLDeviceRepository(database: database).register(
-            ownerID: "ada", platform: .apns, token: "aa11", name: "phone", apnsMode: "background", now: start)
         let startMS = start.millisecondsSince1970
+        // Written as SQL, as the previous release wrote it (today's repository may touch tables added since).
+        let device = DeviceRecord(
+            id: "0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9", ownerID: "ada", platform: .apns, token: "aa11", name: "phone",
+            createdAt: start, lastRegisteredAt: start, isActive: true, apnsMode: "background")
+        _ = try await database.execute(
+            """
+            INSERT INTO device (id, owner_id, platform, token, name, created_at, last_registered_at, active, apns_mode)
+            VALUES (?, 'ada', 'apns', 'aa11', 'phone', ?, ?, TRUE, 'background')
+            """, [device.id, startMS, startMS])
         let expiresMS = start.addingTimeInterval(3600).millisecondsSince1970
         _ = try await database.execute(
             """

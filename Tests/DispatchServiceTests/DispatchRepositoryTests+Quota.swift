@@ -42,9 +42,24 @@ extension DispatchRepositoryTests {
                     ownerID: "ada", platform: .apns, token: "eeee", name: nil, apnsMode: nil, maxDevices: 4,
                     now: Self.start)
             }
-            // With room, the move (of a platform token: direct tokens never move) reports whose the device was.
-            let moved = try await devices.register(
+            // With room, another user's APNs token is a pending device, which counts until it expires.
+            let pending = try await devices.register(
                 ownerID: "ada", platform: .apns, token: "eeee", name: nil, apnsMode: nil, maxDevices: 5,
+                now: Self.start)
+            #expect(pending.device.isPendingVerification)
+            #expect(pending.previousOwnerID == nil)
+            await #expect(throws: DispatchError.quotaExceeded(.devicesPerUser, limit: 5)) {
+                _ = try await devices.register(
+                    ownerID: "ada", platform: .direct, token: "one-more", name: nil, apnsMode: nil, maxDevices: 5,
+                    now: Self.start)
+            }
+            _ = try await devices.register(
+                ownerID: "ada", platform: .direct, token: "one-more", name: nil, apnsMode: nil, maxDevices: 5,
+                now: Self.start.addingTimeInterval(TimeInterval(DeviceVerification.window.components.seconds) + 1))
+            // A Web Push subscription (it carries its own keys) moves at once, reporting whose the device was.
+            _ = try await devices.register(ownerID: "eve", platform: .webpush, token: "wp", name: nil, now: Self.start)
+            let moved = try await devices.register(
+                ownerID: "ada", platform: .webpush, token: "wp", name: nil, apnsMode: nil, maxDevices: 7,
                 now: Self.start)
             #expect(moved.previousOwnerID == "eve")
             #expect(moved.device.ownerID == "ada")

@@ -59,12 +59,27 @@ struct DispatchRepositoryTests {
             #expect(direct1.id != direct2.id)
             #expect(try await devices.devices(ownerID: "ada").map(\.id) == [first.id, direct1.id, direct2.id])
 
-            // Queued for ada, then the token changes hands: ada's job must not reach eve.
+            // Queued for ada, then the token changes hands (after eve proved she holds it): ada's job must not
+            // reach eve.
             _ = try await deliveries.recordSend(send("n1", to: "ada"), claim: nil)
-            let taken = try await devices.register(
-                ownerID: "eve", platform: .apns, token: "aa11", name: nil, now: Self.start.addingTimeInterval(2))
-            #expect(taken.id == first.id)
+            let pending = try await devices.register(
+                ownerID: "eve", platform: .apns, token: "aa11", name: nil, apnsMode: nil, publicKey: nil,
+                maxDevices: nil, now: Self.start.addingTimeInterval(2))
+            #expect(pending.device.isPendingVerification)
+            let challenge = try #require(pending.challenge)
+            guard
+                case .verified(let moved) = try await devices.verify(
+                    id: pending.device.id, ownerID: "eve", challenge: challenge, now: Self.start.addingTimeInterval(3))
+            else {
+                Issue.record("the right challenge did not verify")
+                return
+            }
+            let taken = moved.device
+            #expect(taken.id == pending.device.id)
+            #expect(moved.replacedDeviceID == first.id)
+            #expect(moved.previousOwnerID == "ada")
             #expect(taken.ownerID == "eve")
+            #expect(try await devices.device(id: first.id) == nil)
             let states = try #require(
                 try await deliveries.deliveries(notificationID: "n1", clientID: "backend", now: Self.start))
             #expect(states.first { $0.deviceId == first.id }?.status == .failed)

@@ -86,4 +86,63 @@ struct SealedCLITests {
             await backend.shutdown()
         }
     }
+
+    @Test("devices list shows listen's device; verify of no pending device is refused; remove unregisters it")
+    func devicesCommands() async throws {
+        try await TestStack.with(.cleartext) { stack in
+            let credentials = stack.dataDirectory + "/cli/credentials.json"
+            let password = "cli password 1234"
+            for command in ["register", "login"] {
+                #expect(
+                    try await Self.securepush(
+                        [command, "--username", "cli-devices", "--password", password], stack: stack,
+                        credentials: credentials
+                    ).0 == 0)
+            }
+            let device = try await Self.listenOnce(stack: stack, credentials: credentials)
+            let (listed, lines) = try await Self.securepush(
+                ["devices", "list"], stack: stack, credentials: credentials)
+            #expect(listed == 0)
+            #expect(lines.contains("\(device) direct \"securepush-cli\" (sealed)"))
+
+            let (refused, _) = try await Self.securepush(
+                ["devices", "verify", UUID().uuidString.lowercased(), "q3Vb0zYQm2xJ8kT4fP1wLg"], stack: stack,
+                credentials: credentials)
+            #expect(refused == 1)
+
+            let (removed, said) = try await Self.securepush(
+                ["devices", "remove", device], stack: stack, credentials: credentials)
+            #expect(removed == 0)
+            #expect(said.contains("removed device \(device)"))
+            let (_, after) = try await Self.securepush(["devices", "list"], stack: stack, credentials: credentials)
+            #expect(!after.contains(device))
+            // `listen` registers a new device next time instead of streaming for the removed one.
+            let saved = try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: credentials)))
+            #expect((saved as? [String: Any])?["deviceId"] == nil)
+        }
+    }
+
+    /// Runs `listen` until it registered its device (then stops it); the device id saved.
+    static func listenOnce(stack: TestStack, credentials: String) async throws -> String {
+        let listener = Task {
+            try await Self.securepush(["listen", "--count", "1"], stack: stack, credentials: credentials)
+        }
+        defer { listener.cancel() }
+        for _ in 0..<200 {
+            if let data = FileManager.default.contents(atPath: credentials),
+                let json = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+                let deviceId = json["deviceId"] as? String
+            {
+                // Let it finish: one notification ends it.
+                let userId = try #require((json["session"] as? [String: Any])?["userId"] as? String)
+                let backend = try stack.backend()
+                _ = try? await backend.send(.init(recipientId: userId, payload: "to end listen"))
+                await backend.shutdown()
+                _ = try await listener.value
+                return deviceId
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw CancellationError()
+    }
 }

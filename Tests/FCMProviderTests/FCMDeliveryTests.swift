@@ -25,6 +25,23 @@ struct FCMDeliveryTests {
         }
     }
 
+    @Test("a device-verification challenge is a data-only message with the challenge alone")
+    func challengeMessage() async throws {
+        try await withFCM { fcm in
+            var job = fcm.job("fcm-token-2", id: "", expiresIn: 600)
+            job.challenge = "q3Vb0zYQm2xJ8kT4fP1wLg"
+            #expect(await fcm.provider.deliver(job) == .sent)
+            let send = try #require(await fcm.mock.sends.first)
+            #expect(
+                String(decoding: send.request.body, as: UTF8.self)
+                    == #"{"message":{"android":{"priority":"high","ttl":"600s"},"#
+                    + #""data":{"securepushChallenge":"q3Vb0zYQm2xJ8kT4fP1wLg"},"token":"fcm-token-2"}}"#)
+            #expect(send.challenge == "q3Vb0zYQm2xJ8kT4fP1wLg")
+            #expect(send.secureId == nil)
+            #expect(await fcm.mock.violations.isEmpty)
+        }
+    }
+
     @Test("the TTL is the whole seconds left until expiry, at least 0 and at most FCM's four weeks")
     func ttl() async throws {
         try await withFCM { fcm in

@@ -36,7 +36,10 @@ actor FCMMock {
     struct Send: Sendable {
         var request: MockRequest
         var registrationToken: String
-        var secureId: String
+        /// The notification id, or `nil` for a device-verification challenge.
+        var secureId: String?
+        /// The device-verification challenge, or `nil` for a notification id.
+        var challenge: String?
         var ttl: String
     }
 
@@ -170,20 +173,22 @@ actor FCMMock {
     }
 
     /// The message if the body has exactly `{"message":{"token","data":{"secureId"},"android":{"priority":"high",
-    /// "ttl":"<n>s"}}}`: no notification block, no other data, no other field.
+    /// "ttl":"<n>s"}}}` (or `"data":{"securepushChallenge"}`): no notification block, no other data, no other field.
     private static func parse(_ request: MockRequest) -> Send? {
         guard request.body.count <= 4096,
             let root = try? JSONSerialization.jsonObject(with: request.body) as? [String: Any],
             root.keys.sorted() == ["message"], let message = root["message"] as? [String: Any],
             message.keys.sorted() == ["android", "data", "token"],
             let token = message["token"] as? String, !token.isEmpty,
-            let data = message["data"] as? [String: Any], data.keys.sorted() == ["secureId"],
-            let secureId = data["secureId"] as? String,
+            let data = message["data"] as? [String: String],
+            data.keys.sorted() == ["secureId"] || data.keys.sorted() == ["securepushChallenge"],
             let android = message["android"] as? [String: Any], android.keys.sorted() == ["priority", "ttl"],
             android["priority"] as? String == "high", let ttl = android["ttl"] as? String,
             ttl.hasSuffix("s"), Int(ttl.dropLast()).map({ $0 >= 0 }) == true
         else { return nil }
-        return Send(request: request, registrationToken: token, secureId: secureId, ttl: ttl)
+        return Send(
+            request: request, registrationToken: token, secureId: data["secureId"],
+            challenge: data["securepushChallenge"], ttl: ttl)
     }
 
     private func refuse(_ violation: String) -> Response {

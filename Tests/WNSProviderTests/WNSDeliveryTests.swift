@@ -30,6 +30,19 @@ struct WNSDeliveryTests {
         }
     }
 
+    @Test("a device-verification challenge is a raw notification whose body is the challenge as JSON")
+    func challengeRequest() async throws {
+        try await withWNS { wns in
+            var job = wns.job(id: "", expiresIn: 600)
+            job.challenge = "q3Vb0zYQm2xJ8kT4fP1wLg"
+            #expect(await wns.provider.deliver(job) == .sent)
+            let send = try #require(await wns.mock.sends.first)
+            #expect(send.request.body == Data(#"{"securepushChallenge":"q3Vb0zYQm2xJ8kT4fP1wLg"}"#.utf8))
+            #expect(send.request.headers["x-wns-type"] == "wns/raw")
+            #expect(await wns.mock.violations.isEmpty)
+        }
+    }
+
     @Test("an expired or nearly expired notification still gets WNS's minimum TTL of one second")
     func minimumTTL() async throws {
         try await withWNS { wns in

@@ -23,6 +23,18 @@ public struct DeliveryJob: Sendable, Hashable {
     /// When `push.send` accepted the send that queued the job (read with the job, so every replica and every retry
     /// measures delivery latency from the same moment); `nil` when not known.
     public var sentAt: Date?
+    /// A device-verification challenge to push instead of a notification id (``DeviceVerification``); such a job is
+    /// never stored and its `notificationID` is empty.
+    public var challenge: String?
+
+    /// A one-off job pushing `challenge` to a pending device's token, valid for the verification window.
+    public static func challenge(_ challenge: String, to device: DeviceRecord, until expiresAt: Date) -> DeliveryJob {
+        var job = DeliveryJob(
+            sequence: 0, notificationID: "", deviceID: device.id, platform: device.platform, deviceToken: device.token,
+            status: .queued, attempts: 0, expiresAt: expiresAt, apnsMode: APNsPushMode.background.rawValue)
+        job.challenge = challenge
+        return job
+    }
 
     public init(
         sequence: Int64, notificationID: String, deviceID: String, platform: Platform, deviceToken: String?,

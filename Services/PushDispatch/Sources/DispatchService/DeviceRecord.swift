@@ -19,11 +19,16 @@ public struct DeviceRecord: Sendable, Hashable {
     public var apnsMode: String?
     /// The device's P-256 public key (base64url, validated); `nil` for an unsealed device.
     public var publicKey: String?
+    /// A registration of another user's platform token that waits for `devices.verify` (see ``DeviceVerification``):
+    /// inactive, never targeted, listed to its owner only.
+    public var isPendingVerification: Bool
 
     public init(
         id: String, ownerID: String, platform: Platform, token: String?, name: String?,
-        createdAt: Date, lastRegisteredAt: Date, isActive: Bool, apnsMode: String? = nil, publicKey: String? = nil
+        createdAt: Date, lastRegisteredAt: Date, isActive: Bool, apnsMode: String? = nil, publicKey: String? = nil,
+        isPendingVerification: Bool = false
     ) {
+        self.isPendingVerification = isPendingVerification
         self.publicKey = publicKey
         self.id = id
         self.ownerID = ownerID
@@ -40,6 +45,6 @@ public struct DeviceRecord: Sendable, Hashable {
     public var info: Devices.DeviceInfo {
         Devices.DeviceInfo(
             deviceId: id, platform: platform, name: name, createdAt: createdAt, active: isActive, apnsMode: apnsMode,
-            sealed: publicKey != nil)
+            sealed: publicKey != nil, verification: isPendingVerification ? DeviceVerification.pending : nil)
     }
 }

@@ -89,6 +89,18 @@ public struct DeviceRegistry: Sendable {
             throw error
         }
         let device = registration.device
+        if device.isPendingVerification {
+            logger.security(
+                SecurityEvent("devices.verification_pending"),
+                metadata: [
+                    LogMetadataKey.deviceID: "\(device.id)", LogMetadataKey.platform: "\(platform)",
+                    LogMetadataKey.userID: "\(ownerID)",
+                ])
+            if let challenge = registration.challenge {
+                await push(challenge: challenge, to: device, via: provider)
+            }
+            return device
+        }
         revocationQueued()
         if let previousOwnerID = registration.previousOwnerID {
             // The previous owner's open streams end now; the new owner's ids never reach them.
@@ -106,9 +118,68 @@ public struct DeviceRegistry: Sendable {
         return device
     }
 
-    /// The owner's devices, oldest first.
+    /// Pushes a pending device's challenge to its token, once (the user registers again to have it pushed again).
+    private func push(challenge: String, to device: DeviceRecord, via provider: any PushProvider) async {
+        guard let remote = provider as? any RemotePushProvider else { return }
+        let expiresAt = now().addingTimeInterval(DeviceVerification.window.timeInterval)
+        let outcome = await remote.deliver(.challenge(challenge, to: device, until: expiresAt))
+        logger.debug(
+            "devices.challenge_pushed",
+            metadata: [LogMetadataKey.deviceID: "\(device.id)", "devices.challenge_outcome": "\(outcome)"])
+    }
+
+    /// Answers a pending device's challenge (`devices.verify`): the right answer moves the token's device to the
+    /// caller under the pending id, ending the previous owner's streams; a wrong, late or exhausted answer is
+    /// `-32602` naming `challenge`; a pending device that is missing or someone else's is `-32004`.
+    public func verify(deviceID: String, challenge: String, ownerID: String) async throws -> DeviceRecord {
+        guard challenge.utf8.count <= Self.maxChallengeLength else {
+            throw DispatchError.invalidField(
+                "challenge", "must be the securepushChallenge the device received (22 characters)")
+        }
+        switch try await devices.verify(id: deviceID, ownerID: ownerID, challenge: challenge, now: now()) {
+        case .verified(let registration):
+            let device = registration.device
+            revocationQueued()
+            if let replaced = registration.replacedDeviceID { await hub.close(deviceID: replaced) }
+            if let previousOwnerID = registration.previousOwnerID {
+                logger.security(
+                    SecurityEvent("devices.owner_changed"),
+                    metadata: [
+                        LogMetadataKey.deviceID: "\(device.id)", LogMetadataKey.platform: "\(device.platform)",
+                        LogMetadataKey.previousUserID: "\(previousOwnerID)", LogMetadataKey.userID: "\(ownerID)",
+                    ])
+            }
+            return device
+        case .wrongChallenge(let triesLeft):
+            logger.security(
+                SecurityEvent("devices.verification_failed"),
+                metadata: [LogMetadataKey.deviceID: "\(deviceID)", LogMetadataKey.userID: "\(ownerID)"])
+            throw DispatchError.invalidField(
+                "challenge", "does not match the challenge pushed to the device (\(triesLeft) tries left)")
+        case .triesExhausted:
+            logger.security(
+                SecurityEvent("devices.verification_failed"),
+                metadata: [LogMetadataKey.deviceID: "\(deviceID)", LogMetadataKey.userID: "\(ownerID)"])
+            throw DispatchError.invalidField(
+                "challenge",
+                "does not match, and that was the last of \(DeviceVerification.maxTries) tries: register the device "
+                    + "again for a new challenge")
+        case .expired:
+            throw DispatchError.invalidField(
+                "challenge",
+                "expired (a challenge is valid for \(DeviceVerification.window.components.seconds / 60) minutes): "
+                    + "register the device again for a new one")
+        case .notFound:
+            throw DispatchError.deviceNotFound
+        }
+    }
+
+    /// Longest challenge answer looked at (a real one is 22 characters).
+    static let maxChallengeLength = 64
+
+    /// The owner's devices, oldest first, then the owner's pending devices (waiting for `devices.verify`).
     public func list(ownerID: String) async throws -> [DeviceRecord] {
-        try await devices.devices(ownerID: ownerID)
+        try await devices.devices(ownerID: ownerID) + devices.pendingDevices(ownerID: ownerID, now: now())
     }
 
     /// Removes the owner's device; its open event streams end. `-32004` when it is missing or someone else's.

@@ -25,8 +25,18 @@ public protocol DeviceRepository: Sendable {
     /// The devices among `ids` that exist, in no particular order (one query for the direct channel's batch drain).
     func devices(ids: [String]) async throws -> [DeviceRecord]
 
-    /// Deletes the owner's device and ends its undelivered jobs `failed`; `false` when there is no such device.
+    /// Deletes the owner's device (or pending device) and ends its undelivered jobs `failed`; `false` when there is
+    /// no such device.
     func unregister(id: String, ownerID: String, now: Date) async throws -> Bool
+
+    /// The owner's pending devices (registrations of another user's platform token waiting for their challenge),
+    /// unexpired, oldest first.
+    func pendingDevices(ownerID: String, now: Date) async throws -> [DeviceRecord]
+
+    /// Answers the challenge of the owner's pending device `id`. The right answer within the window makes it the
+    /// token's device, atomically: the token's previous device is deleted (its undelivered jobs end `failed`, the
+    /// store is told to revoke it) and the pending device takes its place under its own id.
+    func verify(id: String, ownerID: String, challenge: String, now: Date) async throws -> DeviceVerificationOutcome
 }
 
 extension DeviceRepository {
@@ -55,11 +65,35 @@ extension DeviceRepository {
 public struct DeviceRegistration: Sendable, Hashable {
     /// The device as now stored.
     public var device: DeviceRecord
-    /// The user the device belonged to before, when the registration moved it from another user.
+    /// The user the device belonged to before, when the registration moved it from another user (a Web Push
+    /// subscription, or a verified platform token).
     public var previousOwnerID: String?
+    /// The device the token named until now, when a verification replaced it (its streams must end).
+    public var replacedDeviceID: String?
+    /// A fresh challenge to push to the token, when the registration is pending (``DeviceVerification``); `nil` when
+    /// none is due (the last one was pushed less than ``DeviceVerification/resendInterval`` ago).
+    public var challenge: String?
 
-    public init(device: DeviceRecord, previousOwnerID: String? = nil) {
+    public init(
+        device: DeviceRecord, previousOwnerID: String? = nil, replacedDeviceID: String? = nil, challenge: String? = nil
+    ) {
         self.device = device
         self.previousOwnerID = previousOwnerID
+        self.replacedDeviceID = replacedDeviceID
+        self.challenge = challenge
     }
+}
+
+/// What `DeviceRepository.verify` did.
+public enum DeviceVerificationOutcome: Sendable, Hashable {
+    /// The pending device is now the token's device, the caller's.
+    case verified(DeviceRegistration)
+    /// The answer was wrong; the pending device survives this many more wrong answers.
+    case wrongChallenge(triesLeft: Int)
+    /// The answer was wrong for the last time: the pending device is gone.
+    case triesExhausted
+    /// The window closed before an answer: the pending device is gone.
+    case expired
+    /// No pending device with this id is the caller's.
+    case notFound
 }

@@ -23,7 +23,14 @@ public enum DispatchMethods {
             let device = try await devices.register(
                 ownerID: user.subject, platform: params.platform, token: params.token, name: params.name,
                 apnsMode: params.apnsMode, publicKey: params.publicKey)
-            return Devices.Register.Result(deviceId: device.id)
+            return Devices.Register.Result(
+                deviceId: device.id, verification: device.isPendingVerification ? DeviceVerification.pending : nil)
+        }
+
+        methods.register(Devices.Verify.self, requires: .user) { params, user, _ in
+            let device = try await devices.verify(
+                deviceID: params.deviceId, challenge: params.challenge, ownerID: user.subject)
+            return Devices.Verify.Result(deviceId: device.id)
         }
 
         methods.register(Devices.List.self, requires: .user) { _, user, _ in

@@ -122,6 +122,32 @@ public enum DispatchMigrations {
                 "CREATE UNIQUE INDEX device_by_platform_token ON device (platform, token) WHERE platform <> 'direct'",
                 "CREATE UNIQUE INDEX device_by_owner_direct_token ON device (owner_id, token) WHERE platform = 'direct'",
             ]),
+        // An APNs, FCM or WNS token registered by someone other than its device's owner: a pending device that
+        // becomes the token's device only when its owner answers the challenge pushed to the token (`devices.verify`).
+        // One per (token, user); `challenge_digest` is the SHA-256 of the challenge, never the challenge itself.
+        SQLMigration("v10 device verification") { dialect in
+            let integer = dialect == .postgresql ? "BIGINT" : "INTEGER"
+            return [
+                """
+                CREATE TABLE device_verification (
+                    device_id TEXT PRIMARY KEY NOT NULL,
+                    owner_id TEXT NOT NULL,
+                    platform TEXT NOT NULL,
+                    token TEXT NOT NULL,
+                    name TEXT,
+                    apns_mode TEXT,
+                    public_key TEXT,
+                    challenge_digest TEXT NOT NULL,
+                    failed_tries \(integer) NOT NULL DEFAULT 0,
+                    created_at \(integer) NOT NULL,
+                    challenge_sent_at \(integer) NOT NULL,
+                    expires_at \(integer) NOT NULL
+                )
+                """,
+                "CREATE UNIQUE INDEX device_verification_by_token ON device_verification (platform, token, owner_id)",
+                "CREATE INDEX device_verification_by_owner ON device_verification (owner_id, created_at)",
+            ]
+        },
     ]
 
     /// The service's schema: `dispatch` on PostgreSQL, built by ``all``.

@@ -249,6 +249,8 @@ public struct SQLDeliveryRepository: DeliveryRepository {
             let sends = try await db.execute("DELETE FROM push_send WHERE expires_at < ?", [cutoffMS])
             _ = try await db.execute(
                 "DELETE FROM idempotency_key WHERE state = 'pending' AND reserved_at < ?", [cutoffMS])
+            // Unanswered device verifications (ignored once expired; deleted here).
+            _ = try await db.execute("DELETE FROM device_verification WHERE expires_at < ?", [cutoffMS])
             return sends
         }
         return purged ?? 0

@@ -6,7 +6,8 @@ import SharedModels
 /// in one transaction that locks the token's row; with a device quota it first takes a per-owner lock, so the count
 /// and the insert of concurrent registrations cannot interleave on any replica. Two replicas inserting the same new
 /// token meet at the unique index; the loser registers again, now as an update. A `direct` token is unique per owner
-/// (the same token from another user is another device); platform tokens are unique per platform.
+/// (the same token from another user is another device); platform tokens are unique per platform. An APNs, FCM or
+/// WNS token of another user's device is not moved: the caller gets a pending device (``DeviceVerification``).
 public struct SQLDeviceRepository: DeviceRepository {
     let database: any SQLDatabase
 
@@ -59,11 +60,20 @@ public struct SQLDeviceRepository: DeviceRepository {
                     [platform.rawValue, token] + (platform == .direct ? [ownerID] : [])
                 ).first
             {
+                let existing = try Self.device(from: row)
+                if existing.ownerID != ownerID, DeviceVerification.challengedPlatforms.contains(platform) {
+                    // Knowing another user's token proves nothing: the caller gets a pending device to verify.
+                    return try await Self.pend(
+                        DeviceRegistrationRequest(
+                            ownerID: ownerID, platform: platform, token: token, name: name, apnsMode: apnsMode,
+                            publicKey: publicKey),
+                        maxDevices: maxDevices, nowMS: nowMS, db)
+                }
                 return try await Self.update(
-                    try Self.device(from: row), ownerID: ownerID, name: name, apnsMode: apnsMode,
+                    existing, ownerID: ownerID, name: name, apnsMode: apnsMode,
                     publicKey: publicKey, maxDevices: maxDevices, nowMS: nowMS, db)
             }
-            try await Self.checkQuota(maxDevices, ownerID: ownerID, db)
+            try await Self.checkQuota(maxDevices, ownerID: ownerID, nowMS: nowMS, db)
             let device = DeviceRecord(
                 id: UUID.random().uuidString.lowercased(), ownerID: ownerID, platform: platform, token: token,
                 name: name,
@@ -78,7 +88,14 @@ public struct SQLDeviceRepository: DeviceRepository {
                 VALUES (?, ?, ?, ?, ?, ?, ?, TRUE, ?, ?)
                 ON CONFLICT DO NOTHING
                 """, [device.id, ownerID, platform.rawValue, token, name, nowMS, nowMS, apnsMode, publicKey])
-            return inserted > 0 ? DeviceRegistration(device: device) : nil
+            guard inserted > 0 else { return nil }
+            if DeviceVerification.challengedPlatforms.contains(platform) {
+                // The token's device is gone: a pending registration of it by this user has nothing left to prove.
+                _ = try await db.execute(
+                    "DELETE FROM device_verification WHERE platform = ? AND token = ? AND owner_id = ?",
+                    [platform.rawValue, token, ownerID])
+            }
+            return DeviceRegistration(device: device)
         }
     }
 
@@ -91,7 +108,7 @@ public struct SQLDeviceRepository: DeviceRepository {
         var device = existing
         let changesHands = existing.ownerID != ownerID
         if changesHands {
-            try await checkQuota(maxDevices, ownerID: ownerID, db)
+            try await checkQuota(maxDevices, ownerID: ownerID, nowMS: nowMS, db)
             try await failUnfinishedJobs(of: existing.id, reason: "device re-registered by another user", nowMS, db)
         }
         device.ownerID = ownerID
@@ -115,17 +132,22 @@ public struct SQLDeviceRepository: DeviceRepository {
         return DeviceRegistration(device: device, previousOwnerID: changesHands ? existing.ownerID : nil)
     }
 
-    /// Throws `quotaExceeded` when `ownerID` already has `maxDevices` devices (active or not: each is a row).
-    private static func checkQuota(_ maxDevices: Int?, ownerID: String, _ db: any SQLTransaction) async throws {
+    /// Throws `quotaExceeded` when `ownerID` already has `maxDevices` devices (active or not: each is a row; a
+    /// pending device counts until it expires).
+    static func checkQuota(_ maxDevices: Int?, ownerID: String, nowMS: Int64, _ db: any SQLTransaction) async throws {
         guard let maxDevices else { return }
-        let count = try await db.query("SELECT COUNT(*) FROM device WHERE owner_id = ?", [ownerID]).first?.decode(
-            0, as: Int.self)
+        let count = try await db.query(
+            """
+            SELECT (SELECT COUNT(*) FROM device WHERE owner_id = ?)
+                + (SELECT COUNT(*) FROM device_verification WHERE owner_id = ? AND expires_at > ?)
+            """, [ownerID, ownerID, nowMS]
+        ).first?.decode(0, as: Int.self)
         if (count ?? 0) >= maxDevices { throw DispatchError.quotaExceeded(.devicesPerUser, limit: maxDevices) }
     }
 
     /// Ends the device's undelivered jobs `failed`, and wakes its streams on every replica when the transaction
     /// commits: they re-check who owns the device and end when it was removed or moved to another user.
-    private static func failUnfinishedJobs(
+    static func failUnfinishedJobs(
         of deviceID: String, reason: String, _ nowMS: Int64, _ db: any SQLTransaction
     ) async throws {
         _ = try await db.execute(
@@ -164,7 +186,9 @@ public struct SQLDeviceRepository: DeviceRepository {
         let nowMS = now.millisecondsSince1970
         return try await database.transaction { db in
             guard try await db.execute("DELETE FROM device WHERE id = ? AND owner_id = ?", [id, ownerID]) > 0 else {
-                return false
+                // A pending device has no jobs and nothing sealed to it: removing it is all.
+                return try await db.execute(
+                    "DELETE FROM device_verification WHERE device_id = ? AND owner_id = ?", [id, ownerID]) > 0
             }
             try await Self.failUnfinishedJobs(of: id, reason: "device unregistered", nowMS, db)
             // The store deletes what was sealed to it (a device with no key has nothing there: a no-op).

@@ -26,9 +26,18 @@ struct APNsPayload: Encodable, Sendable {
     }
 
     var aps: APS
-    var secureId: String
+    /// The notification id; absent from a challenge.
+    var secureId: String?
     /// The send's W3C trace context, when it was traced (the app passes it to `store.get`); absent otherwise.
     var traceparent: String?
+    /// A device-verification challenge (``DeviceVerification``), pushed in the background; absent otherwise.
+    var securepushChallenge: String?
+
+    /// A background push carrying only a device-verification challenge: nothing is shown to the user.
+    init(challenge: String) {
+        aps = APS(contentAvailable: 1)
+        securepushChallenge = challenge
+    }
 
     /// The payload for `notificationID` in `mode`; `alertTitle` and `alertBody` are used in alert mode only.
     init(

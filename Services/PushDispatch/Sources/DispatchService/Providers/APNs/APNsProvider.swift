@@ -84,21 +84,27 @@ public final class APNsProvider: RemotePushProvider {
         guard let deviceToken = try? APNsDeviceToken.validate(job.deviceToken) else {
             return .failed(reason: "the device has no valid APNs token")
         }
-        // A device may have chosen its own mode at registration; otherwise the deployment's applies.
-        let mode = job.apnsMode.flatMap(APNsPushMode.init(rawValue:)) ?? configuration.mode
-        let body = APNsPayload(
-            notificationID: job.notificationID,
-            mode: mode,
-            alertTitle: configuration.alertTitle,
-            alertBody: configuration.alertBody,
-            traceParent: job.traceParent
-        ).encoded()
+        // A device may have chosen its own mode at registration; otherwise the deployment's applies. A challenge is
+        // always a background push: it is for the app, not for the person holding the device.
+        let mode =
+            job.challenge != nil
+            ? .background : job.apnsMode.flatMap(APNsPushMode.init(rawValue:)) ?? configuration.mode
+        let payload =
+            job.challenge.map(APNsPayload.init(challenge:))
+            ?? APNsPayload(
+                notificationID: job.notificationID,
+                mode: mode,
+                alertTitle: configuration.alertTitle,
+                alertBody: configuration.alertBody,
+                traceParent: job.traceParent
+            )
+        let body = payload.encoded()
         guard body.count <= APNsPayload.maxBytes else {
             return .failed(reason: "PayloadTooLarge")
         }
         let request = APNsRequest(
             deviceToken: deviceToken,
-            apnsID: APNsRequestID.make(notificationID: job.notificationID, deviceID: job.deviceID),
+            apnsID: APNsRequestID.make(notificationID: job.challenge ?? job.notificationID, deviceID: job.deviceID),
             expiresAt: job.expiresAt,
             body: body,
             mode: mode

@@ -23,10 +23,15 @@ struct FCMSendRequest: Encodable, Sendable {
     var message: Message
 
     /// - Parameter ttlSeconds: seconds until the notification expires (clamped to 0...four weeks).
-    init(registrationToken: String, notificationID: String, ttlSeconds: Int, traceParent: TraceParent? = nil) {
+    /// - Parameter challenge: a device-verification challenge to send instead of the notification id.
+    init(
+        registrationToken: String, notificationID: String, ttlSeconds: Int, traceParent: TraceParent? = nil,
+        challenge: String? = nil
+    ) {
         let ttl = min(max(ttlSeconds, 0), Self.maxTTLSeconds)
         var data = ["secureId": notificationID]
         if let traceParent { data["traceparent"] = traceParent.description }
+        if let challenge { data = [DeviceVerification.pushField: challenge] }
         message = Message(
             token: registrationToken,
             data: data,

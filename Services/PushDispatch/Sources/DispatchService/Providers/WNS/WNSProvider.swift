@@ -8,7 +8,7 @@ import SharedModels
 /// Delivers notification ids to Windows apps as WNS raw notifications.
 ///
 /// Each attempt is one `POST <channel URI>` with `X-WNS-Type: wns/raw` whose body is the id's UTF-8 bytes and
-/// nothing else, authorised by an access token from the client-credentials grant, cached until shortly before it
+/// nothing else (a device-verification challenge is `{"securepushChallenge":"<challenge>"}` instead), authorised by an access token from the client-credentials grant, cached until shortly before it
 /// expires. Call `shutdown()` before dropping the provider: it owns an HTTP client.
 public final class WNSProvider: RemotePushProvider {
     public let platform = Platform.wns
@@ -64,17 +64,20 @@ public final class WNSProvider: RemotePushProvider {
         }
         // WNS keeps an undelivered notification this long; it needs at least one second.
         let ttl = max(1, Int(job.expiresAt.timeIntervalSince(now()).rounded(.down)))
-        var outcome = await send(channel: channel, notificationID: job.notificationID, ttl: ttl, responses: responses)
+        let body = job.challenge.map { #"{"\#(DeviceVerification.pushField)":"\#($0)"}"# } ?? job.notificationID
+        var outcome = await send(
+            channel: channel, notificationID: job.notificationID, body: body, ttl: ttl, responses: responses)
         if case .refreshToken(let staleToken) = outcome {
             await tokens.invalidate(staleToken)
             outcome = await send(
-                channel: channel, notificationID: job.notificationID, ttl: ttl, responses: responses)
+                channel: channel, notificationID: job.notificationID, body: body, ttl: ttl, responses: responses)
         }
         return outcome.deliveryOutcome
     }
 
     /// One POST to the channel with the current access token; its answer (or that none came) goes to `responses`.
-    private func send(channel: String, notificationID: String, ttl: Int, responses: ProviderResponses) async
+    private func send(channel: String, notificationID: String, body: String, ttl: Int, responses: ProviderResponses)
+        async
         -> SendOutcome
     {
         let accessToken: String
@@ -86,7 +89,7 @@ public final class WNSProvider: RemotePushProvider {
         let response: RemoteProviderHTTP.Response
         do {
             response = try await RemoteProviderHTTP.execute(
-                request(channel: channel, notificationID: notificationID, ttl: ttl, accessToken: accessToken),
+                request(channel: channel, body: body, ttl: ttl, accessToken: accessToken),
                 on: client, timeout: configuration.requestTimeout)
         } catch {
             if !(error is CancellationError) { responses.recordTransportFailure() }
@@ -108,7 +111,7 @@ public final class WNSProvider: RemotePushProvider {
         try? await client.shutdown()
     }
 
-    private func request(channel: String, notificationID: String, ttl: Int, accessToken: String) -> HTTPClientRequest {
+    private func request(channel: String, body: String, ttl: Int, accessToken: String) -> HTTPClientRequest {
         var request = HTTPClientRequest(url: channel)
         request.method = .POST
         request.headers.add(name: "Authorization", value: "Bearer \(accessToken)")
@@ -117,7 +120,7 @@ public final class WNSProvider: RemotePushProvider {
         request.headers.add(name: "X-WNS-TTL", value: "\(ttl)")
         // Raw notifications are dropped for an offline device unless cached; the id must survive until it connects.
         request.headers.add(name: "X-WNS-Cache-Policy", value: "cache")
-        request.body = .bytes(ByteBuffer(string: notificationID))
+        request.body = .bytes(ByteBuffer(string: body))
         return request
     }
 }
