@@ -15,6 +15,10 @@ Python with `cryptography`, independently of the Swift SDK: its key, its proofs 
                    its stream of ids and its sealed copies are untouched.
   readonce-token   with the user's access token alone, a read-once sealed copy: -32602 naming the proof header,
                    nothing consumed; the device then fetches it with its proof, once.
+  apns-token       (only with --apns-requests FILE: the deployment delivers to apns_standin.py, whose
+                   requests.jsonl FILE is) another user registers the victim's APNs token: a pending device, and a
+                   challenge pushed to the token; the victim's device and its sends are untouched; five guesses end
+                   the pending device. A new owner who holds the phone (reads the challenge APNs got) moves it.
 """
 import argparse
 import base64
@@ -84,6 +88,7 @@ class Deployment:
         if error:
             raise RuntimeError(f"devices.register: {error}")
         device.id = result["deviceId"]
+        return result
 
     def send(self, user_id, **options):
         result, error = rpc(self.http, self.args.dispatch, "push.send",
@@ -168,8 +173,68 @@ def readonce_token(deployment):
     return report("readonce-token", ok, token_alone=refused, device_fetched=result is not None, then=gone)
 
 
+def pushed_challenge(requests_file, apns_token, after):
+    """The securepushChallenge the APNs stand-in received for `apns_token` after its first `after` requests."""
+    for _ in range(100):
+        with open(requests_file) as f:
+            lines = f.readlines()[after:]
+        for line in lines:
+            request = json.loads(line)
+            if request["token"] == apns_token and "securepushChallenge" in request["body"]:
+                return json.loads(request["body"])["securepushChallenge"], request["headers"]
+        time.sleep(0.05)
+    return None, None
+
+
+def apns_token(deployment):
+    requests_file = deployment.args.apns_requests
+    if not requests_file:
+        return report("apns-token", True, skipped="no --apns-requests: the deployment has no APNs stand-in")
+    victim_id, victim_token = deployment.user()
+    thief_id, thief_token = deployment.user()
+    new_owner_id, new_owner_token = deployment.user()
+    phone, thiefs, new_owners = Device(), Device(), Device()
+    token = os.urandom(32).hex()
+    deployment.register(victim_token, phone, platform="apns", device_token=token)
+    before = sum(1 for _ in open(requests_file))
+    pending = deployment.register(thief_token, thiefs, platform="apns", device_token=token)
+    challenge, headers = pushed_challenge(requests_file, token, before)
+    listed, _ = rpc(deployment.http, deployment.args.dispatch, "devices.list", {}, victim_token)
+    victim_keeps = [d["deviceId"] for d in listed["devices"]] == [phone.id]
+    sent = rpc(deployment.http, deployment.args.dispatch, "push.send",
+               {"recipientId": victim_id, "payload": "still the victim's"}, deployment.backend)[0]
+    victim_targeted = [d["deviceId"] for d in sent["deliveries"]] == [phone.id]
+    thief_sent = rpc(deployment.http, deployment.args.dispatch, "push.send",
+                     {"recipientId": thief_id, "payload": "x"}, deployment.backend)[0]
+    guesses = []
+    for _ in range(5):
+        _, error = rpc(deployment.http, deployment.args.dispatch, "devices.verify",
+                       {"deviceId": thiefs.id, "challenge": b64url(os.urandom(16))}, thief_token)
+        guesses.append((error or {}).get("code"))
+    # Even the right challenge (were it leaked) no longer works: the pending device ended with the fifth guess.
+    _, after_guesses = rpc(deployment.http, deployment.args.dispatch, "devices.verify",
+                           {"deviceId": thiefs.id, "challenge": challenge or ""}, thief_token)
+    # Whoever holds the phone (here: reads what APNs delivered to it) proves it and gets the device.
+    before = sum(1 for _ in open(requests_file))
+    deployment.register(new_owner_token, new_owners, platform="apns", device_token=token)
+    owners_challenge, _ = pushed_challenge(requests_file, token, before)
+    moved, move_error = rpc(deployment.http, deployment.args.dispatch, "devices.verify",
+                            {"deviceId": new_owners.id, "challenge": owners_challenge or ""}, new_owner_token)
+    after, _ = rpc(deployment.http, deployment.args.dispatch, "devices.list", {}, victim_token)
+    ok = (pending.get("verification") == "pending" and pending["deviceId"] != phone.id and challenge is not None
+          and headers.get("apns-push-type") == "background" and victim_keeps and victim_targeted
+          and thief_sent["deliveries"] == [] and guesses == [-32602] * 5
+          and (after_guesses or {}).get("code") == -32004 and moved == {"deviceId": new_owners.id}
+          and after["devices"] == [])
+    return report("apns-token", ok, pending=pending.get("verification"), challenge_pushed=challenge is not None,
+                  push_type=(headers or {}).get("apns-push-type"), victim_keeps_device=victim_keeps,
+                  victims_send_reaches_it=victim_targeted, thiefs_send_reaches=len(thief_sent["deliveries"]),
+                  guesses=guesses, right_challenge_after_five_guesses=(after_guesses or {}).get("code"),
+                  holder_moved_it=moved is not None and move_error is None)
+
+
 ATTACKS = {"lost-device": lost_device, "proof-flood": proof_flood, "direct-token": direct_token,
-           "readonce-token": readonce_token}
+           "readonce-token": readonce_token, "apns-token": apns_token}
 
 
 def main():
@@ -179,6 +244,7 @@ def main():
     parser.add_argument("--dispatch", type=int, required=True)
     parser.add_argument("--backend-client", required=True)
     parser.add_argument("--only", action="append", choices=sorted(ATTACKS))
+    parser.add_argument("--apns-requests", help="requests.jsonl of the apns_standin.py the deployment delivers to")
     args = parser.parse_args()
     deployment = Deployment(args)
     results = [ATTACKS[name](deployment) for name in args.only or ATTACKS]
