@@ -45,7 +45,9 @@ struct MetricsEndpointTests {
 
     @Test(
         "after the story, each service's /metrics parses and has the expected names, types and label sets",
-        .enabled(if: PrometheusExposition.isAvailable, "needs python3 with prometheus_client"))
+        .enabled(
+            if: PrometheusExposition.isAvailable,
+            "requires python3-prometheus-client: apt-get install python3-prometheus-client"))
     func scrapeAfterStory() async throws {
         let stack = try await TestStack.start(.cleartext)
         do {

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 /// A `/metrics` body as the reference parser (Python's `prometheus_client.parser`) reads it: each family's type and
@@ -28,18 +29,9 @@ struct PrometheusExposition: Decodable {
         print(json.dumps({"families": families}))
         """
 
-    /// Whether `python3` with `prometheus_client` is installed (`pip install prometheus-client`).
-    static var isAvailable: Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import prometheus_client"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        // Once, while the test plan is made (a trait's condition), not on a running test's thread.
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
-    }
+    /// A Python with `prometheus_client` (Debian's `python3-prometheus-client`); `nil` when there is none.
+    static var python: String? { PythonInterpreter.path(importing: ["prometheus_client"]) }
+    static var isAvailable: Bool { python != nil }
 
     /// Parses `text` with the reference parser; throws when it refuses the text.
     static func parse(_ text: String) async throws -> PrometheusExposition {
@@ -73,8 +65,8 @@ struct PrometheusExposition: Decodable {
 
     private static func run(_ arguments: [String]) async throws -> (status: Int32, output: Data, error: String) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
+        process.executableURL = URL(fileURLWithPath: python ?? "/usr/bin/python3")
+        process.arguments = arguments
         process.standardInput = FileHandle.nullDevice
         return try await process.runCapturingOutput()
     }

@@ -7,7 +7,12 @@ import Testing
 
 /// What one client can cost the core (issue 23): requests that never end, bodies that trickle, connections held from
 /// one address, a client that never reads. Counted quantities, not wall-clock or memory bounds.
-@Suite("HTTP/2 core: bounded requests and connections", .serialized)
+@Suite(
+    "HTTP/2 core: bounded requests and connections", .serialized,
+    .enabled(
+        if: PeerTools.hasPython, "requires python3-h2 and python3-httpx: apt-get install python3-h2 python3-httpx"),
+    .enabled(if: PeerTools.hasCurl, "requires curl: apt-get install curl")
+)
 struct BoundedRequestTests {
     /// A small budget, so the attack reaches it quickly: 256 KiB bodies, 512 KiB per connection, 2 s to send.
     private static var limits: HTTP2Limits {
@@ -28,9 +33,9 @@ struct BoundedRequestTests {
         let server = try await TestServer(tls: tls, limits: Self.limits)
         let load = server.load
         let result = try await Subprocess.run(
-            "/usr/bin/env",
+            try PeerTools.requirePython(),
             [
-                "python3", "-c", boundsScript, "unfinished", String(server.port), "8",
+                "-c", boundsScript, "unfinished", String(server.port), "8",
                 overTLS ? directory + "/ca.pem" : "-",
             ])
         let peak = load.peakBufferedRequestBytes
@@ -65,8 +70,8 @@ struct BoundedRequestTests {
         let server = try await TestServer(tls: try InteropTests.serverTLS(in: directory), limits: Self.limits)
         let load = server.load
         let result = try await Subprocess.run(
-            "/usr/bin/env",
-            ["python3", "-c", boundsScript, "http1-unfinished", String(server.port), directory + "/ca.pem"])
+            try PeerTools.requirePython(),
+            ["-c", boundsScript, "http1-unfinished", String(server.port), directory + "/ca.pem"])
         let peak = load.peakBufferedRequestBytes
         await server.shutdown()
         let report = try Self.decode(result)
@@ -89,8 +94,8 @@ struct BoundedRequestTests {
         // read their peers' answers within 2 s, of the two cores for seconds.
         let attempts = dlsym(nil, "__asan_init") == nil ? 1_500 : 700
         let result = try await Subprocess.run(
-            "/usr/bin/env",
-            ["python3", "-c", boundsScript, "hold", String(server.port), String(attempts), "127.0.0.9"])
+            try PeerTools.requirePython(),
+            ["-c", boundsScript, "hold", String(server.port), String(attempts), "127.0.0.9"])
         let peak = load.peakOpenConnections
         let report = try Self.decode(result)
         #expect(report["open"] as? Int ?? 0 <= 512, "\(report)")
@@ -108,7 +113,7 @@ struct BoundedRequestTests {
         limits.idleTimeout = .seconds(2)
         let server = try await TestServer(limits: limits)
         let result = try await Subprocess.run(
-            "/usr/bin/env", ["python3", "-c", boundsScript, "never-read", String(server.port), "4000000", "6"])
+            try PeerTools.requirePython(), ["-c", boundsScript, "never-read", String(server.port), "4000000", "6"])
         let report = try Self.decode(result)
         #expect(report["closed"] as? Bool == true, "\(report)")
         #expect((report["received"] as? Int ?? .max) < 4_000_000, "\(report)")

@@ -5,7 +5,10 @@ import Testing
 
 /// The core's client against servers that break the protocol: each ends in a clear failure, never a crash, a hang or
 /// unbounded memory (these tests also run under AddressSanitizer, .ci/asan).
-@Suite("HTTP/2 core client against hostile servers")
+@Suite(
+    "HTTP/2 core client against hostile servers",
+    .enabled(if: PeerTools.hasPython, "requires python3-h2 and python3-httpx: apt-get install python3-h2 python3-httpx")
+)
 struct ClientHostilePeerTests {
     /// The hostile server's JSON summary, once it has exited.
     private func summary(of server: PeerServerProcess) async throws -> [String: Any] {

@@ -7,7 +7,11 @@ import Testing
 
 /// The core's client against an independent server, nghttpd (Debian nghttp2-server): cleartext and TLS, a peer that
 /// allows one stream at a time, and GOAWAY (from a Python server) followed by a new connection.
-@Suite("HTTP/2 core client interop")
+@Suite(
+    "HTTP/2 core client interop",
+    .enabled(if: PeerTools.hasNghttpd, "requires nghttpd: apt-get install nghttp2-server"),
+    .enabled(if: PeerTools.hasPython, "requires python3-h2 and python3-httpx: apt-get install python3-h2 python3-httpx")
+)
 struct ClientInteropTests {
     /// A document root with a small file and one larger than every flow-control window.
     private static func documentRoot() throws -> (path: String, large: Data) {

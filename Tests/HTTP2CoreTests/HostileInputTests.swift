@@ -4,7 +4,12 @@ import Testing
 
 /// Malformed and hostile frame sequences from a raw socket: the server refuses them without crashing or growing,
 /// and answers a normal request afterwards.
-@Suite("HTTP/2 core under hostile input")
+@Suite(
+    "HTTP/2 core under hostile input",
+    .enabled(
+        if: PeerTools.hasPython, "requires python3-h2 and python3-httpx: apt-get install python3-h2 python3-httpx"),
+    .enabled(if: PeerTools.hasCurl, "requires curl: apt-get install curl")
+)
 struct HostileInputTests {
     /// Runs the peer's `mode`, then checks a normal request still succeeds.
     private func attack(_ mode: String) async throws -> [String: Any] {

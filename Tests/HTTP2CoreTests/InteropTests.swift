@@ -5,7 +5,13 @@ import NIOSSL
 import Testing
 
 /// Independent peers speak to the core: curl (h2c, TLS ALPN h2, HTTP/1.1 fallback), Python's `h2` and `httpx`, h2load.
-@Suite("HTTP/2 core interop")
+@Suite(
+    "HTTP/2 core interop",
+    .enabled(
+        if: PeerTools.hasPython, "requires python3-h2 and python3-httpx: apt-get install python3-h2 python3-httpx"),
+    .enabled(if: PeerTools.hasCurl, "requires curl: apt-get install curl"),
+    .enabled(if: PeerTools.hasH2load, "requires h2load: apt-get install nghttp2-client")
+)
 struct InteropTests {
     @Test("curl with prior knowledge gets the handler's answer over cleartext HTTP/2, body and headers intact")
     func curlPriorKnowledge() async throws {

@@ -23,14 +23,23 @@ final class PeerServerProcess {
         process.arguments = arguments(port)
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: outputPath)
-        process.standardError = FileHandle.nullDevice
+        let errorPath = FileManager.default.temporaryDirectory.appendingPathComponent("h2peer-err-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: errorPath.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: errorPath) }
+        process.standardError = try FileHandle(forWritingTo: errorPath)
         try process.run()
         for _ in 0..<80 {
             if try await isReady(port) { return }
+            // A peer that exited will never get ready: say so at once, with what it said.
+            if !process.isRunning { break }
             try await Task.sleep(for: .milliseconds(250))
         }
         stop()
-        throw Subprocess.PeerFailed(description: "\(executable) did not get ready on port \(port) within 20 s")
+        // The peer's own words (a missing module, a bad flag), not only that it never answered.
+        let said = ((try? String(contentsOf: errorPath, encoding: .utf8)) ?? "").suffix(1500)
+        throw Subprocess.PeerFailed(
+            description: "\(executable) \(process.arguments ?? []) did not get ready on port \(port) within 20 s"
+                + (said.isEmpty ? "" : "; its standard error: \(said)"))
     }
 
     /// nghttpd serving `documentRoot`, cleartext (prior knowledge) or TLS with `certificate` and `key`.
@@ -60,7 +69,7 @@ final class PeerServerProcess {
         let ready = directory.appendingPathComponent("ready")
         try Data(hostileServerScript.utf8).write(to: script)
         return try await PeerServerProcess(
-            "/usr/bin/env", arguments: { ["python3", script.path, mode, String($0), ready.path] },
+            try PeerTools.requirePython(), arguments: { [script.path, mode, String($0), ready.path] },
             isReady: { _ in FileManager.default.fileExists(atPath: ready.path) })
     }
 

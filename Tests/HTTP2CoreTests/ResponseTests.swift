@@ -3,7 +3,12 @@ import HTTP2Core
 import Testing
 
 /// The handler API: answers now, after a suspension, streamed, dropped on reset; limits; graceful shutdown.
-@Suite("HTTP/2 core responses")
+@Suite(
+    "HTTP/2 core responses",
+    .enabled(
+        if: PeerTools.hasPython, "requires python3-h2 and python3-httpx: apt-get install python3-h2 python3-httpx"),
+    .enabled(if: PeerTools.hasCurl, "requires curl: apt-get install curl")
+)
 struct ResponseTests {
     @Test("an async handler answers after suspending")
     func asyncAnswer() async throws {

@@ -57,7 +57,7 @@ struct Subprocess {
         let script = FileManager.default.temporaryDirectory.appendingPathComponent("h2peer-\(UUID().uuidString).py")
         try Data(peerScript.utf8).write(to: script)
         defer { try? FileManager.default.removeItem(at: script) }
-        let result = try await run("/usr/bin/env", ["python3", script.path, mode, String(port)] + extra)
+        let result = try await run(try PeerTools.requirePython(), [script.path, mode, String(port)] + extra)
         guard let object = try? JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any] else {
             throw PeerFailed(description: "peer \(mode) exited \(result.status): \(result.errorOutput.suffix(1500))")
         }
