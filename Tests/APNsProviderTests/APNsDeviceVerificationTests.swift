@@ -29,7 +29,8 @@ struct APNsDeviceVerificationTests {
                 #expect(request.headers["apns-push-type"] == "background")
                 #expect(request.headers["apns-priority"] == "5")
                 let body = try #require(try JSONSerialization.jsonObject(with: request.body) as? [String: Any])
-                #expect(Set(body.keys) == ["aps", "securepushChallenge"])
+                #expect(Set(body.keys) == ["aps", "securepushChallenge", "securepushDeviceId"])
+                #expect(body["securepushDeviceId"] as? String == pending.deviceId)
                 #expect((body["aps"] as? [String: Any])?["content-available"] as? Int == 1)
                 let challenge = try #require(body["securepushChallenge"] as? String)
 
@@ -43,7 +44,13 @@ struct APNsDeviceVerificationTests {
                 await #expect {
                     _ = try await bob.verify(deviceId: pending.deviceId, challenge: "wrong-guess")
                 } throws: { ($0 as? RPCError)?.data == .object(["field": "challenge"]) }
-                let received = try await bob.receive(push: ["securepushChallenge": challenge])
+                // Were the push to reach a device signed in as alice (whose device this still is), her SDK would
+                // ignore it: bob's pending device is not hers, and her asking costs bob no try.
+                let asAlice = try await alice.receive(
+                    push: ["securepushChallenge": challenge, "securepushDeviceId": pending.deviceId])
+                #expect(asAlice == .other)
+                let received = try await bob.receive(
+                    push: ["securepushChallenge": challenge, "securepushDeviceId": pending.deviceId])
                 #expect(received == .verified(deviceId: pending.deviceId))
                 #expect(try await alice.devices().isEmpty)
                 #expect(try await bob.devices().map(\.deviceId) == [pending.deviceId])

@@ -54,8 +54,10 @@ final class CountingDevices: DeviceRepository {
         return try await base.pendingDevices(ownerID: ownerID, now: now)
     }
 
-    func verify(id: String, ownerID: String, challenge: String, now: Date) async throws -> DeviceVerificationOutcome {
+    func verify(
+        id: String, ownerID: String, challenge: String, maxDevices: Int?, now: Date
+    ) async throws -> DeviceVerificationOutcome {
         counted()
-        return try await base.verify(id: id, ownerID: ownerID, challenge: challenge, now: now)
+        return try await base.verify(id: id, ownerID: ownerID, challenge: challenge, maxDevices: maxDevices, now: now)
     }
 }

@@ -155,6 +155,33 @@ struct DeviceVerificationTests {
         #expect(try await list(harness, "alice").isEmpty)
     }
 
+    @Test("one challenge per token per 30 s, whoever registers it, unregisters the pending device and registers again")
+    func challengeRate() async throws {
+        let (harness, provider) = try await Self.harness()
+        let clock = try #require(harness.clock as? TestClock)
+        _ = try await register(harness, "alice", token: "abcd")
+        let first = try await register(harness, "mallory", token: "abcd")
+        #expect(provider.jobs.count == 1)
+        _ = try await harness.client.call(
+            Devices.Unregister.self, .init(deviceId: first.deviceId),
+            token: try await harness.signer.userToken("mallory"))
+        let again = try await register(harness, "mallory", token: "abcd")
+        #expect(again.verification == "pending")
+        #expect(again.deviceId != first.deviceId)
+        let eves = try await register(harness, "eve", token: "abcd")
+        #expect(eves.verification == "pending")
+        #expect(provider.jobs.count == 1, "no second challenge within 30 s")
+        clock.advance(by: 31)
+        _ = try await register(harness, "eve", token: "abcd")
+        #expect(provider.jobs.count == 2)
+        #expect(provider.jobs.last?.deviceID == eves.deviceId)
+        // The challenge pushed to the token names the pending device it is for.
+        let challenge = try #require(provider.jobs.last?.challenge)
+        let notMallorys = await expectRPCError { _ = try await verify(harness, "mallory", eves.deviceId, challenge) }
+        #expect(notMallorys?.code == RPCErrorCode.notFound)
+        #expect(try await verify(harness, "eve", eves.deviceId, challenge).deviceId == eves.deviceId)
+    }
+
     @Test(
         "a pending device can be unregistered by its owner; web push subscriptions and direct tokens are not challenged"
     )

@@ -69,7 +69,8 @@ struct DispatchRepositoryTests {
             let challenge = try #require(pending.challenge)
             guard
                 case .verified(let moved) = try await devices.verify(
-                    id: pending.device.id, ownerID: "eve", challenge: challenge, now: Self.start.addingTimeInterval(3))
+                    id: pending.device.id, ownerID: "eve", challenge: challenge, maxDevices: nil,
+                    now: Self.start.addingTimeInterval(3))
             else {
                 Issue.record("the right challenge did not verify")
                 return

@@ -25,7 +25,7 @@ struct FCMDeliveryTests {
         }
     }
 
-    @Test("a device-verification challenge is a data-only message with the challenge alone")
+    @Test("a device-verification challenge is a data-only message with the challenge and its pending device alone")
     func challengeMessage() async throws {
         try await withFCM { fcm in
             var job = fcm.job("fcm-token-2", id: "", expiresIn: 600)
@@ -35,7 +35,8 @@ struct FCMDeliveryTests {
             #expect(
                 String(decoding: send.request.body, as: UTF8.self)
                     == #"{"message":{"android":{"priority":"high","ttl":"600s"},"#
-                    + #""data":{"securepushChallenge":"q3Vb0zYQm2xJ8kT4fP1wLg"},"token":"fcm-token-2"}}"#)
+                    + #""data":{"securepushChallenge":"q3Vb0zYQm2xJ8kT4fP1wLg","securepushDeviceId":"\#(job.deviceID)"},"#
+                    + #""token":"fcm-token-2"}}"#)
             #expect(send.challenge == "q3Vb0zYQm2xJ8kT4fP1wLg")
             #expect(send.secureId == nil)
             #expect(await fcm.mock.violations.isEmpty)

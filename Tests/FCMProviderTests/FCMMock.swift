@@ -181,7 +181,7 @@ actor FCMMock {
             message.keys.sorted() == ["android", "data", "token"],
             let token = message["token"] as? String, !token.isEmpty,
             let data = message["data"] as? [String: String],
-            data.keys.sorted() == ["secureId"] || data.keys.sorted() == ["securepushChallenge"],
+            data.keys.sorted() == ["secureId"] || data.keys.sorted() == ["securepushChallenge", "securepushDeviceId"],
             let android = message["android"] as? [String: Any], android.keys.sorted() == ["priority", "ttl"],
             android["priority"] as? String == "high", let ttl = android["ttl"] as? String,
             ttl.hasSuffix("s"), Int(ttl.dropLast()).map({ $0 >= 0 }) == true

@@ -37,7 +37,8 @@ struct WNSDeliveryTests {
             job.challenge = "q3Vb0zYQm2xJ8kT4fP1wLg"
             #expect(await wns.provider.deliver(job) == .sent)
             let send = try #require(await wns.mock.sends.first)
-            #expect(send.request.body == Data(#"{"securepushChallenge":"q3Vb0zYQm2xJ8kT4fP1wLg"}"#.utf8))
+            let body = #"{"securepushChallenge":"q3Vb0zYQm2xJ8kT4fP1wLg","securepushDeviceId":"\#(job.deviceID)"}"#
+            #expect(send.request.body == Data(body.utf8))
             #expect(send.request.headers["x-wns-type"] == "wns/raw")
             #expect(await wns.mock.violations.isEmpty)
         }

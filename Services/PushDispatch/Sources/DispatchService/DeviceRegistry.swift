@@ -136,7 +136,9 @@ public struct DeviceRegistry: Sendable {
             throw DispatchError.invalidField(
                 "challenge", "must be the securepushChallenge the device received (22 characters)")
         }
-        switch try await devices.verify(id: deviceID, ownerID: ownerID, challenge: challenge, now: now()) {
+        switch try await devices.verify(
+            id: deviceID, ownerID: ownerID, challenge: challenge, maxDevices: maxDevicesPerUser, now: now())
+        {
         case .verified(let registration):
             let device = registration.device
             revocationQueued()

@@ -36,7 +36,12 @@ public protocol DeviceRepository: Sendable {
     /// Answers the challenge of the owner's pending device `id`. The right answer within the window makes it the
     /// token's device, atomically: the token's previous device is deleted (its undelivered jobs end `failed`, the
     /// store is told to revoke it) and the pending device takes its place under its own id.
-    func verify(id: String, ownerID: String, challenge: String, now: Date) async throws -> DeviceVerificationOutcome
+    ///
+    /// With `maxDevices`, a device beyond it (the caller registered others since) throws `quotaExceeded` and uses no
+    /// try; the count and the move are atomic per owner, as for registrations.
+    func verify(
+        id: String, ownerID: String, challenge: String, maxDevices: Int?, now: Date
+    ) async throws -> DeviceVerificationOutcome
 }
 
 extension DeviceRepository {

@@ -11,13 +11,22 @@ public enum DeviceVerification {
     public static let window: Duration = .seconds(600)
     /// Wrong answers a pending device survives; the fifth ends it (the user registers again for a new challenge).
     public static let maxTries = 5
-    /// Registering the same pending token again pushes a fresh challenge at most this often.
+    /// A token gets at most one challenge this often, whoever registers it (so knowing a token does not let anyone
+    /// flood its device); a registration in between stays pending and the next registration pushes it.
     public static let resendInterval: Duration = .seconds(30)
     /// The platforms whose tokens are proven by a challenge. `direct` tokens are scoped to their owner and Web Push
     /// subscriptions carry their own keys: neither is challenged.
     public static let challengedPlatforms: Set<Platform> = [.apns, .fcm, .wns]
     /// The field of the pushed message that carries the challenge.
     public static let pushField = "securepushChallenge"
+    /// The field of the pushed message that names the pending device the challenge is for (the SDK answers only for
+    /// its own user's pending devices: another user's is `-32004` and costs no try).
+    public static let deviceField = "securepushDeviceId"
+
+    /// The lock that serialises every registration and verification of one token, taken before any row lock.
+    static func tokenLock(_ platform: Platform, _ token: String) -> String {
+        "dispatch.device.token:\(platform.rawValue):\(token)"
+    }
     /// `Devices.Register.Result.verification` of a pending device.
     public static let pending = "pending"
 

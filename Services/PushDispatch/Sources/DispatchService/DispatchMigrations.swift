@@ -124,7 +124,8 @@ public enum DispatchMigrations {
             ]),
         // An APNs, FCM or WNS token registered by someone other than its device's owner: a pending device that
         // becomes the token's device only when its owner answers the challenge pushed to the token (`devices.verify`).
-        // One per (token, user); `challenge_digest` is the SHA-256 of the challenge, never the challenge itself.
+        // One per (token, user); `challenge_digest` is the SHA-256 of the challenge, never the challenge itself;
+        // `challenge_sent_at` is 0 while its challenge waits for the token's next push slot.
         SQLMigration("v10 device verification") { dialect in
             let integer = dialect == .postgresql ? "BIGINT" : "INTEGER"
             return [
@@ -146,6 +147,16 @@ public enum DispatchMigrations {
                 """,
                 "CREATE UNIQUE INDEX device_verification_by_token ON device_verification (platform, token, owner_id)",
                 "CREATE INDEX device_verification_by_owner ON device_verification (owner_id, created_at)",
+                // When a challenge was last pushed to each token, whoever asked: at most one per token per
+                // `DeviceVerification.resendInterval`, however many users register it.
+                """
+                CREATE TABLE device_challenge_push (
+                    platform TEXT NOT NULL,
+                    token TEXT NOT NULL,
+                    pushed_at \(integer) NOT NULL,
+                    PRIMARY KEY (platform, token)
+                )
+                """,
             ]
         },
     ]

@@ -251,6 +251,9 @@ public struct SQLDeliveryRepository: DeliveryRepository {
                 "DELETE FROM idempotency_key WHERE state = 'pending' AND reserved_at < ?", [cutoffMS])
             // Unanswered device verifications (ignored once expired; deleted here).
             _ = try await db.execute("DELETE FROM device_verification WHERE expires_at < ?", [cutoffMS])
+            _ = try await db.execute(
+                "DELETE FROM device_challenge_push WHERE pushed_at < ?",
+                [cutoffMS - Int64(DeviceVerification.resendInterval.components.seconds * 1000)])
             return sends
         }
         return purged ?? 0

@@ -21,25 +21,26 @@ extension SQLDeviceRepository {
         + "challenge_sent_at, expires_at"
 
     /// Registers (or registers again) the caller's pending device for a token another user's device holds, in the
-    /// registration's transaction. A fresh challenge is made when there is none yet, or the last was pushed at least
-    /// ``DeviceVerification/resendInterval`` ago; tries and the window are not reset by registering again.
+    /// registration's transaction (which holds the token's lock). A challenge is pushed when the token's push slot is
+    /// free (``claimChallengePush(_:_:nowMS:_:)``): then a fresh one replaces the last. Tries and the window are not
+    /// reset by registering again.
     static func pend(
         _ request: DeviceRegistrationRequest, maxDevices: Int?, nowMS: Int64, _ db: any SQLTransaction
     ) async throws -> DeviceRegistration? {
-        let resendMS = Int64(DeviceVerification.resendInterval.components.seconds * 1000)
+        guard let token = request.token else { return nil }
         if let row = try await db.query(
             """
             SELECT \(pendingColumns) FROM device_verification WHERE platform = ? AND token = ? AND owner_id = ?
             \(db.dialect.lockRows)
-            """, [request.platform.rawValue, request.token, request.ownerID]
+            """, [request.platform.rawValue, token, request.ownerID]
         ).first {
             let pending = try pendingDevice(from: row)
             if pending.expiresAtMS > nowMS {
-                // The latest registration says what the device will be; the challenge stays unless one is due.
+                // The latest registration says what the device will be; a fresh challenge when one may be pushed.
                 var challenge: String?
                 var sentAtMS = pending.challengeSentAtMS
                 var digest = pending.challengeDigest
-                if nowMS - pending.challengeSentAtMS >= resendMS {
+                if try await claimChallengePush(request.platform, token, nowMS: nowMS, db) {
                     let fresh = DeviceVerification.makeChallenge()
                     challenge = fresh
                     digest = DeviceVerification.digest(fresh)
@@ -62,14 +63,14 @@ extension SQLDeviceRepository {
         }
         try await checkQuota(maxDevices, ownerID: request.ownerID, nowMS: nowMS, db)
         let challenge = DeviceVerification.makeChallenge()
+        let pushed = try await claimChallengePush(request.platform, token, nowMS: nowMS, db)
         let windowMS = Int64(DeviceVerification.window.components.seconds * 1000)
         let device = DeviceRecord(
             id: UUID.random().uuidString.lowercased(), ownerID: request.ownerID, platform: request.platform,
-            token: request.token, name: request.name, createdAt: Date(millisecondsSince1970: nowMS),
+            token: token, name: request.name, createdAt: Date(millisecondsSince1970: nowMS),
             lastRegisteredAt: Date(millisecondsSince1970: nowMS), isActive: false, apnsMode: request.apnsMode,
             publicKey: request.publicKey, isPendingVerification: true)
-        // The same user registering the same token on another replica meanwhile conflicts here: nothing is inserted
-        // and the registration runs again (finding that pending device).
+        // Under the token's lock the same user cannot insert this token twice; the unique index stays the last word.
         let inserted = try await db.execute(
             """
             INSERT INTO device_verification (
@@ -79,10 +80,31 @@ extension SQLDeviceRepository {
             ON CONFLICT DO NOTHING
             """,
             [
-                device.id, request.ownerID, request.platform.rawValue, request.token, request.name, request.apnsMode,
-                request.publicKey, DeviceVerification.digest(challenge), nowMS, nowMS, nowMS + windowMS,
+                device.id, request.ownerID, request.platform.rawValue, token, request.name, request.apnsMode,
+                request.publicKey, DeviceVerification.digest(challenge), nowMS, pushed ? nowMS : 0,
+                nowMS + windowMS,
             ])
-        return inserted > 0 ? DeviceRegistration(device: device, challenge: challenge) : nil
+        return inserted > 0 ? DeviceRegistration(device: device, challenge: pushed ? challenge : nil) : nil
+    }
+
+    /// Takes the token's challenge push slot: `true` (the slot is then taken for
+    /// ``DeviceVerification/resendInterval``) when no challenge was pushed to the token within that interval, by
+    /// anyone. Run under the token's lock.
+    static func claimChallengePush(
+        _ platform: Platform, _ token: String, nowMS: Int64, _ db: any SQLTransaction
+    ) async throws -> Bool {
+        let intervalMS = Int64(DeviceVerification.resendInterval.components.seconds * 1000)
+        if let last = try await db.query(
+            "SELECT pushed_at FROM device_challenge_push WHERE platform = ? AND token = ?", [platform.rawValue, token]
+        ).first?.decode(0, as: Int64.self), nowMS - last < intervalMS {
+            return false
+        }
+        _ = try await db.execute(
+            """
+            INSERT INTO device_challenge_push (platform, token, pushed_at) VALUES (?, ?, ?)
+            ON CONFLICT (platform, token) DO UPDATE SET pushed_at = excluded.pushed_at
+            """, [platform.rawValue, token, nowMS])
+        return true
     }
 
     public func pendingDevices(ownerID: String, now: Date) async throws -> [DeviceRecord] {
@@ -94,13 +116,14 @@ extension SQLDeviceRepository {
         ).map { try Self.pendingDevice(from: $0).device }
     }
 
-    public func verify(id: String, ownerID: String, challenge: String, now: Date) async throws
+    public func verify(id: String, ownerID: String, challenge: String, maxDevices: Int?, now: Date) async throws
         -> DeviceVerificationOutcome
     {
         for _ in 0..<Self.attempts {
             do {
                 return try await verifyOnce(
-                    id: id, ownerID: ownerID, challenge: challenge, nowMS: now.millisecondsSince1970)
+                    id: id, ownerID: ownerID, challenge: challenge, maxDevices: maxDevices,
+                    nowMS: now.millisecondsSince1970)
             } catch is TokenRaceLost {
                 continue
             }
@@ -111,12 +134,23 @@ extension SQLDeviceRepository {
     /// Thrown inside a verification transaction to roll it back when another transaction inserted the token first.
     private struct TokenRaceLost: Error {}
 
-    /// One verification transaction. It locks the pending row, then the token's device row: two users verifying one
-    /// token at once are serialised there, and each outcome is all or nothing.
-    private func verifyOnce(id: String, ownerID: String, challenge: String, nowMS: Int64) async throws
-        -> DeviceVerificationOutcome
+    /// One verification transaction. It takes the locks in a registration's order (the owner's when a quota is set,
+    /// then the token's, then rows: pending, then the token's device), so a registration and a verification of one
+    /// token never wait on each other in a cycle; two users verifying one token at once are serialised, and each
+    /// outcome is all or nothing.
+    private func verifyOnce(id: String, ownerID: String, challenge: String, maxDevices: Int?, nowMS: Int64)
+        async throws -> DeviceVerificationOutcome
     {
         try await database.transaction { db in
+            // Which token, read without a lock: the locks come first, then the row is read again under them.
+            guard
+                let peek = try await db.query(
+                    "SELECT \(Self.pendingColumns) FROM device_verification WHERE device_id = ?", [id]
+                ).first.map(Self.pendingDevice(from:)),
+                peek.device.ownerID == ownerID, let token = peek.device.token
+            else { return .notFound }
+            if maxDevices != nil { try await db.lock("dispatch.device.owner:" + ownerID) }
+            try await db.lock(DeviceVerification.tokenLock(peek.device.platform, token))
             guard
                 let row = try await db.query(
                     "SELECT \(Self.pendingColumns) FROM device_verification WHERE device_id = ? \(db.dialect.lockRows)",
@@ -138,6 +172,20 @@ extension SQLDeviceRepository {
                 _ = try await db.execute(
                     "UPDATE device_verification SET failed_tries = ? WHERE device_id = ?", [failed, id])
                 return .wrongChallenge(triesLeft: DeviceVerification.maxTries - failed)
+            }
+            if let maxDevices {
+                // The caller may have registered other devices since (this one stopped counting if it expired):
+                // the move must still fit. Nothing changed yet, no try used.
+                let others = try await db.query(
+                    """
+                    SELECT (SELECT COUNT(*) FROM device WHERE owner_id = ?)
+                        + (SELECT COUNT(*) FROM device_verification
+                           WHERE owner_id = ? AND expires_at > ? AND device_id <> ?)
+                    """, [ownerID, ownerID, nowMS, id]
+                ).first?.decode(0, as: Int.self)
+                if (others ?? 0) >= maxDevices {
+                    throw DispatchError.quotaExceeded(.devicesPerUser, limit: maxDevices)
+                }
             }
             _ = try await db.execute("DELETE FROM device_verification WHERE device_id = ?", [id])
             var device = pending.device

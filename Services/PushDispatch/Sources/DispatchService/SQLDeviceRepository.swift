@@ -50,6 +50,10 @@ public struct SQLDeviceRepository: DeviceRepository {
                 // count below and the insert cannot interleave with another registration's.
                 try await db.lock("dispatch.device.owner:" + ownerID)
             }
+            if let token, platform != .direct {
+                // Registrations and verifications of one token queue here, before any row lock, on every replica.
+                try await db.lock(DeviceVerification.tokenLock(platform, token))
+            }
             // A direct token names a device among its owner's only: another user's same token is another device.
             // The literal platform conditions let SQLite use the matching partial unique index.
             let sameOwner =

@@ -32,11 +32,15 @@ struct APNsPayload: Encodable, Sendable {
     var traceparent: String?
     /// A device-verification challenge (``DeviceVerification``), pushed in the background; absent otherwise.
     var securepushChallenge: String?
+    /// The pending device the challenge is for; absent otherwise.
+    var securepushDeviceId: String?
 
-    /// A background push carrying only a device-verification challenge: nothing is shown to the user.
-    init(challenge: String) {
+    /// A background push carrying only a device-verification challenge and its pending device's id: nothing is
+    /// shown to the person holding the device.
+    init(challenge: String, deviceID: String) {
         aps = APS(contentAvailable: 1)
         securepushChallenge = challenge
+        securepushDeviceId = deviceID
     }
 
     /// The payload for `notificationID` in `mode`; `alertTitle` and `alertBody` are used in alert mode only.

@@ -90,7 +90,7 @@ public final class APNsProvider: RemotePushProvider {
             job.challenge != nil
             ? .background : job.apnsMode.flatMap(APNsPushMode.init(rawValue:)) ?? configuration.mode
         let payload =
-            job.challenge.map(APNsPayload.init(challenge:))
+            job.challenge.map { APNsPayload(challenge: $0, deviceID: job.deviceID) }
             ?? APNsPayload(
                 notificationID: job.notificationID,
                 mode: mode,

@@ -23,15 +23,16 @@ struct FCMSendRequest: Encodable, Sendable {
     var message: Message
 
     /// - Parameter ttlSeconds: seconds until the notification expires (clamped to 0...four weeks).
-    /// - Parameter challenge: a device-verification challenge to send instead of the notification id.
+    /// - Parameter challenge: a device-verification challenge to send instead of the notification id, with
+    ///   `deviceID`, the pending device it is for.
     init(
         registrationToken: String, notificationID: String, ttlSeconds: Int, traceParent: TraceParent? = nil,
-        challenge: String? = nil
+        challenge: String? = nil, deviceID: String = ""
     ) {
         let ttl = min(max(ttlSeconds, 0), Self.maxTTLSeconds)
         var data = ["secureId": notificationID]
         if let traceParent { data["traceparent"] = traceParent.description }
-        if let challenge { data = [DeviceVerification.pushField: challenge] }
+        if let challenge { data = [DeviceVerification.pushField: challenge, DeviceVerification.deviceField: deviceID] }
         message = Message(
             token: registrationToken,
             data: data,

@@ -8,7 +8,7 @@ import SharedModels
 /// Delivers notification ids to Windows apps as WNS raw notifications.
 ///
 /// Each attempt is one `POST <channel URI>` with `X-WNS-Type: wns/raw` whose body is the id's UTF-8 bytes and
-/// nothing else (a device-verification challenge is `{"securepushChallenge":"<challenge>"}` instead), authorised by an access token from the client-credentials grant, cached until shortly before it
+/// nothing else (a device-verification challenge is `{"securepushChallenge":"…","securepushDeviceId":"…"}` instead), authorised by an access token from the client-credentials grant, cached until shortly before it
 /// expires. Call `shutdown()` before dropping the provider: it owns an HTTP client.
 public final class WNSProvider: RemotePushProvider {
     public let platform = Platform.wns
@@ -64,7 +64,11 @@ public final class WNSProvider: RemotePushProvider {
         }
         // WNS keeps an undelivered notification this long; it needs at least one second.
         let ttl = max(1, Int(job.expiresAt.timeIntervalSince(now()).rounded(.down)))
-        let body = job.challenge.map { #"{"\#(DeviceVerification.pushField)":"\#($0)"}"# } ?? job.notificationID
+        // A challenge is base64url and a device id a UUID: nothing in either needs escaping in JSON.
+        let body =
+            job.challenge.map {
+                #"{"\#(DeviceVerification.pushField)":"\#($0)","\#(DeviceVerification.deviceField)":"\#(job.deviceID)"}"#
+            } ?? job.notificationID
         var outcome = await send(
             channel: channel, notificationID: job.notificationID, body: body, ttl: ttl, responses: responses)
         if case .refreshToken(let staleToken) = outcome {
