@@ -18,7 +18,8 @@ Python with `cryptography`, independently of the Swift SDK: its key, its proofs 
   apns-token       (only with --apns-requests FILE: the deployment delivers to apns_standin.py, whose
                    requests.jsonl FILE is) another user registers the victim's APNs token: a pending device, and a
                    challenge pushed to the token; the victim's device and its sends are untouched; five guesses end
-                   the pending device. A new owner who holds the phone (reads the challenge APNs got) moves it.
+                   the pending device; another registration within 30 s pushes nothing (one challenge per token per
+                   30 s). A new owner who holds the phone (reads the challenge APNs got) moves it.
 """
 import argparse
 import base64
@@ -214,8 +215,14 @@ def apns_token(deployment):
     # Even the right challenge (were it leaked) no longer works: the pending device ended with the fifth guess.
     _, after_guesses = rpc(deployment.http, deployment.args.dispatch, "devices.verify",
                            {"deviceId": thiefs.id, "challenge": challenge or ""}, thief_token)
-    # Whoever holds the phone (here: reads what APNs delivered to it) proves it and gets the device.
+    # One challenge per token per 30 s, whoever asks: registering again at once pushes nothing.
     before = sum(1 for _ in open(requests_file))
+    deployment.register(new_owner_token, new_owners, platform="apns", device_token=token)
+    time.sleep(0.5)
+    rate_limited = sum(1 for _ in open(requests_file)) == before
+    # Whoever holds the phone (here: reads what APNs delivered to it) registers again after 30 s, proves it and gets
+    # the device.
+    time.sleep(31)
     deployment.register(new_owner_token, new_owners, platform="apns", device_token=token)
     owners_challenge, _ = pushed_challenge(requests_file, token, before)
     moved, move_error = rpc(deployment.http, deployment.args.dispatch, "devices.verify",
@@ -224,12 +231,13 @@ def apns_token(deployment):
     ok = (pending.get("verification") == "pending" and pending["deviceId"] != phone.id and challenge is not None
           and headers.get("apns-push-type") == "background" and victim_keeps and victim_targeted
           and thief_sent["deliveries"] == [] and guesses == [-32602] * 5
-          and (after_guesses or {}).get("code") == -32004 and moved == {"deviceId": new_owners.id}
+          and (after_guesses or {}).get("code") == -32004 and rate_limited and moved == {"deviceId": new_owners.id}
           and after["devices"] == [])
     return report("apns-token", ok, pending=pending.get("verification"), challenge_pushed=challenge is not None,
                   push_type=(headers or {}).get("apns-push-type"), victim_keeps_device=victim_keeps,
                   victims_send_reaches_it=victim_targeted, thiefs_send_reaches=len(thief_sent["deliveries"]),
                   guesses=guesses, right_challenge_after_five_guesses=(after_guesses or {}).get("code"),
+                  second_challenge_within_30s=not rate_limited,
                   holder_moved_it=moved is not None and move_error is None)
 
 
