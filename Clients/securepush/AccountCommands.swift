@@ -57,9 +57,18 @@ struct LoginCommand: AsyncParsableCommand {
             throw error
         }
         await device.shutdown()
-        try SecretFile.write(
-            StoredCredentials(username: username, endpoints: endpoints.endpoints, session: session, deviceId: nil),
-            to: credentials.path)
+        // Signing in again as the same user on the same deployment keeps this machine's device (its id and key), so
+        // `listen` does not register a second one. Another user gets a device, and a key, of their own.
+        let previous = try? SecretFile.read(StoredCredentials.self, from: credentials.path)
+        var stored = StoredCredentials(
+            username: username, endpoints: endpoints.endpoints, session: session, deviceId: nil)
+        if let previous, previous.session.userId == session.userId, previous.endpoints == endpoints.endpoints {
+            stored.deviceId = previous.deviceId
+            stored.sealed = previous.sealed
+        } else {
+            try? FileManager.default.removeItem(atPath: StoredCredentials.deviceKeyPath(beside: credentials.path))
+        }
+        try SecretFile.write(stored, to: credentials.path)
         print("signed in as '\(username)' (user id \(session.userId)); session saved in \(credentials.displayPath)")
     }
 }
@@ -76,4 +85,9 @@ func cliLogger() -> Logger {
 /// Writes a line to standard output at once (unbuffered), so piped output shows each step as it happens.
 func emit(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// Writes a line about the command's own state (not its result) to standard error at once.
+func note(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
 }

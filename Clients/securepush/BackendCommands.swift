@@ -78,6 +78,9 @@ struct SendCommand: AsyncParsableCommand {
         let (backend, general) = try client.makeBackend(endpoints.endpoints)
         var context = general
         context.notFoundHint = "send to a registered user: their username, or the user id `securepush register` printed"
+        context.flags = [
+            "payload": "--message", "recipientId": "--to", "ttlSeconds": "--ttl", "idempotencyKey": "--idempotency-key",
+        ]
         let result: Push.Send.Result
         do {
             result = try await explainingFailures(context) {
@@ -138,6 +141,8 @@ struct StatusCommand: AsyncParsableCommand {
     func run() async throws {
         let (backend, general) = try client.makeBackend(endpoints.endpoints)
         var context = general
+        context.notFound =
+            "no notification \(notificationId) sent by this backend client (expired, or sent by another client)"
         context.notFoundHint = "use an id `securepush send` printed; only the client that sent it may ask"
         let status: Push.Status.Result
         do {

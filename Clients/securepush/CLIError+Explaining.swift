@@ -72,7 +72,8 @@ extension CLIError {
                 detail: detail)
         case RPCErrorCode.notFound:
             return CLIError(
-                lowercasedFirst(reason(of: error, after: "Not found: ")), hint: context.notFoundHint, detail: detail)
+                context.notFound ?? "not found: \(reason(of: error, after: "Not found: "))", hint: context.notFoundHint,
+                detail: detail)
         case RPCErrorCode.conflict:
             return CLIError(
                 lowercasedFirst(reason(of: error, after: "Conflict: ")), hint: context.conflictHint, detail: detail)
@@ -83,6 +84,12 @@ extension CLIError {
                 hint: seconds.map { "wait \($0) seconds, then try again" } ?? "wait, then try again",
                 detail: detail)
         case RPCErrorCode.invalidParams:
+            if let field = string(error.data?["field"]), let flag = context.flags[field] {
+                let why = reason(of: error, after: "Invalid params: '\(field)' ")
+                return CLIError(
+                    "invalid \(flag): \(why)", hint: "`securepush <command> --help` lists what each option accepts",
+                    detail: detail)
+            }
             return CLIError(
                 "invalid input: \(reason(of: error, after: "Invalid params: "))",
                 hint: "`securepush <command> --help` lists what each option accepts", detail: detail)

@@ -12,7 +12,8 @@ final class ConnectionReporter: Sendable {
         var everConnected = false
         var connected = false
         var announcedConnecting = false
-        var lastRetry: Duration?
+        /// The last disconnection written: whether it was "still not connected", and its reason.
+        var lastDisconnection: (still: Bool, reason: String)?
     }
 
     private let dispatchURL: String
@@ -42,7 +43,7 @@ final class ConnectionReporter: Sendable {
                 defer {
                     state.everConnected = true
                     state.connected = true
-                    state.lastRetry = nil
+                    state.lastDisconnection = nil
                 }
                 return state.everConnected
                     ? "reconnected"
@@ -50,11 +51,20 @@ final class ConnectionReporter: Sendable {
             case .disconnected(let reason, let retryIn):
                 let wasConnected = state.connected
                 state.connected = false
-                guard wasConnected || state.lastRetry != retryIn else { return nil }
-                let first = wasConnected || state.lastRetry == nil
-                state.lastRetry = retryIn
-                let what = first ? (state.everConnected ? "connection lost" : "not connected") : "still not connected"
-                return "\(what): \(Self.describe(reason)) — retrying in \(Self.format(retryIn))"
+                // The first failure; then once "still not connected"; after that only a different reason is news
+                // (each retry's longer delay is not).
+                let why = Self.describe(reason)
+                let what: String
+                if wasConnected || state.lastDisconnection == nil {
+                    what = state.everConnected ? "connection lost" : "not connected"
+                    state.lastDisconnection = (still: false, reason: why)
+                } else if state.lastDisconnection?.still == true, state.lastDisconnection?.reason == why {
+                    return nil
+                } else {
+                    what = "still not connected"
+                    state.lastDisconnection = (still: true, reason: why)
+                }
+                return "\(what): \(why) — retrying in \(Self.format(retryIn))"
             }
         }
         if let line { write(line) }

@@ -19,7 +19,7 @@ struct DevicesCommand: AsyncParsableCommand {
         @OptionGroup var credentials: CredentialsOptions
 
         func run() async throws {
-            let devices = try await DevicesCommand.withDevice(credentials, notFoundHint: "") { device in
+            let devices = try await DevicesCommand.withDevice(credentials) { device in
                 try await device.devices()
             }
             for info in devices {
@@ -52,7 +52,9 @@ struct DevicesCommand: AsyncParsableCommand {
 
         func run() async throws {
             let verified = try await DevicesCommand.withDevice(
-                credentials, notFoundHint: "no pending device with this id is yours (it may have expired)"
+                credentials,
+                notFound: "no pending device \(deviceId) of yours (answered already, ended after 5 tries, or expired)",
+                notFoundHint: "register the device again for a new challenge; `securepush devices list` shows yours"
             ) { device in
                 try await device.verify(deviceId: deviceId, challenge: challenge)
             }
@@ -72,9 +74,9 @@ struct DevicesCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await DevicesCommand.withDevice(
-                credentials, notFoundHint: "check the id with `securepush devices list`"
-            ) {
-                device in
+                credentials, notFound: "no device \(deviceId) of yours",
+                notFoundHint: "check the id with `securepush devices list`"
+            ) { device in
                 try await device.unregister(deviceId: deviceId)
             }
             var stored = try SecretFile.read(StoredCredentials.self, from: credentials.path)
@@ -89,11 +91,12 @@ struct DevicesCommand: AsyncParsableCommand {
 
     /// Runs `body` with the signed-in user's device client, explaining failures and shutting the client down.
     static func withDevice<T: Sendable>(
-        _ credentials: CredentialsOptions, notFoundHint: String,
+        _ credentials: CredentialsOptions, notFound: String? = nil, notFoundHint: String? = nil,
         _ body: @Sendable (SecurePushDevice) async throws -> T
     ) async throws -> T {
         let (device, stored) = try await StoredCredentials.openDevice(path: credentials.path)
-        let context = FailureContext(stored.endpoints, role: .device, notFoundHint: notFoundHint)
+        var context = FailureContext(stored.endpoints, role: .device, notFoundHint: notFoundHint)
+        context.notFound = notFound
         do {
             let result = try await explainingFailures(context) { try await body(device) }
             await device.shutdown()

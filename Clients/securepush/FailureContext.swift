@@ -16,10 +16,16 @@ struct FailureContext {
     var endpoints: SecurePushEndpoints
     /// Who the CLI acts as.
     var role: Role
+    /// What to say when the service answers `-32004` (what was not found, and why that may be); `nil` says
+    /// "not found: " and the service's words.
+    var notFound: String?
     /// What to do when the service answers `-32004`.
     var notFoundHint: String?
     /// What to do when the service answers `-32009`.
     var conflictHint: String?
+    /// The command's flag for each wire field it sets (`payload` → `--message`): a `-32602` names the flag the user
+    /// typed, not the field they never saw.
+    var flags: [String: String] = [:]
 
     init(
         _ endpoints: SecurePushEndpoints, role: Role, notFoundHint: String? = nil, conflictHint: String? = nil

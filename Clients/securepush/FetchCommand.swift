@@ -22,9 +22,10 @@ struct FetchCommand: AsyncParsableCommand {
     func run() async throws {
         let (device, stored) = try await StoredCredentials.openDevice(path: credentials.path)
         let notification: Store.StoredNotification
-        let context = FailureContext(
+        var context = FailureContext(
             stored.endpoints, role: .device,
             notFoundHint: "check the id; only its recipient can fetch it, until it expires or is deleted")
+        context.notFound = "no notification \(notificationId) for you (expired, deleted, or not yours)"
         do {
             notification = try await explainingFailures(context) { try await device.fetch(notificationId) }
         } catch {

@@ -9,9 +9,10 @@ struct ListenCommand: AsyncParsableCommand {
         commandName: "listen",
         abstract: "Register this machine as a direct-channel device, then print every secure notification it receives.",
         discussion: """
-            Uses the session saved by `securepush login`; the device id is kept with it, so restarts reuse the device. \
-            Payloads go to standard output; the connection's state (connecting, connected, lost — retrying in N s, \
-            reconnected) goes to standard error, one line per change.
+            Uses the session saved by `securepush login`; the device id is kept with it, so restarts (and signing in \
+            again as the same user) reuse the device. Payloads go to standard output; the device's registration and \
+            the connection's state (connecting, connected, lost — retrying in N s, still not connected, reconnected) \
+            go to standard error, one line per change.
             """
     )
 
@@ -42,7 +43,9 @@ struct ListenCommand: AsyncParsableCommand {
                     stored.deviceId = deviceId
                     stored.sealed = !unsealed
                     try SecretFile.write(stored, to: path)
-                    emit("registered direct device \(deviceId)\(unsealed ? "" : " (sealed)")")
+                    // State, not a payload: standard error, like the connection's lines.
+                    let why = newDevice ? "--new-device" : "none was saved for '\(stored.username)' on this machine"
+                    note("registered direct device \(deviceId)\(unsealed ? "" : " (sealed)"): \(why)")
                 }
                 let deviceId = stored.deviceId!
                 let reporter = ConnectionReporter(dispatchURL: stored.endpoints.dispatch, deviceId: deviceId)

@@ -61,7 +61,7 @@ struct SealedCLITests {
                 try await Task.sleep(for: .milliseconds(50))
             }
             #expect(stored["sealed"] as? Bool == true)
-            let deviceId = try #require(stored["deviceId"] as? String)
+            _ = try #require(stored["deviceId"] as? String)
             let key = credentials + ".device-key"
             #expect((try FileManager.default.attributesOfItem(atPath: key)[.posixPermissions] as? Int) == 0o600)
 
@@ -70,7 +70,11 @@ struct SealedCLITests {
             let sent = try await backend.send(.init(recipientId: userId, payload: "sealed for the CLI"))
             let (status, printed) = try await listener.value
             #expect(status == 0)
-            #expect(printed.contains("registered direct device \(deviceId) (sealed)"))
+            // Standard output holds the payload alone: the registration and the connection's state go to standard
+            // error.
+            #expect(!printed.contains("registered direct device"))
+            #expect(!printed.contains("connect"))
+            #expect(printed.split(separator: "\n").count == 1, "\(printed)")
             #expect(printed.contains("\(sent.notificationId): sealed for the CLI"))
 
             // The session expires: the saved access token is stale and useless.
@@ -120,6 +124,50 @@ struct SealedCLITests {
             let saved = try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: credentials)))
             #expect((saved as? [String: Any])?["deviceId"] == nil)
         }
+    }
+
+    @Test("signing in again as the same user keeps this machine's device; another user gets their own device and key")
+    func reloginKeepsTheDevice() async throws {
+        try await TestStack.with(.cleartext) { stack in
+            let credentials = stack.dataDirectory + "/cli/credentials.json"
+            let password = "cli password 1234"
+            for (command, user) in [("register", "cli-same"), ("register", "cli-other"), ("login", "cli-same")] {
+                #expect(
+                    try await Self.securepush(
+                        [command, "--username", user, "--password", password], stack: stack, credentials: credentials
+                    ).0 == 0)
+            }
+            let device = try await Self.listenOnce(stack: stack, credentials: credentials)
+            let key = try Data(contentsOf: URL(fileURLWithPath: credentials + ".device-key"))
+            #expect(
+                try await Self.securepush(
+                    ["login", "--username", "cli-same", "--password", password], stack: stack, credentials: credentials
+                ).0 == 0)
+            #expect(try Self.saved(credentials)["deviceId"] as? String == device)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: credentials + ".device-key")) == key)
+            // `listen` again streams for the same device: still one device.
+            #expect(try await Self.listenOnce(stack: stack, credentials: credentials) == device)
+            let (_, listed) = try await Self.securepush(["devices", "list"], stack: stack, credentials: credentials)
+            #expect(listed.split(separator: "\n").count == 1, "\(listed)")
+
+            #expect(
+                try await Self.securepush(
+                    ["login", "--username", "cli-other", "--password", password], stack: stack,
+                    credentials: credentials
+                ).0 == 0)
+            #expect(try Self.saved(credentials)["deviceId"] == nil)
+            #expect(!FileManager.default.fileExists(atPath: credentials + ".device-key"))
+            let others = try await Self.listenOnce(stack: stack, credentials: credentials)
+            #expect(others != device)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: credentials + ".device-key")) != key)
+        }
+    }
+
+    /// The credentials file as JSON.
+    static func saved(_ credentials: String) throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: credentials)))
+            as? [String: Any]
+            ?? [:]
     }
 
     /// Runs `listen` until it registered its device (then stops it); the device id saved.
