@@ -1,23 +1,5 @@
 import Foundation
 
-/// Moves one JSON-RPC request body to a server and brings back the response body.
-public protocol RPCTransport: Sendable {
-    /// Posts `body` with an optional bearer token; `nil` when the server answered with no body (HTTP 204).
-    /// Connection failures and timeouts are thrown as `RPCError` with code `-32050`.
-    func post(_ body: Data, bearerToken: String?) async throws -> Data?
-
-    /// Posts the body of a call to `method`; `traceparent` is a W3C trace context the caller wants the call to join
-    /// (a device echoing the one its notification came with). Tracing transports name their span after `method` and
-    /// send the trace context; the default ignores both.
-    func post(_ body: Data, bearerToken: String?, method: String, traceparent: String?) async throws -> Data?
-}
-
-extension RPCTransport {
-    public func post(_ body: Data, bearerToken: String?, method: String, traceparent: String?) async throws -> Data? {
-        try await post(body, bearerToken: bearerToken)
-    }
-}
-
 /// A typed JSON-RPC client: `try await client.call(Auth.Login.self, params)`.
 public struct RPCClient: Sendable {
     /// The transport requests travel on.
@@ -58,26 +40,5 @@ public struct RPCClient: Sendable {
         let request = RPCRequestEnvelope(method: M.name, params: params, id: nil)
         _ = try await transport.post(
             try RPCCodec.makeEncoder().encode(request), bearerToken: token, method: M.name, traceparent: nil)
-    }
-}
-
-/// A transport straight into a dispatcher in the same process: client and server tested together without sockets.
-public struct InProcessTransport: RPCTransport {
-    let dispatcher: @Sendable () -> RPCDispatcher
-    let context: @Sendable (String?) -> RPCRequestContext
-
-    /// - Parameters:
-    ///   - dispatcher: the server's dispatcher (a closure so it may be built after the transport).
-    ///   - context: builds the request context from the bearer token, as the HTTP glue would.
-    public init(
-        dispatcher: @escaping @Sendable () -> RPCDispatcher,
-        context: @escaping @Sendable (String?) -> RPCRequestContext
-    ) {
-        self.dispatcher = dispatcher
-        self.context = context
-    }
-
-    public func post(_ body: Data, bearerToken: String?) async throws -> Data? {
-        await dispatcher().handle(body: body, context: context(bearerToken))
     }
 }

@@ -1,7 +1,7 @@
 /// A JSON-RPC method as a type: its wire name, its params and its result, defined once for both sides.
 public protocol RPCMethod: Sendable {
-    /// The params object the method takes.
-    associatedtype Params: Codable & Sendable
+    /// The params object the method takes; `{}` (``Empty``) unless the method declares its own.
+    associatedtype Params: Codable & Sendable = Empty
     /// The result the method returns.
     associatedtype Result: Codable & Sendable
     /// The method name on the wire, e.g. `auth.login`.

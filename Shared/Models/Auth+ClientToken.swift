@@ -4,7 +4,9 @@ extension Auth {
         public static let name = "auth.clientToken"
 
         public struct Params: Codable, Sendable, Hashable {
+            /// The service client's id, as `securepush clients create` made it.
             public var clientId: String
+            /// The client's secret, shown once at creation.
             public var clientSecret: String
             public init(clientId: String, clientSecret: String) {
                 self.clientId = clientId
@@ -13,9 +15,11 @@ extension Auth {
         }
 
         public struct Result: Codable, Sendable, Hashable {
+            /// An ES256 JWT carrying the client's scopes; send it as `Authorization: Bearer`.
             public var accessToken: String
             /// Always `"Bearer"`.
             public var tokenType: String
+            /// Seconds until `accessToken` expires.
             public var expiresIn: Int
             /// The scopes the token carries, e.g. `["push:send"]`.
             public var scopes: [String]

@@ -2,9 +2,9 @@ extension Auth {
     /// `auth.keys {}` → the public keys (a JWKS) that verify access tokens.
     public enum Keys: RPCMethod {
         public static let name = "auth.keys"
-        public typealias Params = Empty
 
         public struct Result: Codable, Sendable, Hashable {
+            /// Every key whose tokens may still be valid, the signing key first (a JWKS).
             public var keys: [PublicJWK]
             public init(keys: [PublicJWK]) { self.keys = keys }
         }

@@ -4,7 +4,9 @@ extension Auth {
         public static let name = "auth.login"
 
         public struct Params: Codable, Sendable, Hashable {
+            /// The account's username, as registered.
             public var username: String
+            /// The account's password.
             public var password: String
             public init(username: String, password: String) {
                 self.username = username
@@ -17,6 +19,7 @@ extension Auth {
 
     /// The tokens a user receives from `auth.login` and `auth.refresh`.
     public struct TokenGrant: Codable, Sendable, Hashable {
+        /// The signed-in user's id (a UUID): what `push.send` takes as `recipientId`.
         public var userId: String
         /// An ES256 JWT to send as `Authorization: Bearer <accessToken>`.
         public var accessToken: String

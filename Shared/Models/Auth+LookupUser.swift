@@ -6,7 +6,9 @@ extension Auth {
 
         /// Exactly one of the two.
         public struct Params: Codable, Sendable, Hashable {
+            /// The user id to look up; exactly one of `userId` and `username`.
             public var userId: String?
+            /// The username to look up; exactly one of `userId` and `username`.
             public var username: String?
             public init(userId: String? = nil, username: String? = nil) {
                 self.userId = userId
@@ -15,7 +17,9 @@ extension Auth {
         }
 
         public struct Result: Codable, Sendable, Hashable {
+            /// The user's id.
             public var userId: String
+            /// The user's username.
             public var username: String
             public init(userId: String, username: String) {
                 self.userId = userId

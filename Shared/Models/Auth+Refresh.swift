@@ -4,17 +4,11 @@ extension Auth {
         public static let name = "auth.refresh"
 
         public struct Params: Codable, Sendable, Hashable {
+            /// The refresh token of the last grant; it is spent by this call.
             public var refreshToken: String
             public init(refreshToken: String) { self.refreshToken = refreshToken }
         }
 
         public typealias Result = TokenGrant
-    }
-
-    /// `auth.logout {refreshToken}` → `{}`; the refresh token's whole family is revoked.
-    public enum Logout: RPCMethod {
-        public static let name = "auth.logout"
-        public typealias Params = Refresh.Params
-        public typealias Result = Empty
     }
 }

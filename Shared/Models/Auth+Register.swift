@@ -15,6 +15,7 @@ extension Auth {
         }
 
         public struct Result: Codable, Sendable, Hashable {
+            /// The new user's id (a UUID).
             public var userId: String
             public init(userId: String) { self.userId = userId }
         }

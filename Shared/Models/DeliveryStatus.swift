@@ -1,5 +1,6 @@
 /// Where one delivery of a notification to one device stands. An open set: new states are added, never renamed.
 public struct DeliveryStatus: RawRepresentable, Codable, Sendable, Hashable, CustomStringConvertible {
+    /// The status as it appears on the wire, e.g. `queued`.
     public var rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
 
@@ -27,5 +28,6 @@ public struct DeliveryStatus: RawRepresentable, Codable, Sendable, Hashable, Cus
         try container.encode(rawValue)
     }
 
+    /// The wire value.
     public var description: String { rawValue }
 }

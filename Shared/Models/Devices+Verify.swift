@@ -18,6 +18,7 @@ extension Devices {
         }
 
         public struct Result: Codable, Sendable, Hashable {
+            /// The device's id, now the caller's: the pending `deviceId`.
             public var deviceId: String
             public init(deviceId: String) { self.deviceId = deviceId }
         }

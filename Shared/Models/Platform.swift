@@ -1,5 +1,6 @@
 /// A push platform a device receives notification ids on. An open set: new platforms are added, never renamed.
 public struct Platform: RawRepresentable, Codable, Sendable, Hashable, CustomStringConvertible {
+    /// The platform as it appears on the wire, e.g. `apns`.
     public var rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
 
@@ -23,5 +24,6 @@ public struct Platform: RawRepresentable, Codable, Sendable, Hashable, CustomStr
         try container.encode(rawValue)
     }
 
+    /// The wire value.
     public var description: String { rawValue }
 }

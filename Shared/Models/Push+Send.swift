@@ -7,8 +7,11 @@ extension Push {
         public static let name = "push.send"
 
         public struct Params: Codable, Sendable, Hashable {
+            /// The recipient's user id (a UUID from auth; `auth.lookupUser` resolves a username).
             public var recipientId: String
+            /// The sensitive text: it goes to notification-store only, never to a push service.
             public var payload: String
+            /// Seconds until the notification expires (default 7 days).
             public var ttlSeconds: Int?
             /// The same key from the same client returns the first result and sends nothing again.
             public var idempotencyKey: String?
@@ -30,7 +33,9 @@ extension Push {
         }
 
         public struct Result: Codable, Sendable, Hashable {
+            /// The stored notification's id: the only thing pushed to the devices.
             public var notificationId: String
+            /// One entry per targeted device; empty when the recipient has none.
             public var deliveries: [Delivery]
             public init(notificationId: String, deliveries: [Delivery]) {
                 self.notificationId = notificationId
@@ -40,8 +45,11 @@ extension Push {
 
         /// One device the notification id is being delivered to.
         public struct Delivery: Codable, Sendable, Hashable {
+            /// The targeted device.
             public var deviceId: String
+            /// How the device is reached.
             public var platform: Platform
+            /// The delivery's state when `push.send` answered (normally `queued`).
             public var status: DeliveryStatus
             public init(deviceId: String, platform: Platform, status: DeliveryStatus) {
                 self.deviceId = deviceId
@@ -49,71 +57,5 @@ extension Push {
                 self.status = status
             }
         }
-    }
-
-    /// `push.status {notificationId}` (scope `push:send`, the sending client only) → per-device delivery state.
-    public enum Status: RPCMethod {
-        public static let name = "push.status"
-
-        public struct Params: Codable, Sendable, Hashable {
-            public var notificationId: String
-            public init(notificationId: String) { self.notificationId = notificationId }
-        }
-
-        public struct Result: Codable, Sendable, Hashable {
-            public var notificationId: String
-            public var deliveries: [DeliveryState]
-            /// The id of the trace `push.send` started (32 hex digits), when push-dispatch traced the send: look
-            /// it up in the tracing backend to see the notification's whole journey. Absent when not traced.
-            public var traceId: String?
-            public init(notificationId: String, deliveries: [DeliveryState], traceId: String? = nil) {
-                self.notificationId = notificationId
-                self.deliveries = deliveries
-                self.traceId = traceId
-            }
-        }
-
-        /// One delivery with its history.
-        public struct DeliveryState: Codable, Sendable, Hashable {
-            public var deviceId: String
-            public var platform: Platform
-            public var status: DeliveryStatus
-            public var attempts: Int
-            public var lastError: String?
-            public var updatedAt: Date
-            /// When this device first fetched the payload successfully (by proof, or by token with its `deviceId`).
-            public var fetchedAt: Date?
-            public init(
-                deviceId: String, platform: Platform, status: DeliveryStatus, attempts: Int, lastError: String? = nil,
-                updatedAt: Date, fetchedAt: Date? = nil
-            ) {
-                self.fetchedAt = fetchedAt
-                self.deviceId = deviceId
-                self.platform = platform
-                self.status = status
-                self.attempts = attempts
-                self.lastError = lastError
-                self.updatedAt = updatedAt
-            }
-        }
-    }
-
-    /// `push.notify {notificationId}`: the JSON-RPC notification a device receives on its direct event stream.
-    public enum Notify: RPCMethod {
-        public static let name = "push.notify"
-
-        public struct Params: Codable, Sendable, Hashable {
-            public var notificationId: String
-            /// The W3C `traceparent` of the send (when push-dispatch traces): send it back on `store.get` so the
-            /// fetch joins the send's trace. Trace context only, nothing else; absent when not traced.
-            public var traceparent: String?
-
-            public init(notificationId: String, traceparent: String? = nil) {
-                self.notificationId = notificationId
-                self.traceparent = traceparent
-            }
-        }
-
-        public typealias Result = Empty
     }
 }

@@ -7,6 +7,7 @@ extension Store {
         public static let name = "store.get"
 
         public struct Params: Codable, Sendable, Hashable {
+            /// The notification to fetch (only its recipient may).
             public var notificationId: String
             /// The fetching device: required with a device proof; with a user token, it selects the device's sealed
             /// copy and records the fetch as that device's receipt.
@@ -22,13 +23,17 @@ extension Store {
 
     /// A notification with its payload (or the fetching device's sealed copy of it), as its recipient fetches it.
     public struct StoredNotification: Codable, Sendable, Hashable {
+        /// The notification's id.
         public var notificationId: String
         /// The payload; absent when `sealed` is given instead.
         public var payload: String?
         /// The payload sealed to the fetching device's key; only that device can open it.
         public var sealed: SealedCopy?
+        /// When the notification was stored.
         public var createdAt: Date
+        /// When it expires and is purged.
         public var expiresAt: Date
+        /// When the recipient first marked it read, if ever.
         public var readAt: Date?
         public init(
             notificationId: String, payload: String? = nil, sealed: SealedCopy? = nil, createdAt: Date,
@@ -45,6 +50,7 @@ extension Store {
 
     /// A payload sealed to one device with HPKE (RFC 9180); `enc` and `ciphertext` are base64url without padding.
     public struct SealedCopy: Codable, Sendable, Hashable {
+        /// The recipient device whose copy this is.
         public var deviceId: String
         /// The HPKE encapsulated key (65 bytes).
         public var enc: String

@@ -6,6 +6,7 @@ extension Store {
         public static let name = "store.list"
 
         public struct Params: Codable, Sendable, Hashable {
+            /// `true` lists only notifications not yet marked read.
             public var unreadOnly: Bool?
             /// 1–200; default 50.
             public var limit: Int?
@@ -19,6 +20,7 @@ extension Store {
         }
 
         public struct Result: Codable, Sendable, Hashable {
+            /// The caller's notifications, newest first.
             public var items: [NotificationSummary]
             /// Present when more items follow.
             public var nextCursor: String?
@@ -31,9 +33,13 @@ extension Store {
 
     /// A notification in a listing: everything but the payload.
     public struct NotificationSummary: Codable, Sendable, Hashable {
+        /// The notification's id.
         public var notificationId: String
+        /// When the notification was stored.
         public var createdAt: Date
+        /// When it expires and is purged.
         public var expiresAt: Date
+        /// When the recipient first marked it read, if ever.
         public var readAt: Date?
         /// `true` for a read-once notification already fetched: every copy is erased, there is nothing left to fetch.
         public var gone: Bool?

@@ -7,15 +7,9 @@ extension Store {
         public typealias Params = Get.Params
 
         public struct Result: Codable, Sendable, Hashable {
+            /// When it was first marked read (marking again keeps this time).
             public var readAt: Date
             public init(readAt: Date) { self.readAt = readAt }
         }
-    }
-
-    /// `store.delete {notificationId}` (user token) → `{}`.
-    public enum Delete: RPCMethod {
-        public static let name = "store.delete"
-        public typealias Params = Get.Params
-        public typealias Result = Empty
     }
 }

@@ -35,6 +35,7 @@ extension Store {
         public struct Result: Codable, Sendable, Hashable {
             /// A random 128-bit id (UUIDv4), never sequential.
             public var notificationId: String
+            /// When the stored notification expires and is purged.
             public var expiresAt: Date
             public init(notificationId: String, expiresAt: Date) {
                 self.notificationId = notificationId
@@ -45,7 +46,9 @@ extension Store {
 
     /// A sealed device of the recipient and its public key (base64url without padding, X9.62 uncompressed P-256).
     public struct RecipientKey: Codable, Sendable, Hashable {
+        /// The recipient's device (a UUID, named once per call).
         public var deviceId: String
+        /// Its P-256 public key (base64url X9.62 uncompressed): the copy for this device is sealed to it.
         public var publicKey: String
         public init(deviceId: String, publicKey: String) {
             self.deviceId = deviceId

@@ -7,11 +7,13 @@ extension Store {
         public static let name = "store.receipts"
 
         public struct Params: Codable, Sendable, Hashable {
+            /// A notification this client stored.
             public var notificationId: String
             public init(notificationId: String) { self.notificationId = notificationId }
         }
 
         public struct Result: Codable, Sendable, Hashable {
+            /// One per device that fetched the notification, first fetch each.
             public var receipts: [Receipt]
             public init(receipts: [Receipt]) { self.receipts = receipts }
         }
@@ -19,7 +21,9 @@ extension Store {
 
     /// The first successful fetch of a notification attributable to one device.
     public struct Receipt: Codable, Sendable, Hashable {
+        /// The device that fetched it.
         public var deviceId: String
+        /// When that device first fetched it successfully.
         public var fetchedAt: Date
         public init(deviceId: String, fetchedAt: Date) {
             self.deviceId = deviceId

@@ -63,4 +63,20 @@ struct MethodCatalogTests {
         }
         #expect(declared == Set(MethodContract.all.map(\.methodName)))
     }
+
+    @Test("each method lives in its own file, named for it: Shared/Models/<Namespace>+<Method>.swift")
+    func oneFilePerMethod() throws {
+        let models = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Shared/Models")
+        for contract in MethodContract.all {
+            let parts = contract.methodName.split(separator: ".").map { $0.prefix(1).uppercased() + $0.dropFirst() }
+            try #require(parts.count == 2, "\(contract.methodName)")
+            let file = models.appendingPathComponent("\(parts[0])+\(parts[1]).swift")
+            let source = try String(contentsOf: file, encoding: .utf8)
+            // The file declares this method, and no other.
+            #expect(source.contains("static let name = \"\(contract.methodName)\""), "\(file.lastPathComponent)")
+            #expect(source.matches(of: /static let name = "/).count == 1, "\(file.lastPathComponent)")
+        }
+    }
 }
