@@ -288,6 +288,13 @@ let package = Package(
                 swiftSettings: swiftSettings
             ),
             .testTarget(
+                name: "ServiceCoreTests",
+                dependencies: [
+                    "ServiceCore", "RPCServer", "SharedModels", "TestSupport", "ChildProcesses", grdb, postgresNIO,
+                    logging, metrics, metricsTestKit, tracing,
+                ],
+                swiftSettings: swiftSettings),
+            .testTarget(
                 name: "SecurePushClientTests",
                 dependencies: ["SecurePushClient", "SealedPush", "SharedModels", logging],
                 swiftSettings: swiftSettings),
