@@ -8,7 +8,7 @@ extension HTTP2ClientSession {
         throws -> OpaquePointer
     {
         var callbacks: OpaquePointer?
-        try check(nghttp2_session_callbacks_new(&callbacks))
+        try NGHTTP2Session.check(nghttp2_session_callbacks_new(&callbacks))
         defer { nghttp2_session_callbacks_del(callbacks) }  // the session keeps its own copy
         nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, onBeginHeaders)
         nghttp2_session_callbacks_set_on_header_callback(callbacks, onHeader)
@@ -20,18 +20,18 @@ extension HTTP2ClientSession {
         nghttp2_session_callbacks_set_error_callback2(callbacks, onError)
 
         var options: OpaquePointer?
-        try check(nghttp2_option_new(&options))
+        try NGHTTP2Session.check(nghttp2_option_new(&options))
         defer { nghttp2_option_del(options) }  // copied into the session too
         // Windows open only as bodies are consumed (`nghttp2_session_consume`): a streamed body is paced by its reader.
         nghttp2_option_set_no_auto_window_update(options, 1)
 
         var session: OpaquePointer?
-        try check(nghttp2_session_client_new2(&session, callbacks, userData, options))
+        try NGHTTP2Session.check(nghttp2_session_client_new2(&session, callbacks, userData, options))
         guard let session else { throw HTTP2ConnectionHandler.SessionError(code: NGHTTP2_ERR_NOMEM.rawValue) }
         let settings = [
-            entry(NGHTTP2_SETTINGS_ENABLE_PUSH, 0),
-            entry(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, configuration.maxHeaderListBytes),
-            entry(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, configuration.streamWindowBytes),
+            NGHTTP2Session.setting(NGHTTP2_SETTINGS_ENABLE_PUSH, 0),
+            NGHTTP2Session.setting(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, configuration.maxHeaderListBytes),
+            NGHTTP2Session.setting(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, configuration.streamWindowBytes),
         ]
         var result = settings.withUnsafeBufferPointer {
             nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), $0.baseAddress, $0.count)
@@ -47,14 +47,6 @@ extension HTTP2ClientSession {
         return session
     }
 
-    private static func entry(_ id: nghttp2_settings_id, _ value: Int) -> nghttp2_settings_entry {
-        nghttp2_settings_entry(settings_id: Int32(id.rawValue), value: UInt32(clamping: value))
-    }
-
-    private static func check(_ code: Int32) throws {
-        if code != 0 { throw HTTP2ConnectionHandler.SessionError(code: code) }
-    }
-
     /// The handler behind a callback's `user_data` (see the type's comment for why it is alive).
     static func session(_ userData: UnsafeMutableRawPointer?) -> HTTP2ClientSession {
         Unmanaged<HTTP2ClientSession>.fromOpaque(userData!).takeUnretainedValue()
@@ -64,12 +56,8 @@ extension HTTP2ClientSession {
 // MARK: nghttp2 callbacks. Each returns 0 (go on) or an nghttp2 error code; none calls back into nghttp2's receive
 // or send functions, and none runs user code: consumers are resumed, and run in their own tasks.
 
-private func isHeaders(_ frame: UnsafePointer<nghttp2_frame>) -> Bool {
-    frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue)
-}
-
 private let onBeginHeaders: nghttp2_on_begin_headers_callback = { _, frame, userData in
-    guard let frame, isHeaders(frame),
+    guard let frame, NGHTTP2Session.isHeaders(frame),
         let stream = HTTP2ClientSession.session(userData).streams[frame.pointee.hd.stream_id], !stream.headDelivered
     else { return 0 }
     // A new head block: an informational (1xx) head before it is forgotten.
@@ -196,7 +184,7 @@ private let onFrameSent: nghttp2_on_frame_send_callback = { _, frame, userData i
         HTTP2ClientSession.session(userData).peerBrokeProtocol(
             "sent GOAWAY with HTTP/2 error \(frame.pointee.goaway.error_code)")
     }
-    guard isHeaders(frame) else { return 0 }
+    guard NGHTTP2Session.isHeaders(frame) else { return 0 }
     let streamID = frame.pointee.hd.stream_id
     guard let stream = HTTP2ClientSession.session(userData).streams[streamID] else { return 0 }
     stream.headSent = true
@@ -205,7 +193,7 @@ private let onFrameSent: nghttp2_on_frame_send_callback = { _, frame, userData i
 }
 
 private let onFrameNotSent: nghttp2_on_frame_not_send_callback = { _, frame, errorCode, userData in
-    guard let frame, isHeaders(frame) else { return 0 }
+    guard let frame, NGHTTP2Session.isHeaders(frame) else { return 0 }
     let session = HTTP2ClientSession.session(userData)
     guard let stream = session.streams.removeValue(forKey: frame.pointee.hd.stream_id) else { return 0 }
     stream.consumer.deliver(failure: .notSent(HTTP2ClientSession.errorText(errorCode)))

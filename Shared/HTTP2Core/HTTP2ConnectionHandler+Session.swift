@@ -12,7 +12,7 @@ extension HTTP2ConnectionHandler {
     /// alive for as long as the session (see the type's comment).
     static func makeSession(userData: UnsafeMutableRawPointer, limits: HTTP2Limits) throws -> OpaquePointer {
         var callbacks: OpaquePointer?
-        try check(nghttp2_session_callbacks_new(&callbacks))
+        try NGHTTP2Session.check(nghttp2_session_callbacks_new(&callbacks))
         defer { nghttp2_session_callbacks_del(callbacks) }  // the session keeps its own copy
         nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, onBeginHeaders)
         nghttp2_session_callbacks_set_on_header_callback(callbacks, onHeader)
@@ -22,7 +22,7 @@ extension HTTP2ConnectionHandler {
         nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, onFrameSend)
 
         var options: OpaquePointer?
-        try check(nghttp2_option_new(&options))
+        try NGHTTP2Session.check(nghttp2_option_new(&options))
         defer { nghttp2_option_del(options) }  // copied into the session too
         nghttp2_option_set_stream_reset_rate_limit(
             options, UInt64(limits.streamResetBurst), UInt64(limits.streamResetsPerSecond))
@@ -30,12 +30,12 @@ extension HTTP2ConnectionHandler {
         nghttp2_option_set_no_auto_window_update(options, 1)
 
         var session: OpaquePointer?
-        try check(nghttp2_session_server_new2(&session, callbacks, userData, options))
+        try NGHTTP2Session.check(nghttp2_session_server_new2(&session, callbacks, userData, options))
         guard let session else { throw SessionError(code: NGHTTP2_ERR_NOMEM.rawValue) }
         let settings = [
-            entry(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, limits.maxConcurrentStreams),
-            entry(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, limits.maxHeaderListBytes),
-            entry(NGHTTP2_SETTINGS_ENABLE_PUSH, 0),
+            NGHTTP2Session.setting(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, limits.maxConcurrentStreams),
+            NGHTTP2Session.setting(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, limits.maxHeaderListBytes),
+            NGHTTP2Session.setting(NGHTTP2_SETTINGS_ENABLE_PUSH, 0),
         ]
         let submitted = settings.withUnsafeBufferPointer {
             nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), $0.baseAddress, $0.count)
@@ -45,14 +45,6 @@ extension HTTP2ConnectionHandler {
             throw SessionError(code: submitted)
         }
         return session
-    }
-
-    private static func entry(_ id: nghttp2_settings_id, _ value: Int) -> nghttp2_settings_entry {
-        nghttp2_settings_entry(settings_id: Int32(id.rawValue), value: UInt32(clamping: value))
-    }
-
-    private static func check(_ code: Int32) throws {
-        if code != 0 { throw SessionError(code: code) }
     }
 
     /// The handler behind a callback's `user_data` (see the type's comment for why it is alive).
@@ -65,7 +57,7 @@ extension HTTP2ConnectionHandler {
 // receive or send functions, and none runs user code that could close the connection.
 
 private let onBeginHeaders: nghttp2_on_begin_headers_callback = { _, frame, userData in
-    guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
+    guard let frame, NGHTTP2Session.isHeaders(frame),
         frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST
     else { return 0 }
     HTTP2ConnectionHandler.handler(userData).streamOpened(frame.pointee.hd.stream_id)
