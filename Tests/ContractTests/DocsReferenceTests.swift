@@ -1,0 +1,91 @@
+import Foundation
+import SharedModels
+import Testing
+
+/// The docs name only what exists: every repository path, `SECUREPUSH_*` variable and RPC method that README.md and
+/// docs/ mention is found in the repository (a renamed file or variable cannot leave a stale document behind).
+@Suite("What the docs name exists")
+struct DocsReferenceTests {
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Paths the docs name that are made by running something, not committed: `Benchmarks/run.sh`'s output and the
+    /// operator's own compose settings (copied from `compose/.env.example`).
+    static let madeByRunning = ["Benchmarks/results", "compose/.env"]
+
+    /// Dotted names in the docs that are not RPC methods: SQLite files, result files, log fields and span names.
+    static let notMethods: Set<String> = [
+        "auth.sqlite", "store.sqlite", "dispatch.sqlite", "devices.json", "auth.limit", "auth.scopes", "auth.token",
+        "push.platform", "push.deliver",
+    ]
+
+    /// README.md and every Markdown file under docs/, with their text.
+    static func documents() throws -> [(name: String, text: String)] {
+        var names = ["README.md", "compose/README.md", "Benchmarks/README.md"]
+        let docs = root.appendingPathComponent("docs")
+        if let walker = FileManager.default.enumerator(atPath: docs.path) {
+            for case let path as String in walker where path.hasSuffix(".md") { names.append("docs/" + path) }
+        }
+        return try names.map { ($0, try String(contentsOf: root.appendingPathComponent($0), encoding: .utf8)) }
+    }
+
+    @Test("every repository path the docs name exists")
+    func paths() throws {
+        var missing: [String] = []
+        for (name, text) in try Self.documents() {
+            for match in text.matches(
+                of: /(?:^|[^\w.\/-])((?:Services|Shared|Clients|Tests|Benchmarks|compose|docs|\.ci)\/[\w+.\/-]*[\w+])/)
+            {
+                let path = String(match.output.1)
+                // A pattern, not a path (`Services/<Directory>/…`), or generated output.
+                if path.contains("<") || path.contains("*") { continue }
+                if Self.madeByRunning.contains(where: { path == $0 || path.hasPrefix($0 + "/") }) { continue }
+                if !FileManager.default.fileExists(atPath: Self.root.appendingPathComponent(path).path) {
+                    missing.append("\(name): \(path)")
+                }
+            }
+        }
+        #expect(missing == [], "paths the docs name that do not exist")
+    }
+
+    @Test("every SECUREPUSH_ variable the docs name is read somewhere in the repository")
+    func variables() throws {
+        var sources = ""
+        for directory in ["Services", "Shared", "Clients", "Tests", "Benchmarks", "compose", ".ci"] {
+            guard let walker = FileManager.default.enumerator(atPath: Self.root.appendingPathComponent(directory).path)
+            else { continue }
+            for case let path as String in walker
+            where [".swift", ".sh", ".py", ".yml", ".yaml", ".example", "run"].contains(where: { path.hasSuffix($0) }) {
+                sources +=
+                    (try? String(
+                        contentsOf: Self.root.appendingPathComponent(directory + "/" + path), encoding: .utf8)) ?? ""
+            }
+        }
+        try #require(!sources.isEmpty)
+        var unknown: Set<String> = []
+        for (name, text) in try Self.documents() {
+            for match in text.matches(of: /SECUREPUSH_[A-Z0-9_]*[A-Z0-9]/) {
+                let variable = String(match.output)
+                // A family written with a wildcard (`SECUREPUSH_APNS_*`) ends in `_` and is not matched whole.
+                if text[match.range.upperBound...].hasPrefix("_") { continue }
+                if !sources.contains(variable) { unknown.insert("\(name): \(variable)") }
+            }
+        }
+        #expect(unknown.sorted() == [], "variables the docs name that no code reads")
+    }
+
+    @Test("every RPC method the docs name is served (or is push.notify)")
+    func methods() throws {
+        let known = MethodCatalog.auth.union(MethodCatalog.store).union(MethodCatalog.dispatch).union([
+            Push.Notify.name
+        ])
+        var unknown: Set<String> = []
+        for (name, text) in try Self.documents() {
+            for match in text.matches(of: /`((?:auth|store|devices|push)\.[a-z][A-Za-z]*)`/) {
+                let method = String(match.output.1)
+                if !known.contains(method), !Self.notMethods.contains(method) { unknown.insert("\(name): \(method)") }
+            }
+        }
+        #expect(unknown.sorted() == [], "methods the docs name that no service serves")
+    }
+}
