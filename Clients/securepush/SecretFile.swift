@@ -18,10 +18,28 @@ enum SecretFile {
         }
     }
 
+    /// The JSON file at `path`, decoded; `nil` when there is no file there. A file that exists but cannot be read
+    /// (its mode, a directory in its place) or decoded is an error naming it, never taken for a missing one.
     static func read<T: Decodable>(_ type: T.Type, from path: String) throws -> T? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return nil }
+        let data: Data
+        do {
+            guard !isDirectory.boolValue else { throw CocoaError(.fileReadUnknown) }
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw CLIError(
+                "cannot read \(path)\(isDirectory.boolValue ? ": it is a directory" : "")",
+                hint: "check the file's owner and mode (the CLI writes it 0600), or remove it", detail: "\(error)")
+        }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        return try decoder.decode(T.self, from: data)
+        do {
+            return try decoder.decode(T.self, from: data)
+        } catch {
+            throw CLIError(
+                "\(path) is not a file the CLI wrote (it does not decode)",
+                hint: "remove it, or restore the file the CLI wrote", detail: "\(error)")
+        }
     }
 }

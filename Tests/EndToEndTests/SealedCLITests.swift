@@ -2,6 +2,7 @@ import ChildProcesses
 import Foundation
 import SecurePushClient
 import SharedModels
+import TestSupport
 import Testing
 
 @Suite("The CLI as a sealed device")
@@ -9,6 +10,14 @@ struct SealedCLITests {
     /// Runs the built `securepush` CLI against `stack` with the credentials at `credentials`; its status and output.
     static func securepush(_ arguments: [String], stack: TestStack, credentials: String) async throws -> (
         Int32, String
+    ) {
+        let (status, output, _) = try await securepushWithErrors(arguments, stack: stack, credentials: credentials)
+        return (status, output)
+    }
+
+    /// ``securepush(_:stack:credentials:)`` with what it wrote to standard error too.
+    static func securepushWithErrors(_ arguments: [String], stack: TestStack, credentials: String) async throws -> (
+        Int32, String, String
     ) {
         let process = Process()
         process.executableURL = ServiceProcess.buildDirectory.appendingPathComponent("securepush")
@@ -20,14 +29,8 @@ struct SealedCLITests {
         environment["SECUREPUSH_CREDENTIALS"] = credentials
         process.environment = environment
         process.standardInput = FileHandle.nullDevice
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try await process.runToExit()
-        return (
-            process.terminationStatus,
-            String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        )
+        let result = try await process.runCapturingOutput()
+        return (result.status, String(decoding: result.output, as: UTF8.self), result.error)
     }
 
     @Test(
@@ -160,6 +163,24 @@ struct SealedCLITests {
             let others = try await Self.listenOnce(stack: stack, credentials: credentials)
             #expect(others != device)
             #expect(try Data(contentsOf: URL(fileURLWithPath: credentials + ".device-key")) != key)
+        }
+    }
+
+    @Test("a credentials file that cannot be read is an error naming it, never taken for a missing one")
+    func unreadableCredentials() async throws {
+        try await TestStack.with(.cleartext) { stack in
+            // A directory where the file should be: unreadable as a file, even for root.
+            let credentials = stack.dataDirectory + "/cli/credentials.json"
+            try FileManager.default.createDirectory(atPath: credentials, withIntermediateDirectories: true)
+            let (status, _, errors) = try await Self.securepushWithErrors(
+                ["devices", "list"], stack: stack, credentials: credentials)
+            #expect(status == 3)
+            #expect(errors.contains("error: cannot read the saved session in \(credentials)"), "\(errors)")
+            #expect(!errors.contains("not signed in"), "\(errors)")
+            // With --verbose, the detail says why.
+            let (_, _, verbose) = try await Self.securepushWithErrors(
+                ["devices", "list", "--verbose"], stack: stack, credentials: credentials)
+            #expect(verbose.contains("it is a directory"), "\(verbose)")
         }
     }
 
