@@ -118,4 +118,37 @@ extension DispatchRepositoryTests {
             #expect(try await devices.devices(ownerID: "eve").isEmpty)
         }
     }
+
+    @Test(
+        "12 wrong answers at once use exactly the five tries: four wrong, one last, seven find no pending device",
+        arguments: TestPostgres.backends)
+    func concurrentWrongAnswers(backend: TestDatabaseBackend) async throws {
+        try await withRepositories(backend) { devices, _ in
+            _ = try await devices.register(ownerID: "eve", platform: .apns, token: "apns-x", name: nil, now: Self.start)
+            let pending = try await devices.register(
+                ownerID: "mallory", platform: .apns, token: "apns-x", name: nil, apnsMode: nil, publicKey: nil,
+                maxDevices: 10, now: Self.start)
+            #expect(pending.device.isPendingVerification)
+            let outcomes = try await withThrowingTaskGroup(of: DeviceVerificationOutcome.self) { group in
+                for guess in 0..<12 {
+                    group.addTask {
+                        try await devices.verify(
+                            id: pending.device.id, ownerID: "mallory", challenge: "wrong-guess-\(guess)",
+                            maxDevices: 10, now: Self.start.addingTimeInterval(1))
+                    }
+                }
+                return try await group.reduce(into: [DeviceVerificationOutcome]()) { $0.append($1) }
+            }
+            let wrong = outcomes.compactMap { outcome -> Int? in
+                if case .wrongChallenge(let left) = outcome { return left }
+                return nil
+            }
+            // Each try is counted once, in order, whatever the interleaving.
+            #expect(wrong.sorted() == [1, 2, 3, 4])
+            #expect(outcomes.filter { $0 == .triesExhausted }.count == 1)
+            #expect(outcomes.filter { $0 == .notFound }.count == 7)
+            #expect(try await devices.pendingDevices(ownerID: "mallory", now: Self.start).isEmpty)
+            #expect(try await devices.devices(ownerID: "eve").count == 1)
+        }
+    }
 }

@@ -27,7 +27,8 @@ extension SQLDeviceRepository {
     static func pend(
         _ request: DeviceRegistrationRequest, maxDevices: Int?, nowMS: Int64, _ db: any SQLTransaction
     ) async throws -> DeviceRegistration? {
-        guard let token = request.token else { return nil }
+        // Only a platform token that another user's device holds is pended, so there is always one.
+        guard let token = request.token else { preconditionFailure("a pending registration without a token") }
         if let row = try await db.query(
             """
             SELECT \(pendingColumns) FROM device_verification WHERE platform = ? AND token = ? AND owner_id = ?
@@ -173,20 +174,9 @@ extension SQLDeviceRepository {
                     "UPDATE device_verification SET failed_tries = ? WHERE device_id = ?", [failed, id])
                 return .wrongChallenge(triesLeft: DeviceVerification.maxTries - failed)
             }
-            if let maxDevices {
-                // The caller may have registered other devices since (this one stopped counting if it expired):
-                // the move must still fit. Nothing changed yet, no try used.
-                let others = try await db.query(
-                    """
-                    SELECT (SELECT COUNT(*) FROM device WHERE owner_id = ?)
-                        + (SELECT COUNT(*) FROM device_verification
-                           WHERE owner_id = ? AND expires_at > ? AND device_id <> ?)
-                    """, [ownerID, ownerID, nowMS, id]
-                ).first?.decode(0, as: Int.self)
-                if (others ?? 0) >= maxDevices {
-                    throw DispatchError.quotaExceeded(.devicesPerUser, limit: maxDevices)
-                }
-            }
+            // The caller may have registered other devices since (this one stopped counting if it expired): the move
+            // must still fit. Nothing changed yet, no try used.
+            try await Self.checkQuota(maxDevices, ownerID: ownerID, nowMS: nowMS, excluding: id, db)
             _ = try await db.execute("DELETE FROM device_verification WHERE device_id = ?", [id])
             var device = pending.device
             var previousOwnerID: String?

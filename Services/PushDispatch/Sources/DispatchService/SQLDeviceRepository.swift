@@ -137,14 +137,16 @@ public struct SQLDeviceRepository: DeviceRepository {
     }
 
     /// Throws `quotaExceeded` when `ownerID` already has `maxDevices` devices (active or not: each is a row; a
-    /// pending device counts until it expires).
-    static func checkQuota(_ maxDevices: Int?, ownerID: String, nowMS: Int64, _ db: any SQLTransaction) async throws {
+    /// pending device counts until it expires), not counting the pending device `excluding` (the one being verified).
+    static func checkQuota(
+        _ maxDevices: Int?, ownerID: String, nowMS: Int64, excluding pendingID: String? = nil, _ db: any SQLTransaction
+    ) async throws {
         guard let maxDevices else { return }
         let count = try await db.query(
             """
             SELECT (SELECT COUNT(*) FROM device WHERE owner_id = ?)
-                + (SELECT COUNT(*) FROM device_verification WHERE owner_id = ? AND expires_at > ?)
-            """, [ownerID, ownerID, nowMS]
+                + (SELECT COUNT(*) FROM device_verification WHERE owner_id = ? AND expires_at > ? AND device_id <> ?)
+            """, [ownerID, ownerID, nowMS, pendingID ?? ""]
         ).first?.decode(0, as: Int.self)
         if (count ?? 0) >= maxDevices { throw DispatchError.quotaExceeded(.devicesPerUser, limit: maxDevices) }
     }
