@@ -18,6 +18,9 @@ struct PasswordHashingBoundTests {
                 return 1
             }
         }
+        // The held check first (unstructured tasks start in any order; a quick one first would finish and leave the
+        // slot to the held one, and nothing would be queued).
+        #expect(await eventually { await gate.admitted >= 1 })
         let queued = Task { try await gate.run(for: "b") { 2 } }
         // Bounded (10 s) wait until both hold their slots: the tasks may start late on a busy machine.
         #expect(await eventually { await gate.admitted >= 2 })
@@ -39,6 +42,8 @@ struct PasswordHashingBoundTests {
             metrics: AuthMetrics(factory: metrics))
         let (release, releaser) = AsyncStream.makeStream(of: Void.self)
         let running = Task { try await gate.run(for: "a") { for await _ in release { break } } }
+        // The held check first (see above).
+        #expect(await eventually { await gate.admitted >= 1 })
         let queued = (0..<2).map { index in Task { try await gate.run(for: "q\(index)") {} } }
         // Bounded (10 s): the tasks may start late on a busy machine.
         #expect(await eventually { await gate.admitted >= 3 })
