@@ -86,6 +86,7 @@ struct UpCommand: AsyncParsableCommand {
             logger = try ServiceRunner.makeLogger(
                 label: "securepush", environment: variables, defaultLevel: .notice,
                 metadataProvider: tracing.metadataProvider)
+            try SettingCatalog.checkDeclared(variables, logger: logger)
             stack = try await LocalStack.start(environment: environment, logger: logger, tracer: tracing.tracer)
         } catch {
             throw Self.explainStartFailure(error)

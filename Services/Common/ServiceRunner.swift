@@ -74,6 +74,7 @@ public enum ServiceRunner {
             logger.debug("process.malloc.tuned", metadata: ["applied": "\(tuned)"])
         #endif
         do {
+            try SettingCatalog.checkDeclared(environment, logger: logger)
             var plan = try await build(logger, tracing)
             // First to start, last to stop: spans of the whole shutdown are still exported.
             plan.services.insert(contentsOf: tracing.services, at: 0)

@@ -1,0 +1,455 @@
+/// Every variable a SecurePush program, its compose files or its tests read, declared once: ``Setting/name``, default,
+/// readers and meaning. `docs/configuration.md` is generated from it (`securepush config docs`), and a service warns
+/// at start about a set `SECUREPUSH_*` variable that is not here (refused in production): a typo must never pass for a
+/// setting.
+public enum SettingCatalog {
+    /// All settings, in the order `docs/configuration.md` lists them within each group.
+    public static let all: [Setting] = [
+        Setting(
+            #"SECUREPUSH_ENV"#, group: .shared, default: #"`development`"#, usedBy: #"all"#,
+            #"`production` refuses unsafe settings: cleartext on a non-loopback address, `http://` peers to another host, secrets under 32 bytes or published defaults, PostgreSQL without `sslmode=require`, Web Push without an allow-list, a generated signing key, a missing bootstrap client for `up`, every address trusted as a proxy, `/metrics` on a public port, sign-in limits off (see [docs/security.md](security.md#production-mode)); any value but `development` or `production` (any case) is refused at start"#
+        ),
+        Setting(
+            #"SECUREPUSH_HOST"#, group: .shared, default: #"`127.0.0.1`"#, usedBy: #"all"#,
+            #"address to bind (`0.0.0.0` in containers)"#),
+        Setting(
+            #"SECUREPUSH_AUTH_PORT"#, group: .shared, default: #"8081"#, usedBy: #"each"#,
+            #"listening port"#),
+        Setting(
+            #"SECUREPUSH_STORE_PORT"#, group: .shared, default: #"8082"#, usedBy: #"each"#,
+            #"listening port"#),
+        Setting(
+            #"SECUREPUSH_DISPATCH_PORT"#, group: .shared, default: #"8083"#, usedBy: #"each"#,
+            #"listening port"#),
+        Setting(
+            #"SECUREPUSH_DATA_DIR"#, group: .shared, default: #"`./.securepush`"#, usedBy: #"all"#,
+            #"SQLite files `auth.sqlite`, `store.sqlite`, `dispatch.sqlite`"#),
+        Setting(
+            #"SECUREPUSH_DATABASE_URL"#, group: .shared, default: #"unset"#, usedBy: #"all (not `securepush up`)"#,
+            #"`postgres://…`: PostgreSQL instead of SQLite, for replicas (see [Scaling out](../README.md#scaling-out-on-postgresql))"#
+        ),
+        Setting(
+            #"SECUREPUSH_STORE_KEY_FILE"#, group: .shared,
+            default: #"`<data dir>/store-keys`, generated (0600) on first start; required in production"#,
+            usedBy: #"store, `securepush store-keys rotate`"#,
+            #"the AES-256 keys payloads are encrypted at rest under: one `<key id> <base64 of 32 bytes>` line per key, `#` comments; the last key encrypts, every key listed still decrypts. A bad file stops the store, naming the line. Every replica must read the same file (see [docs/security.md](security.md#encryption-at-rest))"#
+        ),
+        Setting(
+            #"SECUREPUSH_SQLITE_SYNCHRONOUS"#, group: .shared, default: #"`normal`"#, usedBy: #"all (SQLite)"#,
+            #"`normal`: commits are flushed to disk at checkpoints (SQLite's recommendation for WAL; survives a service crash, the last commits can be lost on a power cut or kernel crash); `full`: every commit is flushed before the call returns (survives a power cut; one `fsync` per write, see [docs/benchmarks.md](benchmarks.md))"#
+        ),
+        Setting(
+            #"GLIBC_TUNABLES"#, group: .runtime, default: #"unset"#, usedBy: #"all"#,
+            #"glibc's own variable. Each service sets malloc to keep up to 64 MB free per heap instead of giving memory back at 128 kB (`MallocTuning`; ~20% more `push.send`/s here, see [docs/benchmarks.md](benchmarks.md)); any `glibc.malloc.*` tunable set here replaces those settings"#
+        ),
+        Setting(
+            #"SECUREPUSH_IDEMPOTENCY_TIMEOUT"#, group: .dispatch, default: #"120"#, usedBy: #"dispatch"#,
+            #"seconds before a stuck `push.send`'s idempotency key may be taken over"#),
+        Setting(
+            #"SECUREPUSH_PROOFS_PER_DEVICE"#, group: .store, default: #"120"#, usedBy: #"store"#,
+            #"device proofs one device may have accepted within 2 minutes; beyond it `-32029` `{quota: "proofsPerDevice"}` for that device only. Counted per process on SQLite, across all replicas on PostgreSQL"#
+        ),
+        Setting(
+            #"SECUREPUSH_STORE_PROOF_RATE_LIMIT"#, group: .store, default: #"600"#, usedBy: #"store"#,
+            #"fetches with a device proof one client address may make per minute (IPv6 by /64), valid or not; beyond it `-32029` `{quota: "proofsPerAddress"}` for that address only. Counted per process on SQLite, across all replicas on PostgreSQL"#
+        ),
+        Setting(
+            #"SECUREPUSH_REPLICA_LEASE"#, group: .dispatch, default: #"10"#, usedBy: #"dispatch (PostgreSQL)"#,
+            #"seconds a replica's lease outlives its last renewal (every fifth of it): the longest a retry waits for a send that a killed replica left in progress"#
+        ),
+        Setting(
+            #"SECUREPUSH_TLS_CERT_FILE"#, group: .shared, default: #"unset"#, usedBy: #"all"#,
+            #"PEM certificate chain and key: TLS with ALPN `h2` + `http/1.1`; unset: cleartext HTTP/2 (prior knowledge)"#
+        ),
+        Setting(
+            #"SECUREPUSH_TLS_KEY_FILE"#, group: .shared, default: #"unset"#, usedBy: #"all"#,
+            #"PEM certificate chain and key: TLS with ALPN `h2` + `http/1.1`; unset: cleartext HTTP/2 (prior knowledge)"#
+        ),
+        Setting(
+            #"SECUREPUSH_CA_FILE"#, group: .shared, default: #"unset"#, usedBy: #"store, dispatch, CLI"#,
+            #"PEM CA to trust when calling peers over `https` (private CA)"#),
+        Setting(
+            #"SECUREPUSH_AUTH_URL"#, group: .shared, default: #"`http://127.0.0.1:8081`"#,
+            usedBy: #"store, dispatch, CLI"#,
+            #"where auth is"#),
+        Setting(
+            #"SECUREPUSH_STORE_URL"#, group: .shared, default: #"`http://127.0.0.1:8082`"#, usedBy: #"dispatch, CLI"#,
+            #"where notification-store is"#),
+        Setting(
+            #"SECUREPUSH_DISPATCH_URL"#, group: .cli, default: #"`http://127.0.0.1:8083`"#, usedBy: #"CLI"#,
+            #"where push-dispatch is"#),
+        Setting(
+            #"SECUREPUSH_MAX_BODY_BYTES"#, group: .shared, default: #"1048576"#, usedBy: #"all"#,
+            #"largest request body (HTTP 413 above)"#),
+        Setting(
+            #"SECUREPUSH_MAX_BATCH"#, group: .shared, default: #"100"#, usedBy: #"all"#,
+            #"most calls per JSON-RPC batch"#),
+        Setting(
+            #"SECUREPUSH_IDLE_TIMEOUT"#, group: .shared, default: #"120"#, usedBy: #"all"#,
+            #"seconds a connection may stay with no request in flight before it gets GOAWAY and is closed (an open event stream counts as in flight)"#
+        ),
+        Setting(
+            #"SECUREPUSH_HANDSHAKE_TIMEOUT"#, group: .shared, default: #"10"#, usedBy: #"all"#,
+            #"seconds a new connection may take to start its first request (TLS and HTTP/2 handshakes included) before it is closed"#
+        ),
+        Setting(
+            #"SECUREPUSH_REQUEST_TIMEOUT"#, group: .shared, default: #"10"#, usedBy: #"all"#,
+            #"seconds a client may take to *send* one request (HEADERS to the end of its body); one still arriving gets `408` (HTTP/1.1: `408` and the connection closes)"#
+        ),
+        Setting(
+            #"SECUREPUSH_MAX_CONNECTION_BUFFER_BYTES"#, group: .shared, default: #"2 × `SECUREPUSH_MAX_BODY_BYTES`"#,
+            usedBy: #"all"#,
+            #"request body bytes one connection may buffer while they arrive; past it flow control makes the client wait (at least one body)"#
+        ),
+        Setting(
+            #"SECUREPUSH_MAX_CONNECTIONS"#, group: .shared, default: #"16000"#, usedBy: #"all"#,
+            #"connections open at once; more are closed as they are accepted"#),
+        Setting(
+            #"SECUREPUSH_MAX_CONNECTIONS_PER_ADDRESS"#, group: .shared, default: #"512"#, usedBy: #"all"#,
+            #"connections open at once from one address (IPv6: one /64); trusted proxies are exempt; more are closed as they are accepted"#
+        ),
+        Setting(
+            #"SECUREPUSH_SHUTDOWN_TIMEOUT"#, group: .shared, default: #"10"#, usedBy: #"all (and `up`)"#,
+            #"on SIGTERM/SIGINT: seconds in-flight requests may take to finish; the process exits within this time whatever clients do"#
+        ),
+        Setting(
+            #"SECUREPUSH_LOG_LEVEL"#, group: .shared,
+            default: #"`info` (`notice` for `securepush up`, `warning` for the other CLI commands)"#, usedBy: #"all"#,
+            #"`trace` … `critical`"#),
+        Setting(
+            #"SECUREPUSH_LOG_FORMAT"#, group: .shared, default: #"`text`"#, usedBy: #"all (and `securepush up`)"#,
+            #"`json`: one JSON object per line (`timestamp`, `level`, `logger`, `message`, then the metadata keys, `trace_id`/`span_id` when a span is active); see [docs/operations.md](operations.md#operations-logs)"#
+        ),
+        Setting(
+            #"OTEL_EXPORTER_OTLP_ENDPOINT"#, group: .runtime, default: #"unset (tracing off, no cost)"#,
+            usedBy: #"all (and `securepush up`)"#,
+            #"turns OpenTelemetry tracing on: spans are exported over OTLP/HTTP (protobuf) to this collector, e.g. `http://jaeger:4318`; see [docs/operations.md](operations.md#operations-tracing)"#
+        ),
+        Setting(
+            #"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"#, group: .runtime, default: #"unset (tracing off, no cost)"#,
+            usedBy: #"all (and `securepush up`)"#,
+            #"turns OpenTelemetry tracing on: spans are exported over OTLP/HTTP (protobuf) to this collector, e.g. `http://jaeger:4318`; see [docs/operations.md](operations.md#operations-tracing)"#
+        ),
+        Setting(
+            #"OTEL_TRACES_EXPORTER"#, group: .runtime, default: #"unset"#, usedBy: #"all (and `up`)"#,
+            #"`otlp` turns tracing on (to `http://localhost:4318` without an endpoint), `none` keeps it off; anything else is refused at start"#
+        ),
+        Setting(
+            #"OTEL_SERVICE_NAME"#, group: .runtime,
+            default: #"the service's name (`auth`, `notification-store`, `push-dispatch`; `securepush` for `up`)"#,
+            usedBy: #"all (and `up`)"#,
+            #"`service.name` of exported spans; the other standard variables apply too: `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_EXPORTER_OTLP_HEADERS`/`_TIMEOUT`/`_CERTIFICATE`, `OTEL_TRACES_SAMPLER`/`_ARG` (default `parentbased_always_on`), `OTEL_PROPAGATORS`, `OTEL_BSP_*`, `OTEL_SDK_DISABLED`"#
+        ),
+        Setting(
+            #"SECUREPUSH_BOOTSTRAP_CLIENT_ID"#, group: .shared, default: #"unset"#, usedBy: #"auth, CLI"#,
+            #"created or updated at start as a backend client with scope `push:send`"#),
+        Setting(
+            #"SECUREPUSH_BOOTSTRAP_CLIENT_SECRET"#, group: .shared, default: #"unset"#, usedBy: #"auth, CLI"#,
+            isSecret: true,
+            #"created or updated at start as a backend client with scope `push:send`"#),
+        Setting(
+            #"SECUREPUSH_DISPATCH_CLIENT_ID"#, group: .shared, default: #"unset"#, usedBy: #"auth, dispatch"#,
+            #"push-dispatch's own client: auth provisions it with scopes `store:write`, `sessions:read` and `users:read`; dispatch uses it to call `store.put`, `auth.revokedSessions` and `auth.lookupUser` (`up` generates one)"#
+        ),
+        Setting(
+            #"SECUREPUSH_DISPATCH_CLIENT_SECRET"#, group: .shared, default: #"unset"#, usedBy: #"auth, dispatch"#,
+            isSecret: true,
+            #"push-dispatch's own client: auth provisions it with scopes `store:write`, `sessions:read` and `users:read`; dispatch uses it to call `store.put`, `auth.revokedSessions` and `auth.lookupUser` (`up` generates one)"#
+        ),
+        Setting(
+            #"SECUREPUSH_BOOTSTRAP_CLIENT_SECRET_FILE"#, group: .shared, default: #"unset"#, usedBy: #"auth, dispatch"#,
+            #"read the secret from this file instead (mounted secrets; compose generates them); the variable wins when both are set"#
+        ),
+        Setting(
+            #"SECUREPUSH_DISPATCH_CLIENT_SECRET_FILE"#, group: .shared, default: #"unset"#, usedBy: #"auth, dispatch"#,
+            #"read the secret from this file instead (mounted secrets; compose generates them); the variable wins when both are set"#
+        ),
+        Setting(
+            #"SECUREPUSH_AUTH_SIGNING_KEY_FILE"#, group: .auth, default: #"unset"#, usedBy: #"auth"#,
+            #"ES256 private key (PEM); unset: one is generated on first start and kept in the database (refused in production)"#
+        ),
+        Setting(
+            #"SECUREPUSH_ACCESS_TOKEN_TTL"#, group: .auth, default: #"900"#, usedBy: #"auth"#,
+            #"access token lifetime, seconds"#),
+        Setting(
+            #"SECUREPUSH_REFRESH_TOKEN_TTL"#, group: .auth, default: #"2592000"#, usedBy: #"auth"#,
+            #"refresh token lifetime, seconds"#),
+        Setting(
+            #"SECUREPUSH_BCRYPT_COST"#, group: .auth, default: #"12"#, usedBy: #"auth"#,
+            #"bcrypt cost (10–16)"#),
+        Setting(
+            #"SECUREPUSH_LOGIN_MAX_FAILURES"#, group: .auth, default: #"10"#, usedBy: #"auth"#,
+            #"failed sign-ins per (username or client id, client address) within the window before `-32029` from that address only; one address may fail 5× this over all accounts; an account failing 5× this from all addresses is slowed (up to 5 s per attempt), never refused; 0 turns these limits off ([docs/security.md](security.md#sign-in-limits-auth))"#
+        ),
+        Setting(
+            #"SECUREPUSH_LOGIN_FAILURE_WINDOW"#, group: .auth, default: #"300"#, usedBy: #"auth"#,
+            #"that window, seconds, counted from the first failure"#),
+        Setting(
+            #"SECUREPUSH_AUTH_RATE_LIMIT"#, group: .auth, default: #"120"#, usedBy: #"auth"#,
+            #"calls of `auth.register`, `auth.login`, `auth.refresh`, `auth.logout`, `auth.clientToken`, `auth.keys` per minute per client address (each call of a batch counts); 0 turns it off (benchmarks; refused in production)"#
+        ),
+        Setting(
+            #"SECUREPUSH_BCRYPT_CHECKS_PER_ADDRESS"#, group: .auth, default: #"30"#, usedBy: #"auth"#,
+            #"password checks (bcrypt), successful or not, per minute per client address; 0 turns the budget off"#),
+        Setting(
+            #"SECUREPUSH_BCRYPT_QUEUE"#, group: .auth, default: #"16"#, usedBy: #"auth"#,
+            #"password checks waiting for a bcrypt thread (one runs per core) before more get `-32029` at once"#),
+        Setting(
+            #"SECUREPUSH_BCRYPT_PER_ADDRESS"#, group: .auth, default: #"4"#, usedBy: #"auth"#,
+            #"password checks one client address may have running or waiting; more get `-32029` at once"#),
+        Setting(
+            #"SECUREPUSH_SELF_REGISTRATION"#, group: .auth, default: #"`true`"#, usedBy: #"auth"#,
+            #"`false` closes `auth.register` (`-32003`); accounts are then made with `securepush users create`"#),
+        Setting(
+            #"SECUREPUSH_TRUSTED_PROXIES"#, group: .shared, default: #"unset"#, usedBy: #"all"#,
+            #"comma-separated CIDRs (IPv4/IPv6) of reverse proxies whose forwarding header names the client address; unset: the socket's peer is the client; `0.0.0.0/0` and `::/0` are refused in production"#
+        ),
+        Setting(
+            #"SECUREPUSH_FORWARDED_HEADER"#, group: .shared, default: #"`x-forwarded-for`"#, usedBy: #"all"#,
+            #"the one header read from trusted proxies: `x-forwarded-for` or `forwarded`; the other is ignored; anything else is refused at start"#
+        ),
+        Setting(
+            #"SECUREPUSH_PRODUCTION_ALLOW"#, group: .shared, default: #"unset"#, usedBy: #"all"#,
+            #"production refusals the operator accepts: `public-metrics`, `no-auth-limits` (comma-separated)"#),
+        Setting(
+            #"SECUREPUSH_METRICS_PORT"#, group: .shared, default: #"unset"#, usedBy: #"all (not `securepush up`)"#,
+            #"a second, plain HTTP/1.1 port (on `SECUREPUSH_HOST`) serving only `GET /metrics`, so metrics can stay private; unset: `GET /metrics` is served on the service port (see [docs/operations.md](operations.md)); production on a non-loopback address requires it (or metrics off)"#
+        ),
+        Setting(
+            #"SECUREPUSH_METRICS"#, group: .shared, default: #"`on`"#, usedBy: #"all (and `securepush up`)"#,
+            #"`off`: the service records no metrics and serves no `GET /metrics` (404; `SECUREPUSH_METRICS_PORT` is not opened), so it does no metric work per request; any other value is refused at start. On, the cost on the fetch path is measured in [docs/benchmarks.md](benchmarks.md#cost-of-metrics-on-the-fetch-path)"#
+        ),
+        Setting(
+            #"SECUREPUSH_MAX_PAYLOAD_BYTES"#, group: .shared, default: #"65536"#, usedBy: #"store, dispatch"#,
+            #"largest payload (UTF-8 bytes)"#),
+        Setting(
+            #"SECUREPUSH_DEFAULT_TTL"#, group: .shared, default: #"604800"#, usedBy: #"store (both), dispatch (max)"#,
+            #"notification lifetime default and maximum, seconds"#),
+        Setting(
+            #"SECUREPUSH_MAX_TTL"#, group: .shared, default: #"2592000"#, usedBy: #"store (both), dispatch (max)"#,
+            #"notification lifetime default and maximum, seconds"#),
+        Setting(
+            #"SECUREPUSH_STORE_PURGE_INTERVAL"#, group: .store, default: #"60"#, usedBy: #"store"#,
+            #"how often expired notifications are purged, seconds"#),
+        Setting(
+            #"SECUREPUSH_DISPATCH_KEEPALIVE"#, group: .dispatch, default: #"15"#, usedBy: #"dispatch"#,
+            #"seconds between keepalive comments on direct event streams (written from memory: an idle stream costs no database work)"#
+        ),
+        Setting(
+            #"SECUREPUSH_DISPATCH_SWEEP_INTERVAL"#, group: .dispatch, default: #"10"#, usedBy: #"dispatch"#,
+            #"seconds between the one sweep (for the whole service) that wakes streams whose device has queued ids whose wake-up was lost, and ends the streams of signed-out sessions (`auth.revokedSessions`)"#
+        ),
+        Setting(
+            #"SECUREPUSH_MAX_DEVICES_PER_USER"#, group: .dispatch, default: #"20"#, usedBy: #"dispatch"#,
+            #"devices one user may register (every row counts, active or not); one more is `-32029` with `data: {quota: "devicesPerUser", limit}`"#
+        ),
+        Setting(
+            #"SECUREPUSH_MAX_STREAMS_PER_DEVICE"#, group: .dispatch, default: #"2"#, usedBy: #"dispatch"#,
+            #"open event streams per device; a new one beyond it closes the device's oldest"#),
+        Setting(
+            #"SECUREPUSH_DISPATCH_EXPIRY_INTERVAL"#, group: .dispatch, default: #"60"#, usedBy: #"dispatch"#,
+            #"how often expired deliveries are marked and old sends purged, seconds"#),
+        Setting(
+            #"SECUREPUSH_DELIVERY_CONCURRENCY"#, group: .dispatch, default: #"64"#, usedBy: #"dispatch"#,
+            #"provider attempts in flight per provider (and claim batch); `SECUREPUSH_APNS_CONCURRENCY`, `…_FCM_…`, `…_WNS_…`, `…_WEBPUSH_…` override per platform"#
+        ),
+        Setting(
+            #"SECUREPUSH_DELIVERY_MAX_ATTEMPTS"#, group: .dispatch, default: #"10"#, usedBy: #"dispatch"#,
+            #"attempts before a delivery ends `failed`"#),
+        Setting(
+            #"SECUREPUSH_DELIVERY_BACKOFF_BASE"#, group: .dispatch, default: #"1"#, usedBy: #"dispatch"#,
+            #"retry backoff base and cap, seconds"#),
+        Setting(
+            #"SECUREPUSH_DELIVERY_BACKOFF_MAX"#, group: .dispatch, default: #"300"#, usedBy: #"dispatch"#,
+            #"retry backoff base and cap, seconds"#),
+        Setting(
+            #"SECUREPUSH_DELIVERY_LEASE_TIMEOUT"#, group: .dispatch, default: #"60"#, usedBy: #"dispatch"#,
+            #"how long a crashed worker's job stays claimed before another takes it, seconds"#),
+        Setting(
+            #"SECUREPUSH_DELIVERY_IDLE_INTERVAL"#, group: .dispatch, default: #"30"#, usedBy: #"dispatch"#,
+            #"longest a worker sleeps without checking for due jobs, seconds"#),
+        Setting(
+            #"SECUREPUSH_CREDENTIALS"#, group: .cli, default: #"`~/.securepush/credentials.json`"#, usedBy: #"CLI"#,
+            #"where `login` keeps the session (0600)"#),
+        Setting(
+            #"SECUREPUSH_CLIENT_ID"#, group: .cli, default: #"unset"#, usedBy: #"CLI"#,
+            #"backend client for `send`, `status`, `demo --against-running`"#),
+        Setting(
+            #"SECUREPUSH_CLIENT_SECRET"#, group: .cli, default: #"unset"#, usedBy: #"CLI"#, isSecret: true,
+            #"backend client for `send`, `status`, `demo --against-running`"#),
+
+        Setting(
+            #"SECUREPUSH_APNS_KEY_FILE"#, group: .providers, default: #"unset (APNs off)"#, usedBy: #"dispatch"#,
+            #"the `.p8` token-signing key from Apple; with `SECUREPUSH_APNS_KEY_ID`, `SECUREPUSH_APNS_TEAM_ID` and `SECUREPUSH_APNS_TOPIC` it turns APNs on"#
+        ),
+        Setting(
+            #"SECUREPUSH_APNS_KEY_ID"#, group: .providers, default: #"unset"#, usedBy: #"dispatch"#,
+            #"the key's id (10 characters, from Apple's developer account)"#),
+        Setting(
+            #"SECUREPUSH_APNS_TEAM_ID"#, group: .providers, default: #"unset"#, usedBy: #"dispatch"#,
+            #"the developer team's id"#),
+        Setting(
+            #"SECUREPUSH_APNS_TOPIC"#, group: .providers, default: #"unset"#, usedBy: #"dispatch"#,
+            #"the app's bundle id; a wrong one makes APNs answer `DeviceTokenNotForTopic` (and deactivates the device)"#
+        ),
+        Setting(
+            #"SECUREPUSH_APNS_ENVIRONMENT"#, group: .providers, default: #"`production`"#, usedBy: #"dispatch"#,
+            #"`sandbox` for development builds of the app, `production` for store builds"#),
+        Setting(
+            #"SECUREPUSH_APNS_MODE"#, group: .providers, default: #"`alert`"#, usedBy: #"dispatch"#,
+            #"`alert`: a `mutable-content` alert with the fallback text, for a Notification Service Extension; `background`: a silent `content-available` push; a device may choose its own with `apnsMode` in `devices.register`"#
+        ),
+        Setting(
+            #"SECUREPUSH_APNS_ALERT_TITLE"#, group: .providers, default: #"`New message`"#, usedBy: #"dispatch"#,
+            #"the fallback title of alert pushes, shown when the app cannot fetch the payload (never the payload itself)"#
+        ),
+        Setting(
+            #"SECUREPUSH_APNS_ALERT_BODY"#, group: .providers, default: #"`You have a new secure message`"#,
+            usedBy: #"dispatch"#, #"the fallback body of alert pushes"#),
+        Setting(
+            #"SECUREPUSH_APNS_PING_INTERVAL"#, group: .providers, default: #"60"#, usedBy: #"dispatch"#,
+            #"seconds between HTTP/2 PINGs on the APNs connection; 0 turns them off"#),
+        Setting(
+            #"SECUREPUSH_APNS_URL"#, group: .providers, default: #"Apple's, by `SECUREPUSH_APNS_ENVIRONMENT`"#,
+            usedBy: #"dispatch"#, #"another APNs endpoint (a test server)"#),
+        Setting(
+            #"SECUREPUSH_APNS_CA_FILE"#, group: .providers, default: #"unset (the system's roots)"#,
+            usedBy: #"dispatch"#,
+            #"PEM CA to trust for `SECUREPUSH_APNS_URL` (a private CA)"#),
+        Setting(
+            #"SECUREPUSH_APNS_CONCURRENCY"#, group: .providers, default: #"`SECUREPUSH_DELIVERY_CONCURRENCY`"#,
+            usedBy: #"dispatch"#, #"APNs attempts in flight at once"#),
+        Setting(
+            #"SECUREPUSH_FCM_CREDENTIALS_FILE"#, group: .providers, default: #"unset (FCM off)"#, usedBy: #"dispatch"#,
+            isSecret: true,
+            #"the Firebase service account JSON (its `project_id` and `token_uri` are read from it); turns FCM on"#),
+        Setting(
+            #"SECUREPUSH_FCM_PROJECT_ID"#, group: .providers, default: #"the credentials file's"#, usedBy: #"dispatch"#,
+            #"the Firebase project to send through"#),
+        Setting(
+            #"SECUREPUSH_FCM_URL"#, group: .providers, default: #"`https://fcm.googleapis.com`"#, usedBy: #"dispatch"#,
+            #"another FCM endpoint (a test server)"#),
+        Setting(
+            #"SECUREPUSH_FCM_CA_FILE"#, group: .providers, default: #"unset (the system's roots)"#,
+            usedBy: #"dispatch"#,
+            #"PEM CA to trust for FCM and its token endpoint"#),
+        Setting(
+            #"SECUREPUSH_FCM_CONCURRENCY"#, group: .providers, default: #"`SECUREPUSH_DELIVERY_CONCURRENCY`"#,
+            usedBy: #"dispatch"#, #"FCM attempts in flight at once"#),
+        Setting(
+            #"SECUREPUSH_WNS_CLIENT_ID"#, group: .providers, default: #"unset (WNS off)"#, usedBy: #"dispatch"#,
+            #"the package SID (`ms-app://…`); with `SECUREPUSH_WNS_CLIENT_SECRET` it turns WNS on"#),
+        Setting(
+            #"SECUREPUSH_WNS_CLIENT_SECRET"#, group: .providers, default: #"unset"#, usedBy: #"dispatch"#,
+            isSecret: true, #"the package's client secret"#),
+        Setting(
+            #"SECUREPUSH_WNS_TOKEN_URL"#, group: .providers, default: #"`https://login.live.com/accesstoken.srf`"#,
+            usedBy: #"dispatch"#, #"where WNS access tokens are asked for"#),
+        Setting(
+            #"SECUREPUSH_WNS_SCOPE"#, group: .providers, default: #"`notify.windows.com`"#, usedBy: #"dispatch"#,
+            #"the scope asked for"#),
+        Setting(
+            #"SECUREPUSH_WNS_CA_FILE"#, group: .providers, default: #"unset (the system's roots)"#,
+            usedBy: #"dispatch"#,
+            #"PEM CA to trust for WNS"#),
+        Setting(
+            #"SECUREPUSH_WNS_ALLOW_ANY_HOST"#, group: .providers, default: #"unset"#, usedBy: #"dispatch"#,
+            #"`1` accepts channel URIs on any host, not only `https` on `*.notify.windows.com` (sandboxes and tests; refused in production)"#
+        ),
+        Setting(
+            #"SECUREPUSH_WNS_CONCURRENCY"#, group: .providers, default: #"`SECUREPUSH_DELIVERY_CONCURRENCY`"#,
+            usedBy: #"dispatch"#, #"WNS attempts in flight at once"#),
+        Setting(
+            #"SECUREPUSH_VAPID_PRIVATE_KEY_FILE"#, group: .providers, default: #"unset (Web Push off)"#,
+            usedBy: #"dispatch"#, #"the VAPID key (PEM, P-256); with `SECUREPUSH_VAPID_SUBJECT` it turns Web Push on"#),
+        Setting(
+            #"SECUREPUSH_VAPID_SUBJECT"#, group: .providers, default: #"unset"#, usedBy: #"dispatch"#,
+            #"`mailto:` or `https:` contact the push services may use"#),
+        Setting(
+            #"SECUREPUSH_WEBPUSH_ALLOWED_HOSTS"#, group: .providers, default: #"unset (any public host)"#,
+            usedBy: #"dispatch"#,
+            #"comma-separated push service hosts a subscription's endpoint may name (required in production); loopback, private and link-local endpoints are contacted only when listed"#
+        ),
+        Setting(
+            #"SECUREPUSH_WEBPUSH_URGENCY"#, group: .providers, default: #"`high`"#, usedBy: #"dispatch"#,
+            #"the `Urgency` header of Web Push requests (`very-low`, `low`, `normal`, `high`)"#),
+        Setting(
+            #"SECUREPUSH_WEBPUSH_CA_FILE"#, group: .providers, default: #"unset (the system's roots)"#,
+            usedBy: #"dispatch"#, #"PEM CA to trust for push services"#),
+        Setting(
+            #"SECUREPUSH_WEBPUSH_CONCURRENCY"#, group: .providers, default: #"`SECUREPUSH_DELIVERY_CONCURRENCY`"#,
+            usedBy: #"dispatch"#, #"Web Push attempts in flight at once"#),
+        Setting(
+            #"SECUREPUSH_PASSWORD"#, group: .cli, default: #"unset (asked at the prompt)"#, usedBy: #"CLI"#,
+            isSecret: true, #"the password for `register` and `login` when `--password` is not given"#),
+        Setting(
+            #"SECUREPUSH_CLIENT_SECRET_FILE"#, group: .cli, default: #"unset"#, usedBy: #"CLI"#,
+            #"read `SECUREPUSH_CLIENT_SECRET` from this file instead"#),
+        Setting(
+            #"SECUREPUSH_IMAGE"#, group: .compose, default: #"`securepush:local`"#, usedBy: #"compose"#,
+            #"the services' image"#),
+        Setting(
+            #"SECUREPUSH_BINARIES"#, group: .compose, default: #"`source`"#, usedBy: #"compose"#,
+            #"`source` builds the services in the image; `prebuilt` copies binaries built on the host"#),
+        Setting(
+            #"SECUREPUSH_BUILDER_IMAGE"#, group: .compose, default: #"`swift:6.3-bookworm`"#, usedBy: #"compose"#,
+            #"the image the services are built in"#),
+        Setting(
+            #"SECUREPUSH_RUNTIME_IMAGE"#, group: .compose, default: #"`debian:bookworm-slim`"#, usedBy: #"compose"#,
+            #"the image the services run in"#),
+        Setting(
+            #"SECUREPUSH_PUBLISH_ADDRESS"#, group: .compose, default: #"`127.0.0.1`"#, usedBy: #"compose"#,
+            #"the host address the published ports bind to"#),
+        Setting(
+            #"SECUREPUSH_PUBLIC_HOST"#, group: .compose, default: #"`localhost`"#, usedBy: #"compose"#,
+            #"the host name the development certificates are made for"#),
+        Setting(
+            #"SECUREPUSH_AUTH_PUBLISHED_PORT"#, group: .compose, default: #"8081"#, usedBy: #"compose"#,
+            #"auth's port on the host"#),
+        Setting(
+            #"SECUREPUSH_STORE_PUBLISHED_PORT"#, group: .compose, default: #"8082"#, usedBy: #"compose"#,
+            #"notification-store's port on the host"#),
+        Setting(
+            #"SECUREPUSH_DISPATCH_PUBLISHED_PORT"#, group: .compose, default: #"8083"#, usedBy: #"compose"#,
+            #"push-dispatch's port on the host"#),
+        Setting(
+            #"SECUREPUSH_STORE_PUBLISHED_PORTS"#, group: .compose, default: #"8092-8093"#,
+            usedBy: #"compose (replicas)"#,
+            #"the store replicas' ports on the host"#),
+        Setting(
+            #"SECUREPUSH_DISPATCH_PUBLISHED_PORTS"#, group: .compose, default: #"8094-8095"#,
+            usedBy: #"compose (replicas)"#, #"the dispatch replicas' ports on the host"#),
+        Setting(
+            #"SECUREPUSH_POSTGRES_IMAGE"#, group: .compose, default: #"`postgres:16-bookworm`"#, usedBy: #"compose"#,
+            #"the PostgreSQL image of the `postgres` profile"#),
+        Setting(
+            #"SECUREPUSH_POSTGRES_PASSWORD"#, group: .compose, default: #"a development password"#,
+            usedBy: #"compose"#, isSecret: true, #"the PostgreSQL password of the `postgres` profile"#),
+        Setting(
+            #"SECUREPUSH_PROMETHEUS_IMAGE"#, group: .compose, default: #"`securepush-prometheus:local`"#,
+            usedBy: #"compose"#, #"the Prometheus image of the `monitoring` profile"#),
+        Setting(
+            #"SECUREPUSH_PROMETHEUS_BASE_IMAGE"#, group: .compose, default: #"`debian:bookworm-slim`"#,
+            usedBy: #"compose"#, #"the base that image is built on"#),
+        Setting(
+            #"SECUREPUSH_PROMETHEUS_PUBLISHED_PORT"#, group: .compose, default: #"9090"#, usedBy: #"compose"#,
+            #"Prometheus's port on the host"#),
+        Setting(
+            #"SECUREPUSH_TEST_DATABASE_URL"#, group: .development, default: #"unset (PostgreSQL tests skipped)"#,
+            usedBy: #"`swift test`"#, #"a PostgreSQL the tests may create schemas in (`.ci/postgres.sh start` sets it)"#
+        ),
+        Setting(
+            #"SECUREPUSH_TEST_POSTGRES_DIR"#, group: .development, default: #"unset"#, usedBy: #"`.ci/postgres.sh`"#,
+            #"the throwaway cluster's directory"#),
+        Setting(
+            #"SECUREPUSH_TEST_PYTHON"#, group: .development, default: #"the first `python3` with the modules"#,
+            usedBy: #"`swift test`"#, #"the Python the tests run their independent HTTP/2 peers with"#),
+        Setting(
+            #"SECUREPUSH_TEST_PROMETHEUS"#, group: .development, default: #"`prometheus` on `PATH`"#,
+            usedBy: #"compose/monitoring's tests"#, #"the Prometheus binary the dashboard check runs"#),
+        Setting(
+            #"SECUREPUSH_BENCH_BIN_DIR"#, group: .development, default: #"unset (built)"#,
+            usedBy: #"`Benchmarks/run.sh`"#,
+            #"where the release binaries to measure are"#),
+    ]
+}

@@ -1,0 +1,137 @@
+import Foundation
+import Logging
+import ServiceCore
+import Testing
+
+/// Issue 25: every setting is declared once, in ``SettingCatalog``; `docs/configuration.md` is generated from it, and a
+/// set variable that no setting declares is a warning (a refusal in production).
+@Suite("Settings declared once")
+struct SettingCatalogTests {
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Everything in the repository that reads variables, but not the catalog itself (which names them all).
+    static func sources() throws -> String {
+        var text = ""
+        for directory in ["Services", "Shared", "Clients", "Tests", "Benchmarks", "compose", ".ci"] {
+            guard let walker = FileManager.default.enumerator(atPath: root.appendingPathComponent(directory).path)
+            else { continue }
+            for case let path as String in walker
+            where [".swift", ".sh", ".py", ".yml", ".yaml", ".example", "run"].contains(where: { path.hasSuffix($0) })
+                && !path.hasSuffix("SettingCatalog.swift") && !path.hasSuffix("SettingCatalogTests.swift")
+            {
+                text +=
+                    (try? String(contentsOf: root.appendingPathComponent(directory + "/" + path), encoding: .utf8))
+                    ?? ""
+            }
+        }
+        return text
+    }
+
+    @Test("docs/configuration.md is what `securepush config docs` prints (regenerate it after changing a setting)")
+    func generatedDocs() throws {
+        let committed = try String(
+            contentsOf: Self.root.appendingPathComponent("docs/configuration.md"), encoding: .utf8)
+        #expect(
+            committed == SettingCatalog.markdown(),
+            "run: swift run securepush config docs > docs/configuration.md")
+    }
+
+    @Test("every SECUREPUSH_ name the services, the CLI and the shared code read is declared")
+    func everyReadNameDeclared() throws {
+        var undeclared: Set<String> = []
+        for directory in ["Services", "Shared", "Clients"] {
+            let walker = try #require(
+                FileManager.default.enumerator(atPath: Self.root.appendingPathComponent(directory).path))
+            for case let path as String in walker where path.hasSuffix(".swift") {
+                let text = try String(
+                    contentsOf: Self.root.appendingPathComponent(directory + "/" + path), encoding: .utf8)
+                for match in text.matches(of: /"(SECUREPUSH_[A-Z0-9_]*[A-Z0-9])"/) {
+                    let name = String(match.output.1)
+                    // A family's prefix (`"SECUREPUSH_BOOTSTRAP_CLIENT"` + `_ID`) counts when a member is declared.
+                    let declared =
+                        SettingCatalog.setting(named: name) != nil
+                        || SettingCatalog.all.contains { $0.name.hasPrefix(name + "_") }
+                    if !declared { undeclared.insert("\(directory)/\(path): \(name)") }
+                }
+            }
+        }
+        #expect(undeclared.sorted() == [], "read but not declared in SettingCatalog")
+    }
+
+    @Test("every declared SECUREPUSH_ setting is read somewhere, and none is declared twice")
+    func everyDeclaredNameRead() throws {
+        let sources = try Self.sources()
+        try #require(sources.count > 100_000)
+        let names = SettingCatalog.all.map(\.name)
+        #expect(Set(names).count == names.count, "declared twice")
+        let quoted = Set(sources.matches(of: /"(SECUREPUSH_[A-Z0-9_]*[A-Z0-9])"/).map { String($0.output.1) })
+        var unread: [String] = []
+        for name in names where name.hasPrefix("SECUREPUSH_") {
+            if sources.contains(name) { continue }
+            // Read under a name made at run time: a secret's `_FILE` variant, a family member, a platform's override.
+            if name.hasSuffix("_FILE"), sources.contains("\"" + name.dropLast("_FILE".count)) { continue }
+            if name.hasSuffix("_CONCURRENCY"), sources.contains("uppercased())_CONCURRENCY\"") { continue }
+            if quoted.contains(where: { name.hasPrefix($0 + "_") }) { continue }
+            unread.append(name)
+        }
+        #expect(unread == [], "declared, read nowhere")
+    }
+
+    @Test("a set variable that is not a setting: undeclared, with the nearest setting's name")
+    func undeclared() {
+        let environment = [
+            "SECUREPUSH_MAX_BATH": "3", "SECUREPUSH_MAX_BATCH": "3", "SECUREPUSH_ZZZ_NOTHING_LIKE_IT": "1",
+            "HOME": "/root",
+        ]
+        #expect(
+            SettingCatalog.undeclared(in: environment) == ["SECUREPUSH_MAX_BATH", "SECUREPUSH_ZZZ_NOTHING_LIKE_IT"])
+        #expect(SettingCatalog.nearest(to: "SECUREPUSH_MAX_BATH") == "SECUREPUSH_MAX_BATCH")
+        #expect(SettingCatalog.nearest(to: "SECUREPUSH_ZZZ_NOTHING_LIKE_IT") == nil)
+        #expect(SettingCatalog.undeclared(in: ["SECUREPUSH_ENV": "production", "OTEL_SERVICE_NAME": "x"]) == [])
+    }
+
+    @Test("in development an undeclared variable is a warning naming it; in production it refuses to start")
+    func checkDeclared() throws {
+        let lines = Lines()
+        let logger = Logger(label: "test.settings") { label in Recorder(lines: lines) }
+        try SettingCatalog.checkDeclared(ServiceEnvironment(["SECUREPUSH_MAX_BATH": "3"]), logger: logger)
+        #expect(lines.all == ["warning config.undeclared_variable SECUREPUSH_MAX_BATH SECUREPUSH_MAX_BATCH"])
+        try SettingCatalog.checkDeclared(ServiceEnvironment(["SECUREPUSH_MAX_BATCH": "3"]), logger: logger)
+        #expect(lines.all.count == 1)
+
+        let error = try #require(throws: ConfigurationError.self) {
+            try SettingCatalog.checkDeclared(
+                ServiceEnvironment(["SECUREPUSH_ENV": "production", "SECUREPUSH_MAX_BATH": "3"]), logger: logger)
+        }
+        #expect(
+            error.description
+                == "SECUREPUSH_MAX_BATH (did you mean SECUREPUSH_MAX_BATCH?) is not a SecurePush setting "
+                + "(docs/configuration.md lists them all)")
+    }
+
+    /// Log lines as `level message variable did_you_mean`.
+    final class Lines: @unchecked Sendable {
+        private let lock = NSLock()
+        private var lines: [String] = []
+        var all: [String] { lock.withLock { lines } }
+        func append(_ line: String) { lock.withLock { lines.append(line) } }
+    }
+
+    struct Recorder: LogHandler {
+        let lines: Lines
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            let fields = [event.metadata?["config.variable"], event.metadata?["config.did_you_mean"]]
+                .compactMap { $0.map { "\($0)" } }
+            lines.append((["\(event.level)", "\(event.message)"] + fields).joined(separator: " "))
+        }
+    }
+}
