@@ -14,7 +14,7 @@ struct UpCommand: AsyncParsableCommand {
         discussion: """
             Listens on the default ports (8081 auth, 8082 notification-store, 8083 push-dispatch; override with \
             SECUREPUSH_AUTH_PORT, SECUREPUSH_STORE_PORT, SECUREPUSH_DISPATCH_PORT). Honours every SECUREPUSH_* variable \
-            documented in README.md. When SECUREPUSH_BOOTSTRAP_CLIENT_ID/SECRET are not set, a development backend client \
+            documented in docs/configuration.md. When SECUREPUSH_BOOTSTRAP_CLIENT_ID/SECRET are not set, a development backend client \
             'demo-backend' is created and its secret kept in <data-dir>/backend-client.json for `securepush send`. \
             Payloads are encrypted at rest under SECUREPUSH_STORE_KEY_FILE, by default <data-dir>/store-keys \
             (generated on first start; required in production). Nothing is written before every port is known to \
@@ -124,7 +124,7 @@ struct UpCommand: AsyncParsableCommand {
         case let error as ConfigurationError:
             return CLIError(
                 "refused configuration: \(error.description)",
-                hint: "fix the SECUREPUSH_* variable it names (README.md, Configuration, lists them all)",
+                hint: "fix the SECUREPUSH_* variable it names (docs/configuration.md lists them all)",
                 exitCode: .startFailed, detail: "\(error)")
         default:
             return CLIError(

@@ -26,7 +26,7 @@ public enum SettingCatalog {
             #"SQLite files `auth.sqlite`, `store.sqlite`, `dispatch.sqlite`"#),
         Setting(
             #"SECUREPUSH_DATABASE_URL"#, group: .shared, default: #"unset"#, usedBy: #"all (not `securepush up`)"#,
-            #"`postgres://…`: PostgreSQL instead of SQLite, for replicas (see [Scaling out](../README.md#scaling-out-on-postgresql))"#
+            #"`postgres://…`: PostgreSQL instead of SQLite, for replicas (see [Scaling out](deployment.md#scaling-out-on-postgresql))"#
         ),
         Setting(
             #"SECUREPUSH_STORE_KEY_FILE"#, group: .shared,

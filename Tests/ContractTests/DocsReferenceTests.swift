@@ -77,6 +77,45 @@ struct DocsReferenceTests {
         #expect(unknown.sorted() == [], "variables the docs name that no code reads")
     }
 
+    @Test("every relative link in the docs reaches a file, and its #anchor a heading there")
+    func links() throws {
+        var broken: [String] = []
+        for (name, text) in try Self.documents() {
+            let directory = URL(fileURLWithPath: name).deletingLastPathComponent().relativePath
+            for match in text.matches(of: /\]\(([^)\s]+)\)/) {
+                let link = String(match.output.1)
+                if link.firstMatch(of: /^[a-z]+:/) != nil { continue }  // https:, mailto:
+                let parts = link.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
+                let path = parts[0].isEmpty ? name : (directory == "." ? "" : directory + "/") + parts[0]
+                let file = Self.root.appendingPathComponent(path).standardized
+                guard FileManager.default.fileExists(atPath: file.path) else {
+                    broken.append("\(name): \(link) (no such file)")
+                    continue
+                }
+                guard parts.count == 2, file.pathExtension == "md" else { continue }
+                let target = try String(contentsOf: file, encoding: .utf8)
+                if !Self.anchors(in: target).contains(String(parts[1])) {
+                    broken.append("\(name): \(link) (no such heading)")
+                }
+            }
+        }
+        #expect(broken == [], "links the docs hold that lead nowhere")
+    }
+
+    /// The anchors GitHub gives a Markdown file's headings (outside code blocks): lowercased, punctuation but `-` and
+    /// `_` dropped, spaces made `-`.
+    static func anchors(in markdown: String) -> Set<String> {
+        var anchors: Set<String> = []
+        var inFence = false
+        for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("```") { inFence.toggle() }
+            guard !inFence, let heading = line.firstMatch(of: /^#{1,6} (.*)$/) else { continue }
+            let text = heading.output.1.lowercased().filter { $0.isLetter || $0.isNumber || "-_ ".contains($0) }
+            anchors.insert(text.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: " ", with: "-"))
+        }
+        return anchors
+    }
+
     @Test("every RPC method the docs name is served (or is push.notify)")
     func methods() throws {
         let known = MethodCatalog.auth.union(MethodCatalog.store).union(MethodCatalog.dispatch).union([

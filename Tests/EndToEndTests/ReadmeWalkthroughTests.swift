@@ -5,18 +5,24 @@ import Testing
     import Glibc
 #endif
 
-/// README.md's Quick start and CLI walk, mistakes included, run as written against the real `securepush` binary
+/// README.md's Quick start and CLI walk, and the mistakes of docs/troubleshooting.md, run as written against the real `securepush` binary
 /// (built by `swift test` beside this test bundle), checking every output README shows. Only the ports differ: README's
 /// 8081/8082/8083 become free ports, so the test runs beside anything else on the machine.
 @Suite("README walkthrough", .serialized)
 struct ReadmeWalkthroughTests {
-    static let readme = URL(fileURLWithPath: #filePath)
+    static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("README.md")
+
+    /// README.md, then docs/troubleshooting.md: its mistakes are made right after README's walk, in its terminals.
+    static func markdown() throws -> String {
+        try ["README.md", "docs/troubleshooting.md"].map {
+            try String(contentsOf: root.appendingPathComponent($0), encoding: .utf8)
+        }.joined(separator: "\n")
+    }
 
     @Test("README's Quick start and CLI walk run as written and print what README shows, mistakes and hints included")
     func walkthrough() async throws {
-        let script = try ReadmeScript(markdown: String(contentsOf: Self.readme, encoding: .utf8))
+        let script = try ReadmeScript(markdown: Self.markdown())
         #expect(script.setup.contains { $0.hasPrefix("swift build") }, "Quick start builds once with swift build")
         #expect(
             script.setup.contains { $0.contains("export PATH=\"$PWD/.build/debug:$PATH\"") },

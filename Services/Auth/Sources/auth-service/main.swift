@@ -2,7 +2,7 @@ import AuthService
 import RPCServer
 import ServiceCore
 
-// auth-service: the auth JSON-RPC service on its own, configured by SECUREPUSH_* variables (see README.md).
+// auth-service: the auth JSON-RPC service on its own, configured by SECUREPUSH_* variables (see docs/configuration.md).
 await ServiceRunner.main(name: "auth-service", label: "securepush.auth", service: "auth") { logger, tracing in
     let configuration = try AuthConfiguration(environment: ServiceEnvironment())
     // One set of metrics for the database's pool and the service (none with SECUREPUSH_METRICS=off).
