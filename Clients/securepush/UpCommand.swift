@@ -103,8 +103,7 @@ struct UpCommand: AsyncParsableCommand {
         }
         // SIGINT/SIGTERM trigger a graceful shutdown: push-dispatch, then notification-store, then auth, within
         // SECUREPUSH_SHUTDOWN_TIMEOUT whatever clients do.
-        let shutdownTimeout = try ServiceEnvironment(environment).seconds(
-            "SECUREPUSH_SHUTDOWN_TIMEOUT", default: 10, in: 1...600)
+        let shutdownTimeout = try ServiceEnvironment(environment).seconds(SettingCatalog.shutdownTimeout)
         let service = StackService(stack: stack, dataDir: dataDir, backendNote: backendNote)
         // Tracing first, so it stops last and exports the spans of the shutdown too.
         try await ServiceRunner.run(

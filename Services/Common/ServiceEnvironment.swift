@@ -28,6 +28,16 @@ public struct ServiceEnvironment: Sendable {
         return value
     }
 
+    /// A declared whole-number setting: its default when unset; throws, naming it, when set but not in its range.
+    public func int(_ setting: IntegerSetting) throws -> Int {
+        try int(setting.setting.name, default: setting.defaultValue, in: setting.range)
+    }
+
+    /// A declared setting in whole seconds, as ``int(_:)-(IntegerSetting)``.
+    public func seconds(_ setting: IntegerSetting) throws -> Duration {
+        .seconds(try int(setting))
+    }
+
     /// A duration variable given in whole seconds, or `defaultSeconds` when unset; throws when set but not an integer
     /// in `range`.
     public func seconds(_ name: String, default defaultSeconds: Int, in range: ClosedRange<Int>) throws -> Duration {
@@ -84,20 +94,19 @@ public struct ServiceEnvironment: Sendable {
             host: string("SECUREPUSH_HOST") ?? "127.0.0.1",
             port: try int(portVariable, default: defaultPort, in: 0...65535),
             tls: certificate.map { .init(certificateChainPath: $0, privateKeyPath: key!) },
-            maxBodyBytes: try int("SECUREPUSH_MAX_BODY_BYTES", default: 1 << 20, in: 1024...(64 << 20)),
-            maxBatchLength: try int("SECUREPUSH_MAX_BATCH", default: 100, in: 1...10_000),
-            idleTimeout: try seconds("SECUREPUSH_IDLE_TIMEOUT", default: 120, in: 1...86_400),
-            handshakeTimeout: try seconds("SECUREPUSH_HANDSHAKE_TIMEOUT", default: 10, in: 1...300),
-            shutdownTimeout: try seconds("SECUREPUSH_SHUTDOWN_TIMEOUT", default: 10, in: 1...600)
+            maxBodyBytes: try int(SettingCatalog.maxBodyBytes),
+            maxBatchLength: try int(SettingCatalog.maxBatch),
+            idleTimeout: try seconds(SettingCatalog.idleTimeout),
+            handshakeTimeout: try seconds(SettingCatalog.handshakeTimeout),
+            shutdownTimeout: try seconds(SettingCatalog.shutdownTimeout)
         )
         let body = configuration.maxBodyBytes
-        configuration.requestTimeout = try seconds("SECUREPUSH_REQUEST_TIMEOUT", default: 10, in: 1...3_600)
+        configuration.requestTimeout = try seconds(SettingCatalog.requestTimeout)
         // At least one body: a request of the largest size must be able to arrive whole.
         configuration.maxConnectionBufferBytes = try int(
             "SECUREPUSH_MAX_CONNECTION_BUFFER_BYTES", default: 2 * body, in: body...(1 << 30))
-        configuration.maxConnections = try int("SECUREPUSH_MAX_CONNECTIONS", default: 16_000, in: 1...1_000_000)
-        configuration.maxConnectionsPerAddress = try int(
-            "SECUREPUSH_MAX_CONNECTIONS_PER_ADDRESS", default: 512, in: 1...1_000_000)
+        configuration.maxConnections = try int(SettingCatalog.maxConnections)
+        configuration.maxConnectionsPerAddress = try int(SettingCatalog.maxConnectionsPerAddress)
         configuration.trustedProxies = try trustedProxies()
         configuration.forwardedHeader = try forwardedHeader()
         configuration.metricsPort = try metricsPort(servicePort: configuration.port)

@@ -3,6 +3,198 @@
 /// at start about a set `SECUREPUSH_*` variable that is not here (refused in production): a typo must never pass for a
 /// setting.
 public enum SettingCatalog {
+    /// `SECUREPUSH_MAX_BODY_BYTES`.
+    public static let maxBodyBytes = IntegerSetting(
+        #"SECUREPUSH_MAX_BODY_BYTES"#, group: .shared, default: 1 << 20, in: 1024...(64 << 20), usedBy: #"all"#,
+        #"largest request body (HTTP 413 above)"#)
+
+    /// `SECUREPUSH_MAX_BATCH`.
+    public static let maxBatch = IntegerSetting(
+        #"SECUREPUSH_MAX_BATCH"#, group: .shared, default: 100, in: 1...10_000, usedBy: #"all"#,
+        #"most calls per JSON-RPC batch"#)
+
+    /// `SECUREPUSH_IDLE_TIMEOUT`.
+    public static let idleTimeout = IntegerSetting(
+        #"SECUREPUSH_IDLE_TIMEOUT"#, group: .shared, default: 120, in: 1...86_400, unit: " s", usedBy: #"all"#,
+        #"seconds a connection may stay with no request in flight before it gets GOAWAY and is closed (an open event stream counts as in flight)"#
+    )
+
+    /// `SECUREPUSH_HANDSHAKE_TIMEOUT`.
+    public static let handshakeTimeout = IntegerSetting(
+        #"SECUREPUSH_HANDSHAKE_TIMEOUT"#, group: .shared, default: 10, in: 1...300, unit: " s", usedBy: #"all"#,
+        #"seconds a new connection may take to start its first request (TLS and HTTP/2 handshakes included) before it is closed"#
+    )
+
+    /// `SECUREPUSH_REQUEST_TIMEOUT`.
+    public static let requestTimeout = IntegerSetting(
+        #"SECUREPUSH_REQUEST_TIMEOUT"#, group: .shared, default: 10, in: 1...3_600, unit: " s", usedBy: #"all"#,
+        #"seconds a client may take to *send* one request (HEADERS to the end of its body); one still arriving gets `408` (HTTP/1.1: `408` and the connection closes)"#
+    )
+
+    /// `SECUREPUSH_MAX_CONNECTIONS`.
+    public static let maxConnections = IntegerSetting(
+        #"SECUREPUSH_MAX_CONNECTIONS"#, group: .shared, default: 16_000, in: 1...1_000_000, usedBy: #"all"#,
+        #"connections open at once; more are closed as they are accepted"#)
+
+    /// `SECUREPUSH_MAX_CONNECTIONS_PER_ADDRESS`.
+    public static let maxConnectionsPerAddress = IntegerSetting(
+        #"SECUREPUSH_MAX_CONNECTIONS_PER_ADDRESS"#, group: .shared, default: 512, in: 1...1_000_000, usedBy: #"all"#,
+        #"connections open at once from one address (IPv6: one /64); trusted proxies are exempt; more are closed as they are accepted"#
+    )
+
+    /// `SECUREPUSH_SHUTDOWN_TIMEOUT`.
+    public static let shutdownTimeout = IntegerSetting(
+        #"SECUREPUSH_SHUTDOWN_TIMEOUT"#, group: .shared, default: 10, in: 1...600, unit: " s",
+        usedBy: #"all (and `up`)"#,
+        #"on SIGTERM/SIGINT: seconds in-flight requests may take to finish; the process exits within this time whatever clients do"#
+    )
+
+    /// `SECUREPUSH_ACCESS_TOKEN_TTL`.
+    public static let accessTokenTTL = IntegerSetting(
+        #"SECUREPUSH_ACCESS_TOKEN_TTL"#, group: .auth, default: 900, in: 1...86_400, unit: " s", usedBy: #"auth"#,
+        #"access token lifetime, seconds"#)
+
+    /// `SECUREPUSH_REFRESH_TOKEN_TTL`.
+    public static let refreshTokenTTL = IntegerSetting(
+        #"SECUREPUSH_REFRESH_TOKEN_TTL"#, group: .auth, default: 2_592_000, in: 60...31_536_000, unit: " s",
+        usedBy: #"auth"#,
+        #"refresh token lifetime, seconds"#)
+
+    /// `SECUREPUSH_LOGIN_MAX_FAILURES`.
+    public static let loginMaxFailures = IntegerSetting(
+        #"SECUREPUSH_LOGIN_MAX_FAILURES"#, group: .auth, default: 10, in: 0...1_000_000, usedBy: #"auth"#,
+        #"failed sign-ins per (username or client id, client address) within the window before `-32029` from that address only; one address may fail 5× this over all accounts; an account failing 5× this from all addresses is slowed (up to 5 s per attempt), never refused; 0 turns these limits off ([docs/security.md](security.md#sign-in-limits-auth))"#
+    )
+
+    /// `SECUREPUSH_LOGIN_FAILURE_WINDOW`.
+    public static let loginFailureWindow = IntegerSetting(
+        #"SECUREPUSH_LOGIN_FAILURE_WINDOW"#, group: .auth, default: 300, in: 1...86_400, unit: " s", usedBy: #"auth"#,
+        #"that window, seconds, counted from the first failure"#)
+
+    /// `SECUREPUSH_AUTH_RATE_LIMIT`.
+    public static let authRateLimit = IntegerSetting(
+        #"SECUREPUSH_AUTH_RATE_LIMIT"#, group: .auth, default: 120, in: 0...1_000_000, usedBy: #"auth"#,
+        #"calls of `auth.register`, `auth.login`, `auth.refresh`, `auth.logout`, `auth.clientToken`, `auth.keys` per minute per client address (each call of a batch counts); 0 turns it off (benchmarks; refused in production)"#
+    )
+
+    /// `SECUREPUSH_BCRYPT_QUEUE`.
+    public static let bcryptQueue = IntegerSetting(
+        #"SECUREPUSH_BCRYPT_QUEUE"#, group: .auth, default: 16, in: 0...10_000, usedBy: #"auth"#,
+        #"password checks waiting for a bcrypt thread (one runs per core) before more get `-32029` at once"#)
+
+    /// `SECUREPUSH_BCRYPT_PER_ADDRESS`.
+    public static let bcryptPerAddress = IntegerSetting(
+        #"SECUREPUSH_BCRYPT_PER_ADDRESS"#, group: .auth, default: 4, in: 1...10_000, usedBy: #"auth"#,
+        #"password checks one client address may have running or waiting; more get `-32029` at once"#)
+
+    /// `SECUREPUSH_BCRYPT_CHECKS_PER_ADDRESS`.
+    public static let bcryptChecksPerAddress = IntegerSetting(
+        #"SECUREPUSH_BCRYPT_CHECKS_PER_ADDRESS"#, group: .auth, default: 30, in: 0...1_000_000, usedBy: #"auth"#,
+        #"password checks (bcrypt), successful or not, per minute per client address; 0 turns the budget off"#)
+
+    /// `SECUREPUSH_MAX_TTL`.
+    public static let maxTTL = IntegerSetting(
+        #"SECUREPUSH_MAX_TTL"#, group: .shared, default: 2_592_000, in: 1...31_536_000, unit: " s",
+        usedBy: #"store, dispatch"#,
+        #"the longest lifetime a notification may be sent with (`ttl`), seconds"#)
+
+    /// `SECUREPUSH_MAX_PAYLOAD_BYTES`.
+    public static let maxPayloadBytes = IntegerSetting(
+        #"SECUREPUSH_MAX_PAYLOAD_BYTES"#, group: .shared, default: 65_536, in: 1...(16 << 20),
+        usedBy: #"store, dispatch"#,
+        #"largest payload (UTF-8 bytes)"#)
+
+    /// `SECUREPUSH_STORE_PURGE_INTERVAL`.
+    public static let storePurgeInterval = IntegerSetting(
+        #"SECUREPUSH_STORE_PURGE_INTERVAL"#, group: .store, default: 60, in: 1...86_400, unit: " s", usedBy: #"store"#,
+        #"how often expired notifications are purged, seconds"#)
+
+    /// `SECUREPUSH_PROOFS_PER_DEVICE`.
+    public static let proofsPerDevice = IntegerSetting(
+        #"SECUREPUSH_PROOFS_PER_DEVICE"#, group: .store, default: 120, in: 1...100_000, usedBy: #"store"#,
+        #"device proofs one device may have accepted within 2 minutes; beyond it `-32029` `{quota: "proofsPerDevice"}` for that device only. Counted per process on SQLite, across all replicas on PostgreSQL"#
+    )
+
+    /// `SECUREPUSH_STORE_PROOF_RATE_LIMIT`.
+    public static let storeProofRateLimit = IntegerSetting(
+        #"SECUREPUSH_STORE_PROOF_RATE_LIMIT"#, group: .store, default: 600, in: 1...1_000_000, usedBy: #"store"#,
+        #"fetches with a device proof one client address may make per minute (IPv6 by /64), valid or not; beyond it `-32029` `{quota: "proofsPerAddress"}` for that address only. Counted per process on SQLite, across all replicas on PostgreSQL"#
+    )
+
+    /// `SECUREPUSH_DISPATCH_KEEPALIVE`.
+    public static let dispatchKeepalive = IntegerSetting(
+        #"SECUREPUSH_DISPATCH_KEEPALIVE"#, group: .dispatch, default: 15, in: 1...3_600, unit: " s",
+        usedBy: #"dispatch"#,
+        #"seconds between keepalive comments on direct event streams (written from memory: an idle stream costs no database work)"#
+    )
+
+    /// `SECUREPUSH_DISPATCH_EXPIRY_INTERVAL`.
+    public static let dispatchExpiryInterval = IntegerSetting(
+        #"SECUREPUSH_DISPATCH_EXPIRY_INTERVAL"#, group: .dispatch, default: 60, in: 1...86_400, unit: " s",
+        usedBy: #"dispatch"#,
+        #"how often expired deliveries are marked and old sends purged, seconds"#)
+
+    /// `SECUREPUSH_IDEMPOTENCY_TIMEOUT`.
+    public static let idempotencyTimeout = IntegerSetting(
+        #"SECUREPUSH_IDEMPOTENCY_TIMEOUT"#, group: .dispatch, default: 120, in: 1...86_400, unit: " s",
+        usedBy: #"dispatch"#,
+        #"seconds before a stuck `push.send`'s idempotency key may be taken over"#)
+
+    /// `SECUREPUSH_REPLICA_LEASE`.
+    public static let replicaLease = IntegerSetting(
+        #"SECUREPUSH_REPLICA_LEASE"#, group: .dispatch, default: 10, in: 1...3_600, unit: " s",
+        usedBy: #"dispatch (PostgreSQL)"#,
+        #"seconds a replica's lease outlives its last renewal (every fifth of it): the longest a retry waits for a send that a killed replica left in progress"#
+    )
+
+    /// `SECUREPUSH_DISPATCH_SWEEP_INTERVAL`.
+    public static let dispatchSweepInterval = IntegerSetting(
+        #"SECUREPUSH_DISPATCH_SWEEP_INTERVAL"#, group: .dispatch, default: 10, in: 1...3_600, unit: " s",
+        usedBy: #"dispatch"#,
+        #"seconds between the one sweep (for the whole service) that wakes streams whose device has queued ids whose wake-up was lost, and ends the streams of signed-out sessions (`auth.revokedSessions`)"#
+    )
+
+    /// `SECUREPUSH_APNS_PING_INTERVAL`.
+    public static let apnsPingInterval = IntegerSetting(
+        #"SECUREPUSH_APNS_PING_INTERVAL"#, group: .providers, default: 60, in: 0...3_600, unit: " s",
+        usedBy: #"dispatch"#,
+        #"seconds between HTTP/2 PINGs on the APNs connection; 0 turns them off"#)
+
+    /// `SECUREPUSH_DELIVERY_CONCURRENCY`.
+    public static let deliveryConcurrency = IntegerSetting(
+        #"SECUREPUSH_DELIVERY_CONCURRENCY"#, group: .dispatch, default: 64, in: 1...10_000, usedBy: #"dispatch"#,
+        #"provider attempts in flight per provider (and claim batch); `SECUREPUSH_APNS_CONCURRENCY`, `…_FCM_…`, `…_WNS_…`, `…_WEBPUSH_…` override per platform"#
+    )
+
+    /// `SECUREPUSH_DELIVERY_BACKOFF_BASE`.
+    public static let deliveryBackoffBase = IntegerSetting(
+        #"SECUREPUSH_DELIVERY_BACKOFF_BASE"#, group: .dispatch, default: 1, in: 1...3_600, unit: " s",
+        usedBy: #"dispatch"#,
+        #"the first retry's backoff, doubled each attempt (with full jitter), seconds"#)
+
+    /// `SECUREPUSH_DELIVERY_BACKOFF_MAX`.
+    public static let deliveryBackoffMax = IntegerSetting(
+        #"SECUREPUSH_DELIVERY_BACKOFF_MAX"#, group: .dispatch, default: 300, in: 1...86_400, unit: " s",
+        usedBy: #"dispatch"#,
+        #"the longest retry backoff, seconds"#)
+
+    /// `SECUREPUSH_DELIVERY_LEASE_TIMEOUT`.
+    public static let deliveryLeaseTimeout = IntegerSetting(
+        #"SECUREPUSH_DELIVERY_LEASE_TIMEOUT"#, group: .dispatch, default: 60, in: 3...3_600, unit: " s",
+        usedBy: #"dispatch"#,
+        #"how long a crashed worker's job stays claimed before another takes it, seconds"#)
+
+    /// `SECUREPUSH_DELIVERY_IDLE_INTERVAL`.
+    public static let deliveryIdleInterval = IntegerSetting(
+        #"SECUREPUSH_DELIVERY_IDLE_INTERVAL"#, group: .dispatch, default: 30, in: 1...3_600, unit: " s",
+        usedBy: #"dispatch"#,
+        #"longest a worker sleeps without checking for due jobs, seconds"#)
+
+    /// `SECUREPUSH_DELIVERY_MAX_ATTEMPTS`.
+    public static let deliveryMaxAttempts = IntegerSetting(
+        #"SECUREPUSH_DELIVERY_MAX_ATTEMPTS"#, group: .dispatch, default: 10, in: 1...1_000, usedBy: #"dispatch"#,
+        #"attempts before a delivery ends `failed`"#)
+
     /// All settings, in the order `docs/configuration.md` lists them within each group.
     public static let all: [Setting] = [
         Setting(
@@ -42,21 +234,10 @@ public enum SettingCatalog {
             #"GLIBC_TUNABLES"#, group: .runtime, default: #"unset"#, usedBy: #"all"#,
             #"glibc's own variable. Each service sets malloc to keep up to 64 MB free per heap instead of giving memory back at 128 kB (`MallocTuning`; ~20% more `push.send`/s here, see [docs/benchmarks.md](benchmarks.md)); any `glibc.malloc.*` tunable set here replaces those settings"#
         ),
-        Setting(
-            #"SECUREPUSH_IDEMPOTENCY_TIMEOUT"#, group: .dispatch, default: #"120"#, usedBy: #"dispatch"#,
-            #"seconds before a stuck `push.send`'s idempotency key may be taken over"#),
-        Setting(
-            #"SECUREPUSH_PROOFS_PER_DEVICE"#, group: .store, default: #"120"#, usedBy: #"store"#,
-            #"device proofs one device may have accepted within 2 minutes; beyond it `-32029` `{quota: "proofsPerDevice"}` for that device only. Counted per process on SQLite, across all replicas on PostgreSQL"#
-        ),
-        Setting(
-            #"SECUREPUSH_STORE_PROOF_RATE_LIMIT"#, group: .store, default: #"600"#, usedBy: #"store"#,
-            #"fetches with a device proof one client address may make per minute (IPv6 by /64), valid or not; beyond it `-32029` `{quota: "proofsPerAddress"}` for that address only. Counted per process on SQLite, across all replicas on PostgreSQL"#
-        ),
-        Setting(
-            #"SECUREPUSH_REPLICA_LEASE"#, group: .dispatch, default: #"10"#, usedBy: #"dispatch (PostgreSQL)"#,
-            #"seconds a replica's lease outlives its last renewal (every fifth of it): the longest a retry waits for a send that a killed replica left in progress"#
-        ),
+        idempotencyTimeout.setting,
+        proofsPerDevice.setting,
+        storeProofRateLimit.setting,
+        replicaLease.setting,
         Setting(
             #"SECUREPUSH_TLS_CERT_FILE"#, group: .shared, default: #"unset"#, usedBy: #"all"#,
             #"PEM certificate chain and key: TLS with ALPN `h2` + `http/1.1`; unset: cleartext HTTP/2 (prior knowledge)"#
@@ -78,40 +259,19 @@ public enum SettingCatalog {
         Setting(
             #"SECUREPUSH_DISPATCH_URL"#, group: .cli, default: #"`http://127.0.0.1:8083`"#, usedBy: #"CLI"#,
             #"where push-dispatch is"#),
-        Setting(
-            #"SECUREPUSH_MAX_BODY_BYTES"#, group: .shared, default: #"1048576"#, usedBy: #"all"#,
-            #"largest request body (HTTP 413 above)"#),
-        Setting(
-            #"SECUREPUSH_MAX_BATCH"#, group: .shared, default: #"100"#, usedBy: #"all"#,
-            #"most calls per JSON-RPC batch"#),
-        Setting(
-            #"SECUREPUSH_IDLE_TIMEOUT"#, group: .shared, default: #"120"#, usedBy: #"all"#,
-            #"seconds a connection may stay with no request in flight before it gets GOAWAY and is closed (an open event stream counts as in flight)"#
-        ),
-        Setting(
-            #"SECUREPUSH_HANDSHAKE_TIMEOUT"#, group: .shared, default: #"10"#, usedBy: #"all"#,
-            #"seconds a new connection may take to start its first request (TLS and HTTP/2 handshakes included) before it is closed"#
-        ),
-        Setting(
-            #"SECUREPUSH_REQUEST_TIMEOUT"#, group: .shared, default: #"10"#, usedBy: #"all"#,
-            #"seconds a client may take to *send* one request (HEADERS to the end of its body); one still arriving gets `408` (HTTP/1.1: `408` and the connection closes)"#
-        ),
+        maxBodyBytes.setting,
+        maxBatch.setting,
+        idleTimeout.setting,
+        handshakeTimeout.setting,
+        requestTimeout.setting,
         Setting(
             #"SECUREPUSH_MAX_CONNECTION_BUFFER_BYTES"#, group: .shared, default: #"2 × `SECUREPUSH_MAX_BODY_BYTES`"#,
             usedBy: #"all"#,
             #"request body bytes one connection may buffer while they arrive; past it flow control makes the client wait (at least one body)"#
         ),
-        Setting(
-            #"SECUREPUSH_MAX_CONNECTIONS"#, group: .shared, default: #"16000"#, usedBy: #"all"#,
-            #"connections open at once; more are closed as they are accepted"#),
-        Setting(
-            #"SECUREPUSH_MAX_CONNECTIONS_PER_ADDRESS"#, group: .shared, default: #"512"#, usedBy: #"all"#,
-            #"connections open at once from one address (IPv6: one /64); trusted proxies are exempt; more are closed as they are accepted"#
-        ),
-        Setting(
-            #"SECUREPUSH_SHUTDOWN_TIMEOUT"#, group: .shared, default: #"10"#, usedBy: #"all (and `up`)"#,
-            #"on SIGTERM/SIGINT: seconds in-flight requests may take to finish; the process exits within this time whatever clients do"#
-        ),
+        maxConnections.setting,
+        maxConnectionsPerAddress.setting,
+        shutdownTimeout.setting,
         Setting(
             #"SECUREPUSH_LOG_LEVEL"#, group: .shared,
             default: #"`info` (`notice` for `securepush up`, `warning` for the other CLI commands)"#, usedBy: #"all"#,
@@ -168,35 +328,17 @@ public enum SettingCatalog {
             #"SECUREPUSH_AUTH_SIGNING_KEY_FILE"#, group: .auth, default: #"unset"#, usedBy: #"auth"#,
             #"ES256 private key (PEM); unset: one is generated on first start and kept in the database (refused in production)"#
         ),
-        Setting(
-            #"SECUREPUSH_ACCESS_TOKEN_TTL"#, group: .auth, default: #"900"#, usedBy: #"auth"#,
-            #"access token lifetime, seconds"#),
-        Setting(
-            #"SECUREPUSH_REFRESH_TOKEN_TTL"#, group: .auth, default: #"2592000"#, usedBy: #"auth"#,
-            #"refresh token lifetime, seconds"#),
+        accessTokenTTL.setting,
+        refreshTokenTTL.setting,
         Setting(
             #"SECUREPUSH_BCRYPT_COST"#, group: .auth, default: #"12"#, usedBy: #"auth"#,
             #"bcrypt cost (10–16)"#),
-        Setting(
-            #"SECUREPUSH_LOGIN_MAX_FAILURES"#, group: .auth, default: #"10"#, usedBy: #"auth"#,
-            #"failed sign-ins per (username or client id, client address) within the window before `-32029` from that address only; one address may fail 5× this over all accounts; an account failing 5× this from all addresses is slowed (up to 5 s per attempt), never refused; 0 turns these limits off ([docs/security.md](security.md#sign-in-limits-auth))"#
-        ),
-        Setting(
-            #"SECUREPUSH_LOGIN_FAILURE_WINDOW"#, group: .auth, default: #"300"#, usedBy: #"auth"#,
-            #"that window, seconds, counted from the first failure"#),
-        Setting(
-            #"SECUREPUSH_AUTH_RATE_LIMIT"#, group: .auth, default: #"120"#, usedBy: #"auth"#,
-            #"calls of `auth.register`, `auth.login`, `auth.refresh`, `auth.logout`, `auth.clientToken`, `auth.keys` per minute per client address (each call of a batch counts); 0 turns it off (benchmarks; refused in production)"#
-        ),
-        Setting(
-            #"SECUREPUSH_BCRYPT_CHECKS_PER_ADDRESS"#, group: .auth, default: #"30"#, usedBy: #"auth"#,
-            #"password checks (bcrypt), successful or not, per minute per client address; 0 turns the budget off"#),
-        Setting(
-            #"SECUREPUSH_BCRYPT_QUEUE"#, group: .auth, default: #"16"#, usedBy: #"auth"#,
-            #"password checks waiting for a bcrypt thread (one runs per core) before more get `-32029` at once"#),
-        Setting(
-            #"SECUREPUSH_BCRYPT_PER_ADDRESS"#, group: .auth, default: #"4"#, usedBy: #"auth"#,
-            #"password checks one client address may have running or waiting; more get `-32029` at once"#),
+        loginMaxFailures.setting,
+        loginFailureWindow.setting,
+        authRateLimit.setting,
+        bcryptChecksPerAddress.setting,
+        bcryptQueue.setting,
+        bcryptPerAddress.setting,
         Setting(
             #"SECUREPUSH_SELF_REGISTRATION"#, group: .auth, default: #"`true`"#, usedBy: #"auth"#,
             #"`false` closes `auth.register` (`-32003`); accounts are then made with `securepush users create`"#),
@@ -219,26 +361,14 @@ public enum SettingCatalog {
             #"SECUREPUSH_METRICS"#, group: .shared, default: #"`on`"#, usedBy: #"all (and `securepush up`)"#,
             #"`off`: the service records no metrics and serves no `GET /metrics` (404; `SECUREPUSH_METRICS_PORT` is not opened), so it does no metric work per request; any other value is refused at start. On, the cost on the fetch path is measured in [docs/benchmarks.md](benchmarks.md#cost-of-metrics-on-the-fetch-path)"#
         ),
+        maxPayloadBytes.setting,
         Setting(
-            #"SECUREPUSH_MAX_PAYLOAD_BYTES"#, group: .shared, default: #"65536"#, usedBy: #"store, dispatch"#,
-            #"largest payload (UTF-8 bytes)"#),
-        Setting(
-            #"SECUREPUSH_DEFAULT_TTL"#, group: .shared, default: #"604800"#, usedBy: #"store (both), dispatch (max)"#,
-            #"notification lifetime default and maximum, seconds"#),
-        Setting(
-            #"SECUREPUSH_MAX_TTL"#, group: .shared, default: #"2592000"#, usedBy: #"store (both), dispatch (max)"#,
-            #"notification lifetime default and maximum, seconds"#),
-        Setting(
-            #"SECUREPUSH_STORE_PURGE_INTERVAL"#, group: .store, default: #"60"#, usedBy: #"store"#,
-            #"how often expired notifications are purged, seconds"#),
-        Setting(
-            #"SECUREPUSH_DISPATCH_KEEPALIVE"#, group: .dispatch, default: #"15"#, usedBy: #"dispatch"#,
-            #"seconds between keepalive comments on direct event streams (written from memory: an idle stream costs no database work)"#
-        ),
-        Setting(
-            #"SECUREPUSH_DISPATCH_SWEEP_INTERVAL"#, group: .dispatch, default: #"10"#, usedBy: #"dispatch"#,
-            #"seconds between the one sweep (for the whole service) that wakes streams whose device has queued ids whose wake-up was lost, and ends the streams of signed-out sessions (`auth.revokedSessions`)"#
-        ),
+            #"SECUREPUSH_DEFAULT_TTL"#, group: .shared, default: #"604800"#, usedBy: #"store"#,
+            #"the lifetime of a notification sent without `ttl`, seconds (at most `SECUREPUSH_MAX_TTL`)"#),
+        maxTTL.setting,
+        storePurgeInterval.setting,
+        dispatchKeepalive.setting,
+        dispatchSweepInterval.setting,
         Setting(
             #"SECUREPUSH_MAX_DEVICES_PER_USER"#, group: .dispatch, default: #"20"#, usedBy: #"dispatch"#,
             #"devices one user may register (every row counts, active or not); one more is `-32029` with `data: {quota: "devicesPerUser", limit}`"#
@@ -246,28 +376,13 @@ public enum SettingCatalog {
         Setting(
             #"SECUREPUSH_MAX_STREAMS_PER_DEVICE"#, group: .dispatch, default: #"2"#, usedBy: #"dispatch"#,
             #"open event streams per device; a new one beyond it closes the device's oldest"#),
-        Setting(
-            #"SECUREPUSH_DISPATCH_EXPIRY_INTERVAL"#, group: .dispatch, default: #"60"#, usedBy: #"dispatch"#,
-            #"how often expired deliveries are marked and old sends purged, seconds"#),
-        Setting(
-            #"SECUREPUSH_DELIVERY_CONCURRENCY"#, group: .dispatch, default: #"64"#, usedBy: #"dispatch"#,
-            #"provider attempts in flight per provider (and claim batch); `SECUREPUSH_APNS_CONCURRENCY`, `…_FCM_…`, `…_WNS_…`, `…_WEBPUSH_…` override per platform"#
-        ),
-        Setting(
-            #"SECUREPUSH_DELIVERY_MAX_ATTEMPTS"#, group: .dispatch, default: #"10"#, usedBy: #"dispatch"#,
-            #"attempts before a delivery ends `failed`"#),
-        Setting(
-            #"SECUREPUSH_DELIVERY_BACKOFF_BASE"#, group: .dispatch, default: #"1"#, usedBy: #"dispatch"#,
-            #"retry backoff base and cap, seconds"#),
-        Setting(
-            #"SECUREPUSH_DELIVERY_BACKOFF_MAX"#, group: .dispatch, default: #"300"#, usedBy: #"dispatch"#,
-            #"retry backoff base and cap, seconds"#),
-        Setting(
-            #"SECUREPUSH_DELIVERY_LEASE_TIMEOUT"#, group: .dispatch, default: #"60"#, usedBy: #"dispatch"#,
-            #"how long a crashed worker's job stays claimed before another takes it, seconds"#),
-        Setting(
-            #"SECUREPUSH_DELIVERY_IDLE_INTERVAL"#, group: .dispatch, default: #"30"#, usedBy: #"dispatch"#,
-            #"longest a worker sleeps without checking for due jobs, seconds"#),
+        dispatchExpiryInterval.setting,
+        deliveryConcurrency.setting,
+        deliveryMaxAttempts.setting,
+        deliveryBackoffBase.setting,
+        deliveryBackoffMax.setting,
+        deliveryLeaseTimeout.setting,
+        deliveryIdleInterval.setting,
         Setting(
             #"SECUREPUSH_CREDENTIALS"#, group: .cli, default: #"`~/.securepush/credentials.json`"#, usedBy: #"CLI"#,
             #"where `login` keeps the session (0600)"#),
@@ -306,9 +421,7 @@ public enum SettingCatalog {
         Setting(
             #"SECUREPUSH_APNS_ALERT_BODY"#, group: .providers, default: #"`You have a new secure message`"#,
             usedBy: #"dispatch"#, #"the fallback body of alert pushes"#),
-        Setting(
-            #"SECUREPUSH_APNS_PING_INTERVAL"#, group: .providers, default: #"60"#, usedBy: #"dispatch"#,
-            #"seconds between HTTP/2 PINGs on the APNs connection; 0 turns them off"#),
+        apnsPingInterval.setting,
         Setting(
             #"SECUREPUSH_APNS_URL"#, group: .providers, default: #"Apple's, by `SECUREPUSH_APNS_ENVIRONMENT`"#,
             usedBy: #"dispatch"#, #"another APNs endpoint (a test server)"#),

@@ -135,3 +135,40 @@ struct SettingCatalogTests {
         }
     }
 }
+
+extension SettingCatalogTests {
+    static let serverSettings = [
+        SettingCatalog.maxBodyBytes, SettingCatalog.maxBatch, SettingCatalog.idleTimeout,
+        SettingCatalog.handshakeTimeout, SettingCatalog.requestTimeout, SettingCatalog.maxConnections,
+        SettingCatalog.maxConnectionsPerAddress, SettingCatalog.shutdownTimeout,
+    ]
+
+    @Test("the listener's settings are read with the defaults and ranges the catalog declares (and documents)")
+    func serverSettingsFromCatalog() throws {
+        let server = try ServiceEnvironment([:]).server(portVariable: "SECUREPUSH_AUTH_PORT", defaultPort: 8081)
+        #expect(server.maxBodyBytes == SettingCatalog.maxBodyBytes.defaultValue)
+        #expect(server.maxBatchLength == SettingCatalog.maxBatch.defaultValue)
+        #expect(server.idleTimeout == .seconds(SettingCatalog.idleTimeout.defaultValue))
+        #expect(server.handshakeTimeout == .seconds(SettingCatalog.handshakeTimeout.defaultValue))
+        #expect(server.requestTimeout == .seconds(SettingCatalog.requestTimeout.defaultValue))
+        #expect(server.maxConnections == SettingCatalog.maxConnections.defaultValue)
+        #expect(server.maxConnectionsPerAddress == SettingCatalog.maxConnectionsPerAddress.defaultValue)
+        #expect(server.shutdownTimeout == .seconds(SettingCatalog.shutdownTimeout.defaultValue))
+        let docs = SettingCatalog.markdown()
+        for integer in Self.serverSettings {
+            #expect(SettingCatalog.all.contains(integer.setting))
+            #expect(docs.contains("accepted: \(integer.range.lowerBound)–\(integer.range.upperBound)"))
+            // Both ends of the range start; one past either end is refused, naming the variable.
+            for value in [integer.range.lowerBound, integer.range.upperBound] {
+                #expect(try ServiceEnvironment([integer.setting.name: "\(value)"]).int(integer) == value)
+            }
+            for value in [integer.range.lowerBound - 1, integer.range.upperBound + 1] {
+                let error = try #require(throws: ConfigurationError.self) {
+                    try ServiceEnvironment([integer.setting.name: "\(value)"]).server(
+                        portVariable: "SECUREPUSH_AUTH_PORT", defaultPort: 8081)
+                }
+                #expect(error.description.hasPrefix(integer.setting.name))
+            }
+        }
+    }
+}

@@ -42,10 +42,10 @@ public struct AuthConfiguration: ServiceDatabaseConfiguration, Sendable {
     /// Password checks running at once: one per core, the size of the thread pool bcrypt runs on.
     public var passwordConcurrency: Int = System.coreCount
     /// Password checks one client address may have running or waiting (`SECUREPUSH_BCRYPT_PER_ADDRESS`).
-    public var passwordChecksPerAddress: Int = 4
+    public var passwordChecksPerAddress: Int = SettingCatalog.bcryptPerAddress.defaultValue
     /// Password checks (successful or not) one address may cause per minute (`SECUREPUSH_BCRYPT_CHECKS_PER_ADDRESS`;
     /// `0`: no budget).
-    public var passwordChecksPerMinutePerAddress: Int = 30
+    public var passwordChecksPerMinutePerAddress: Int = SettingCatalog.bcryptChecksPerAddress.defaultValue
     /// Whether anyone may create an account with `auth.register` (`SECUREPUSH_SELF_REGISTRATION`).
     public var selfRegistration: Bool
     /// How often expired refresh tokens are purged.
@@ -59,15 +59,15 @@ public struct AuthConfiguration: ServiceDatabaseConfiguration, Sendable {
         databasePath: String? = nil,
         isProduction: Bool = false,
         signingKeyFile: String? = nil,
-        accessTokenTTL: Int = 900,
-        refreshTokenTTL: Int = 2_592_000,
+        accessTokenTTL: Int = SettingCatalog.accessTokenTTL.defaultValue,
+        refreshTokenTTL: Int = SettingCatalog.refreshTokenTTL.defaultValue,
         bcryptCost: Int = 12,
         bootstrapClient: ClientRegistry.Credentials? = nil,
         dispatchClient: ClientRegistry.Credentials? = nil,
-        maxFailedLogins: Int = 10,
-        failedLoginWindow: Int = 300,
-        authRateLimit: Int = 120,
-        passwordQueueLength: Int = 16,
+        maxFailedLogins: Int = SettingCatalog.loginMaxFailures.defaultValue,
+        failedLoginWindow: Int = SettingCatalog.loginFailureWindow.defaultValue,
+        authRateLimit: Int = SettingCatalog.authRateLimit.defaultValue,
+        passwordQueueLength: Int = SettingCatalog.bcryptQueue.defaultValue,
         selfRegistration: Bool = true,
         purgeInterval: Duration = .seconds(3600)
     ) {
@@ -114,21 +114,19 @@ extension AuthConfiguration {
             databasePath: Self.databasePath(inDataDirectory: environment.dataDirectory),
             isProduction: environment.isProduction,
             signingKeyFile: environment.string("SECUREPUSH_AUTH_SIGNING_KEY_FILE"),
-            accessTokenTTL: try environment.int("SECUREPUSH_ACCESS_TOKEN_TTL", default: 900, in: 1...86_400),
-            refreshTokenTTL: try environment.int(
-                "SECUREPUSH_REFRESH_TOKEN_TTL", default: 2_592_000, in: 60...31_536_000),
+            accessTokenTTL: try environment.int(SettingCatalog.accessTokenTTL),
+            refreshTokenTTL: try environment.int(SettingCatalog.refreshTokenTTL),
             bcryptCost: try environment.int("SECUREPUSH_BCRYPT_COST", default: 12, in: Self.bcryptCostRange),
             bootstrapClient: try Self.client(environment, prefix: "SECUREPUSH_BOOTSTRAP_CLIENT"),
             dispatchClient: try Self.client(environment, prefix: "SECUREPUSH_DISPATCH_CLIENT"),
-            maxFailedLogins: try environment.int("SECUREPUSH_LOGIN_MAX_FAILURES", default: 10, in: 0...1_000_000),
-            failedLoginWindow: try environment.int("SECUREPUSH_LOGIN_FAILURE_WINDOW", default: 300, in: 1...86_400),
-            authRateLimit: try environment.int("SECUREPUSH_AUTH_RATE_LIMIT", default: 120, in: 0...1_000_000),
-            passwordQueueLength: try environment.int("SECUREPUSH_BCRYPT_QUEUE", default: 16, in: 0...10_000),
+            maxFailedLogins: try environment.int(SettingCatalog.loginMaxFailures),
+            failedLoginWindow: try environment.int(SettingCatalog.loginFailureWindow),
+            authRateLimit: try environment.int(SettingCatalog.authRateLimit),
+            passwordQueueLength: try environment.int(SettingCatalog.bcryptQueue),
             selfRegistration: try environment.bool("SECUREPUSH_SELF_REGISTRATION", default: true)
         )
-        passwordChecksPerAddress = try environment.int("SECUREPUSH_BCRYPT_PER_ADDRESS", default: 4, in: 1...10_000)
-        passwordChecksPerMinutePerAddress = try environment.int(
-            "SECUREPUSH_BCRYPT_CHECKS_PER_ADDRESS", default: 30, in: 0...1_000_000)
+        passwordChecksPerAddress = try environment.int(SettingCatalog.bcryptPerAddress)
+        passwordChecksPerMinutePerAddress = try environment.int(SettingCatalog.bcryptChecksPerAddress)
         postgresURL = try environment.postgresURL()
         sqliteSynchronous = try environment.sqliteSynchronous()
         try validate()

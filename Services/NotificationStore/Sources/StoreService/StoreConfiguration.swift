@@ -27,19 +27,19 @@ public struct StoreConfiguration: ServiceDatabaseConfiguration, Sendable {
     public var storeKeys: StoreKeySource
     /// Most device proofs one device may have accepted within a proof's lifetime (about 2 minutes;
     /// `SECUREPUSH_PROOFS_PER_DEVICE`); beyond it that device gets `-32029` `{quota: "proofsPerDevice"}`.
-    public var proofsPerDevice: Int = 120
+    public var proofsPerDevice: Int = SettingCatalog.proofsPerDevice.defaultValue
     /// Fetches with a device proof one client address may make per minute (`SECUREPUSH_STORE_PROOF_RATE_LIMIT`);
     /// beyond it that address gets `-32029` `{quota: "proofsPerAddress"}`.
-    public var proofRateLimit: Int = 600
+    public var proofRateLimit: Int = SettingCatalog.storeProofRateLimit.defaultValue
 
     /// A configuration for tests and embedding: in-memory database, port 0 and the documented defaults.
     public init(
         server: RPCServerConfiguration = RPCServerConfiguration(port: 0),
         databasePath: String? = nil,
-        maxPayloadBytes: Int = 65_536,
+        maxPayloadBytes: Int = SettingCatalog.maxPayloadBytes.defaultValue,
         defaultTTLSeconds: Int = 604_800,
-        maxTTLSeconds: Int = 2_592_000,
-        purgeInterval: Duration = .seconds(60),
+        maxTTLSeconds: Int = SettingCatalog.maxTTL.defaultValue,
+        purgeInterval: Duration = .seconds(SettingCatalog.storePurgeInterval.defaultValue),
         postgresURL: PostgresURL? = nil,
         storeKeys: StoreKeySource = .keys(.generate())
     ) {
@@ -61,24 +61,23 @@ public struct StoreConfiguration: ServiceDatabaseConfiguration, Sendable {
     /// `SECUREPUSH_PROOFS_PER_DEVICE` (120) and
     /// `SECUREPUSH_STORE_KEY_FILE` (see ``storeKeySource(environment:)``).
     public init(environment: ServiceEnvironment) throws {
-        let maxTTL = try environment.int("SECUREPUSH_MAX_TTL", default: 2_592_000, in: 1...31_536_000)
+        let maxTTL = try environment.int(SettingCatalog.maxTTL)
         let dataDirectory = URL(fileURLWithPath: environment.dataDirectory)
         self.init(
             server: try environment.server(portVariable: "SECUREPUSH_STORE_PORT", defaultPort: Self.defaultPort),
             databasePath: dataDirectory.appendingPathComponent("store.sqlite").path,
-            maxPayloadBytes: try environment.int("SECUREPUSH_MAX_PAYLOAD_BYTES", default: 65_536, in: 1...(16 << 20)),
+            maxPayloadBytes: try environment.int(SettingCatalog.maxPayloadBytes),
             defaultTTLSeconds: try environment.int(
                 "SECUREPUSH_DEFAULT_TTL", default: min(604_800, maxTTL), in: 1...maxTTL),
             maxTTLSeconds: maxTTL,
             purgeInterval: .seconds(
-                try environment.int("SECUREPUSH_STORE_PURGE_INTERVAL", default: 60, in: 1...86_400)),
+                try environment.int(SettingCatalog.storePurgeInterval)),
             postgresURL: try environment.postgresURL(),
             storeKeys: try Self.storeKeySource(environment: environment)
         )
         sqliteSynchronous = try environment.sqliteSynchronous()
-        proofsPerDevice = try environment.int("SECUREPUSH_PROOFS_PER_DEVICE", default: 120, in: 1...100_000)
-        proofRateLimit = try environment.int(
-            "SECUREPUSH_STORE_PROOF_RATE_LIMIT", default: 600, in: 1...1_000_000)
+        proofsPerDevice = try environment.int(SettingCatalog.proofsPerDevice)
+        proofRateLimit = try environment.int(SettingCatalog.storeProofRateLimit)
     }
 
     /// `SECUREPUSH_STORE_KEY_FILE` when set (read at start, not here); otherwise `<data dir>/store-keys`, generated on

@@ -19,10 +19,10 @@ public struct DeliveryConfiguration: Sendable {
 
     /// The documented defaults: 64 in flight per provider, 60 s leases, a 30 s idle tick, the default `RetryPolicy`.
     public init(
-        concurrency: Int = 64,
+        concurrency: Int = SettingCatalog.deliveryConcurrency.defaultValue,
         concurrencyByPlatform: [Platform: Int] = [:],
-        leaseTimeout: Duration = .seconds(60),
-        idleInterval: Duration = .seconds(30),
+        leaseTimeout: Duration = .seconds(SettingCatalog.deliveryLeaseTimeout.defaultValue),
+        idleInterval: Duration = .seconds(SettingCatalog.deliveryIdleInterval.defaultValue),
         retry: RetryPolicy = RetryPolicy()
     ) {
         self.concurrency = max(1, concurrency)
@@ -43,7 +43,7 @@ public struct DeliveryConfiguration: Sendable {
     /// `SECUREPUSH_DELIVERY_BACKOFF_MAX` (seconds, 300), `SECUREPUSH_DELIVERY_LEASE_TIMEOUT` (seconds, 60) and
     /// `SECUREPUSH_DELIVERY_IDLE_INTERVAL` (seconds, 30); throws `ConfigurationError` naming a variable that is wrong.
     public init(environment: ServiceEnvironment) throws {
-        let concurrency = try environment.int("SECUREPUSH_DELIVERY_CONCURRENCY", default: 64, in: 1...10_000)
+        let concurrency = try environment.int(SettingCatalog.deliveryConcurrency)
         var byPlatform: [Platform: Int] = [:]
         for platform in [Platform.apns, .fcm, .wns, .webpush] {
             let name = "SECUREPUSH_\(platform.rawValue.uppercased())_CONCURRENCY"
@@ -51,8 +51,8 @@ public struct DeliveryConfiguration: Sendable {
                 byPlatform[platform] = try environment.int(name, default: concurrency, in: 1...10_000)
             }
         }
-        let base = try environment.int("SECUREPUSH_DELIVERY_BACKOFF_BASE", default: 1, in: 1...3_600)
-        let cap = try environment.int("SECUREPUSH_DELIVERY_BACKOFF_MAX", default: 300, in: 1...86_400)
+        let base = try environment.int(SettingCatalog.deliveryBackoffBase)
+        let cap = try environment.int(SettingCatalog.deliveryBackoffMax)
         guard cap >= base else {
             throw ConfigurationError(
                 "SECUREPUSH_DELIVERY_BACKOFF_MAX (\(cap)) must not be less than SECUREPUSH_DELIVERY_BACKOFF_BASE (\(base))"
@@ -62,13 +62,13 @@ public struct DeliveryConfiguration: Sendable {
             concurrency: concurrency,
             concurrencyByPlatform: byPlatform,
             leaseTimeout: .seconds(
-                try environment.int("SECUREPUSH_DELIVERY_LEASE_TIMEOUT", default: 60, in: 3...3_600)),
+                try environment.int(SettingCatalog.deliveryLeaseTimeout)),
             idleInterval: .seconds(
-                try environment.int("SECUREPUSH_DELIVERY_IDLE_INTERVAL", default: 30, in: 1...3_600)),
+                try environment.int(SettingCatalog.deliveryIdleInterval)),
             retry: RetryPolicy(
                 baseDelay: .seconds(base),
                 maxDelay: .seconds(cap),
-                maxAttempts: try environment.int("SECUREPUSH_DELIVERY_MAX_ATTEMPTS", default: 10, in: 1...1_000)
+                maxAttempts: try environment.int(SettingCatalog.deliveryMaxAttempts)
             )
         )
     }

@@ -20,11 +20,11 @@ public struct DispatchConfiguration: ServiceDatabaseConfiguration, Sendable {
     /// When SQLite commits reach the disk (`SECUREPUSH_SQLITE_SYNCHRONOUS`).
     public var sqliteSynchronous: SQLiteSynchronous = .normal
     /// How long a `push.send` may hold its idempotency key before a retry takes it over (its holder crashed).
-    public var idempotencyTimeout: Duration = .seconds(120)
+    public var idempotencyTimeout: Duration = .seconds(SettingCatalog.idempotencyTimeout.defaultValue)
     /// On PostgreSQL, how long this replica's lease outlives its last renewal (renewed every fifth of it;
     /// `SECUREPUSH_REPLICA_LEASE`): a send left pending by a replica that died is taken over by a retry once its
     /// lease lapsed, at most this long after the death, instead of after `idempotencyTimeout`.
-    public var replicaLeaseTimeout: Duration = .seconds(10)
+    public var replicaLeaseTimeout: Duration = .seconds(SettingCatalog.replicaLease.defaultValue)
     /// push-dispatch's own client id at auth (a client with scope `store:write`).
     public var dispatchClientID: String
     /// push-dispatch's own client secret at auth.
@@ -38,7 +38,7 @@ public struct DispatchConfiguration: ServiceDatabaseConfiguration, Sendable {
     /// How often one sweep for the whole service wakes the event streams whose device has queued jobs nobody woke
     /// them for (a wake-up lost between replicas) and ends the streams of signed-out sessions
     /// (`SECUREPUSH_DISPATCH_SWEEP_INTERVAL`).
-    public var sweepInterval: Duration = .seconds(10)
+    public var sweepInterval: Duration = .seconds(SettingCatalog.dispatchSweepInterval.defaultValue)
     /// The longest device revocations wait in the outbox while idle before the store is asked again (revocations made
     /// on this replica are sent at once); 1 s.
     public var revocationPollInterval: Duration = .seconds(1)
@@ -57,10 +57,10 @@ public struct DispatchConfiguration: ServiceDatabaseConfiguration, Sendable {
         databasePath: String? = nil,
         dispatchClientID: String,
         dispatchClientSecret: String,
-        maxPayloadBytes: Int = 65_536,
-        maxTTLSeconds: Int = 2_592_000,
-        keepaliveInterval: Duration = .seconds(15),
-        expiryInterval: Duration = .seconds(60),
+        maxPayloadBytes: Int = SettingCatalog.maxPayloadBytes.defaultValue,
+        maxTTLSeconds: Int = SettingCatalog.maxTTL.defaultValue,
+        keepaliveInterval: Duration = .seconds(SettingCatalog.dispatchKeepalive.defaultValue),
+        expiryInterval: Duration = .seconds(SettingCatalog.dispatchExpiryInterval.defaultValue),
         delivery: DeliveryConfiguration = DeliveryConfiguration(),
         postgresURL: PostgresURL? = nil
     ) {
@@ -100,20 +100,20 @@ public struct DispatchConfiguration: ServiceDatabaseConfiguration, Sendable {
                 .path,
             dispatchClientID: clientID,
             dispatchClientSecret: clientSecret,
-            maxPayloadBytes: try environment.int("SECUREPUSH_MAX_PAYLOAD_BYTES", default: 65_536, in: 1...(16 << 20)),
-            maxTTLSeconds: try environment.int("SECUREPUSH_MAX_TTL", default: 2_592_000, in: 1...31_536_000),
+            maxPayloadBytes: try environment.int(SettingCatalog.maxPayloadBytes),
+            maxTTLSeconds: try environment.int(SettingCatalog.maxTTL),
             keepaliveInterval: .seconds(
-                try environment.int("SECUREPUSH_DISPATCH_KEEPALIVE", default: 15, in: 1...3_600)),
+                try environment.int(SettingCatalog.dispatchKeepalive)),
             expiryInterval: .seconds(
-                try environment.int("SECUREPUSH_DISPATCH_EXPIRY_INTERVAL", default: 60, in: 1...86_400)),
+                try environment.int(SettingCatalog.dispatchExpiryInterval)),
             delivery: try DeliveryConfiguration(environment: environment),
             postgresURL: try environment.postgresURL()
         )
         idempotencyTimeout = .seconds(
-            try environment.int("SECUREPUSH_IDEMPOTENCY_TIMEOUT", default: 120, in: 1...86_400))
-        replicaLeaseTimeout = .seconds(try environment.int("SECUREPUSH_REPLICA_LEASE", default: 10, in: 1...3_600))
+            try environment.int(SettingCatalog.idempotencyTimeout))
+        replicaLeaseTimeout = .seconds(try environment.int(SettingCatalog.replicaLease))
         sqliteSynchronous = try environment.sqliteSynchronous()
-        sweepInterval = .seconds(try environment.int("SECUREPUSH_DISPATCH_SWEEP_INTERVAL", default: 10, in: 1...3_600))
+        sweepInterval = .seconds(try environment.int(SettingCatalog.dispatchSweepInterval))
         maxDevicesPerUser = try environment.int(
             "SECUREPUSH_MAX_DEVICES_PER_USER", default: Self.defaultMaxDevicesPerUser, in: 1...100_000)
         maxStreamsPerDevice = try environment.int(

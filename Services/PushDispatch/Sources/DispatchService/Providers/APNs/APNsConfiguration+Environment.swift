@@ -120,7 +120,7 @@ extension APNsConfiguration {
     }
 
     private static func pingInterval(_ environment: ServiceEnvironment) throws -> Duration? {
-        let seconds = try environment.int("SECUREPUSH_APNS_PING_INTERVAL", default: 60, in: 0...3_600)
+        let seconds = try environment.int(SettingCatalog.apnsPingInterval)
         return seconds == 0 ? nil : .seconds(seconds)
     }
 }
