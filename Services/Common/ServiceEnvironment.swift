@@ -38,12 +38,6 @@ public struct ServiceEnvironment: Sendable {
         .seconds(try int(setting))
     }
 
-    /// A duration variable given in whole seconds, or `defaultSeconds` when unset; throws when set but not an integer
-    /// in `range`.
-    public func seconds(_ name: String, default defaultSeconds: Int, in range: ClosedRange<Int>) throws -> Duration {
-        .seconds(try int(name, default: defaultSeconds, in: range))
-    }
-
     /// `SECUREPUSH_ENV=production` turns unsafe defaults into refusals. (Any value other than `development` or
     /// `production` is refused at start by ``checkMode()``, so a typo never silently means development.)
     public var isProduction: Bool { string("SECUREPUSH_ENV")?.lowercased() == "production" }

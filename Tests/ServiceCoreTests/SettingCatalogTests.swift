@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ServiceCore
+import TestSupport
 import Testing
 
 /// Issue 25: every setting is declared once, in ``SettingCatalog``; `docs/configuration.md` is generated from it, and a
@@ -93,12 +94,16 @@ struct SettingCatalogTests {
 
     @Test("in development an undeclared variable is a warning naming it; in production it refuses to start")
     func checkDeclared() throws {
-        let lines = Lines()
-        let logger = Logger(label: "test.settings") { label in Recorder(lines: lines) }
+        let log = RecordedLog()
+        let logger = log.logger(label: "test.settings")
         try SettingCatalog.checkDeclared(ServiceEnvironment(["SECUREPUSH_MAX_BATH": "3"]), logger: logger)
-        #expect(lines.all == ["warning config.undeclared_variable SECUREPUSH_MAX_BATH SECUREPUSH_MAX_BATCH"])
+        #expect(
+            log.all.map {
+                "\($0.level) \($0.message) \($0.metadata["config.variable"] ?? "-") "
+                    + "\($0.metadata["config.did_you_mean"] ?? "-")"
+            } == ["warning config.undeclared_variable SECUREPUSH_MAX_BATH SECUREPUSH_MAX_BATCH"])
         try SettingCatalog.checkDeclared(ServiceEnvironment(["SECUREPUSH_MAX_BATCH": "3"]), logger: logger)
-        #expect(lines.all.count == 1)
+        #expect(log.all.count == 1)
 
         let error = try #require(throws: ConfigurationError.self) {
             try SettingCatalog.checkDeclared(
@@ -108,31 +113,6 @@ struct SettingCatalogTests {
             error.description
                 == "SECUREPUSH_MAX_BATH (did you mean SECUREPUSH_MAX_BATCH?) is not a SecurePush setting "
                 + "(docs/configuration.md lists them all)")
-    }
-
-    /// Log lines as `level message variable did_you_mean`.
-    final class Lines: @unchecked Sendable {
-        private let lock = NSLock()
-        private var lines: [String] = []
-        var all: [String] { lock.withLock { lines } }
-        func append(_ line: String) { lock.withLock { lines.append(line) } }
-    }
-
-    struct Recorder: LogHandler {
-        let lines: Lines
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            let fields = [event.metadata?["config.variable"], event.metadata?["config.did_you_mean"]]
-                .compactMap { $0.map { "\($0)" } }
-            lines.append((["\(event.level)", "\(event.message)"] + fields).joined(separator: " "))
-        }
     }
 }
 
