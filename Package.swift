@@ -290,8 +290,8 @@ let package = Package(
             .testTarget(
                 name: "ServiceCoreTests",
                 dependencies: [
-                    "ServiceCore", "RPCServer", "SharedModels", "TestSupport", "ChildProcesses", grdb, postgresNIO,
-                    logging, metrics, metricsTestKit, tracing,
+                    "ServiceCore", "RPCServer", "SharedModels", "TestSupport", "ChildProcesses", "HTTP2Client", grdb,
+                    postgresNIO, logging, metrics, metricsTestKit, tracing, serviceLifecycle,
                 ],
                 swiftSettings: swiftSettings),
             .testTarget(

@@ -1,10 +1,12 @@
 import HTTP2Client
 import Logging
+import ServiceLifecycle
 import SharedModels
 import Tracing
 
-/// A JSON-RPC client for another SecurePush service over one HTTP/2 connection, with the connection to close at the end.
-public struct PeerClient: Sendable {
+/// A JSON-RPC client for another SecurePush service over one HTTP/2 connection, run as a lifecycle service: listed
+/// before the application that calls it, it closes its connection after the application has stopped.
+public struct PeerClient: Service {
     /// The typed client.
     public let rpc: RPCClient
     /// The connection under it.
@@ -23,15 +25,42 @@ public struct PeerClient: Sendable {
             transport: HTTP2RPCTransport(client: http, peerName: peerName, tracer: tracer), peerName: peerName)
     }
 
+    /// auth, at `SECUREPUSH_AUTH_URL` (default `http://127.0.0.1:8081`).
+    public static func auth(environment: ServiceEnvironment, logger: Logger, tracer: (any Tracer)?) throws -> PeerClient
+    {
+        try PeerClient(
+            "SECUREPUSH_AUTH_URL", default: "http://127.0.0.1:8081", peerName: "auth", environment: environment,
+            logger: logger, tracer: tracer)
+    }
+
+    /// notification-store, at `SECUREPUSH_STORE_URL` (default `http://127.0.0.1:8082`).
+    public static func store(environment: ServiceEnvironment, logger: Logger, tracer: (any Tracer)?) throws
+        -> PeerClient
+    {
+        try PeerClient(
+            "SECUREPUSH_STORE_URL", default: "http://127.0.0.1:8082", peerName: "notification-store",
+            environment: environment, logger: logger, tracer: tracer)
+    }
+
+    /// The peer named by the URL setting `variable` (`defaultURL` when unset, checked by the production policy),
+    /// trusting `SECUREPUSH_CA_FILE`.
+    private init(
+        _ variable: String, default defaultURL: String, peerName: String, environment: ServiceEnvironment,
+        logger: Logger, tracer: (any Tracer)?
+    ) throws {
+        try self.init(
+            url: try environment.peerURL(variable, default: defaultURL), peerName: peerName,
+            caFile: environment.peerCAFile, logger: logger, tracer: tracer)
+    }
+
+    /// Waits for graceful shutdown (or cancellation), then closes the connection.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        await http.shutdown()
+    }
+
     /// Closes the connection.
     public func shutdown() async {
         await http.shutdown()
     }
-}
-
-/// A JSON-RPC client for a peer service (see `PeerClient`); the connection lives as long as the process.
-public func makePeerClient(
-    url: String, peerName: String, caFile: String?, logger: Logger, tracer: (any Tracer)? = nil
-) throws -> RPCClient {
-    try PeerClient(url: url, peerName: peerName, caFile: caFile, logger: logger, tracer: tracer).rpc
 }

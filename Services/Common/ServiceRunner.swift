@@ -8,17 +8,6 @@ import ServiceLifecycle
 /// A configuration that must not start ends the process with exit code 1 and one line on standard error naming the
 /// variable (production refusals are also logged as the security event `config.production.refused`).
 public enum ServiceRunner {
-    /// What a process runs: its services in start order, and how long their graceful shutdown may take.
-    public struct Plan: Sendable {
-        public var services: [any Service]
-        public var shutdownTimeout: Duration
-
-        public init(services: [any Service], shutdownTimeout: Duration) {
-            self.services = services
-            self.shutdownTimeout = shutdownTimeout
-        }
-    }
-
     /// The process's logger: `SECUREPUSH_LOG_LEVEL` (`trace` … `critical`), `defaultLevel` when unset, writing in
     /// `SECUREPUSH_LOG_FORMAT` (`text` or `json`, see ``LogFormat``), with `metadataProvider`'s metadata on every line
     /// (``ServiceTracing/metadataProvider``: `trace_id` and `span_id` while a span is active).
@@ -44,14 +33,15 @@ public enum ServiceRunner {
     ///   - name: the executable's name, first on every line it prints (`auth-service`).
     ///   - label: the logger's label (`securepush.auth`).
     ///   - service: the service's name (`auth`), OpenTelemetry's `service.name` unless `OTEL_SERVICE_NAME` is set.
-    ///   - build: reads the configuration and builds the services with the process's tracing (``ServiceTracing``:
-    ///     off unless the OpenTelemetry variables ask for it); throws `ConfigurationError` to refuse to start.
+    ///   - build: plans the process from `environment` (the service's `…Plan.make`), with its logger and tracing
+    ///     (``ServiceTracing``: off unless the OpenTelemetry variables ask for it); throws `ConfigurationError` to
+    ///     refuse to start.
     public static func main(
         name: String,
         label: String,
         service: String,
         environment: ServiceEnvironment = ServiceEnvironment(),
-        build: (Logger, ServiceTracing) async throws -> Plan
+        build: (ServiceEnvironment, Logger, ServiceTracing) async throws -> Plan
     ) async -> Never {
         #if canImport(Glibc)
             // Before anything runs: a crash must not keep the ports for minutes (SWIFT_BACKTRACE is read at start).
@@ -75,7 +65,7 @@ public enum ServiceRunner {
         #endif
         do {
             try SettingCatalog.checkDeclared(environment, logger: logger)
-            var plan = try await build(logger, tracing)
+            var plan = try await build(environment, logger, tracing)
             // First to start, last to stop: spans of the whole shutdown are still exported.
             plan.services.insert(contentsOf: tracing.services, at: 0)
             try await run(plan, logger: logger)

@@ -21,18 +21,13 @@ public final class LocalStack: Sendable {
     public let scheme: String
     /// The host the services are reached on.
     public let host: String
-    private let peers: [PeerClient]
 
-    private init(
-        auth: RunningService, store: RunningService, dispatch: RunningService, scheme: String, host: String,
-        peers: [PeerClient]
-    ) {
+    private init(auth: RunningService, store: RunningService, dispatch: RunningService, scheme: String, host: String) {
         self.auth = auth
         self.store = store
         self.dispatch = dispatch
         self.scheme = scheme
         self.host = host
-        self.peers = peers
     }
 
     /// auth's base URL.
@@ -67,67 +62,45 @@ public final class LocalStack: Sendable {
         let tls = environment["SECUREPUSH_TLS_CERT_FILE"].map { !$0.isEmpty } ?? false
         let scheme = tls ? "https" : "http"
         let peerHostLiteral = peerHost.contains(":") ? "[\(peerHost)]" : peerHost
-        let caFile = ServiceEnvironment(environment).peerCAFile
         // Before any database is opened: a taken port must fail the start with nothing written.
         try ListeningPort.ensureFree(try ListeningPort.configured(in: environment), host: bindHost)
 
-        var peers: [PeerClient] = []
         var started: [RunningService] = []
         do {
+            // Each service as its executable plans it; only its peers' URLs come from the ports bound before it.
             let auth = try await RunningService.start(name: "auth", logger: logger) { onRunning in
-                let configuration = try AuthConfiguration(environment: ServiceEnvironment(environment))
-                return try await buildAuthApplication(
-                    configuration: configuration, logger: child(logger, "auth"), tracer: tracer,
+                try await AuthPlan.make(
+                    environment: ServiceEnvironment(environment), logger: child(logger, "auth"), tracer: tracer,
                     onServerRunning: onRunning)
             }
             started.append(auth)
             environment["SECUREPUSH_AUTH_URL"] = "\(scheme)://\(peerHostLiteral):\(auth.port)"
 
-            let storeAuth = try PeerClient(
-                url: environment["SECUREPUSH_AUTH_URL"]!, peerName: "auth", caFile: caFile, logger: logger,
-                tracer: tracer)
-            peers.append(storeAuth)
             let store = try await RunningService.start(name: "notification-store", logger: logger) { onRunning in
-                let configuration = try StoreConfiguration(environment: ServiceEnvironment(environment))
-                return try await buildStoreApplication(
-                    configuration: configuration, auth: storeAuth.rpc, logger: child(logger, "notification-store"),
+                try await StorePlan.make(
+                    environment: ServiceEnvironment(environment), logger: child(logger, "notification-store"),
                     tracer: tracer, onServerRunning: onRunning)
             }
             started.append(store)
             environment["SECUREPUSH_STORE_URL"] = "\(scheme)://\(peerHostLiteral):\(store.port)"
 
-            let dispatchAuth = try PeerClient(
-                url: environment["SECUREPUSH_AUTH_URL"]!, peerName: "auth", caFile: caFile, logger: logger,
-                tracer: tracer)
-            let dispatchStore = try PeerClient(
-                url: environment["SECUREPUSH_STORE_URL"]!, peerName: "notification-store", caFile: caFile,
-                logger: logger, tracer: tracer)
-            peers += [dispatchAuth, dispatchStore]
             let dispatch = try await RunningService.start(name: "push-dispatch", logger: logger) { onRunning in
-                let serviceEnvironment = ServiceEnvironment(environment)
-                let configuration = try DispatchConfiguration(environment: serviceEnvironment)
-                let providers = try await PushProviders.remoteProviders(
-                    environment: serviceEnvironment, logger: child(logger, "push-dispatch"))
-                return try await buildDispatchApplication(
-                    configuration: configuration, auth: dispatchAuth.rpc, store: dispatchStore.rpc,
-                    providers: providers, logger: child(logger, "push-dispatch"), tracer: tracer,
-                    onServerRunning: onRunning)
+                try await DispatchPlan.make(
+                    environment: ServiceEnvironment(environment), logger: child(logger, "push-dispatch"),
+                    tracer: tracer, onServerRunning: onRunning)
             }
-            return LocalStack(
-                auth: auth, store: store, dispatch: dispatch, scheme: scheme, host: peerHost, peers: peers)
+            return LocalStack(auth: auth, store: store, dispatch: dispatch, scheme: scheme, host: peerHost)
         } catch {
             for service in started.reversed() { await service.stop() }
-            for peer in peers { await peer.shutdown() }
             throw error
         }
     }
 
-    /// Stops push-dispatch, then notification-store, then auth, and closes the peer connections.
+    /// Stops push-dispatch, then notification-store, then auth (each closes its peer connections as it stops).
     public func stop() async {
         await dispatch.stop()
         await store.stop()
         await auth.stop()
-        for peer in peers { await peer.shutdown() }
     }
 }
 

@@ -1,4 +1,5 @@
 import Logging
+import ServiceCore
 import ServiceLifecycle
 
 /// One service application running in its own `ServiceGroup`, with the port it bound; stopped gracefully on `stop()`.
@@ -17,16 +18,17 @@ public final class RunningService: Sendable {
         self.task = task
     }
 
-    /// Builds and starts an application, returning once it listens.
-    /// - Parameter build: builds the application, given the callback it must call with its bound port.
-    public static func start<App: Service>(
+    /// Plans and starts a service, returning once it listens.
+    /// - Parameter plan: plans the service (`AuthPlan.make`…), given the callback its application calls with its
+    ///   bound port.
+    public static func start(
         name: String,
         logger: Logger,
-        build: (@escaping @Sendable (Int) async -> Void) async throws -> App
+        plan: (@escaping @Sendable (Int) async -> Void) async throws -> ServiceRunner.Plan
     ) async throws -> RunningService {
         let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let app = try await build { port in continuation.yield(port) }
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        let services = try await plan { port in continuation.yield(port) }.services
+        let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [], logger: logger))
         let task = Task {
             defer { continuation.finish() }
             try await group.run()
@@ -35,6 +37,8 @@ public final class RunningService: Sendable {
         guard let port = await iterator.next() else {
             do {
                 try await task.value  // it stopped before listening: surface why
+            } catch let error as ConfigurationError {
+                throw error  // refused, naming the variable: said as is
             } catch {
                 throw StackError("\(name) could not start: \(error)")
             }

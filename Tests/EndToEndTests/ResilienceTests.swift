@@ -17,7 +17,6 @@ final class SeparateServices: @unchecked Sendable {
     var auth: RunningService!
     var store: RunningService!
     var dispatch: RunningService!
-    var peers: [PeerClient] = []
 
     init() {
         directory =
@@ -30,23 +29,17 @@ final class SeparateServices: @unchecked Sendable {
         let environment = self.environment
         let logger = self.logger
         auth = try await RunningService.start(name: "auth", logger: logger) { onRunning in
-            try await buildAuthApplication(
-                configuration: AuthConfiguration(environment: ServiceEnvironment(environment)), logger: logger,
-                onServerRunning: onRunning)
+            try await AuthPlan.make(
+                environment: ServiceEnvironment(environment), logger: logger, tracer: nil, onServerRunning: onRunning)
         }
         self.environment["SECUREPUSH_AUTH_URL"] = "http://127.0.0.1:\(auth.port)"
         try await startStore(port: 0)
         self.environment["SECUREPUSH_STORE_URL"] = "http://127.0.0.1:\(store.port)"
-        let dispatchAuth = try PeerClient(
-            url: self.environment["SECUREPUSH_AUTH_URL"]!, peerName: "auth", caFile: nil, logger: logger)
-        let dispatchStore = try PeerClient(
-            url: self.environment["SECUREPUSH_STORE_URL"]!, peerName: "notification-store", caFile: nil, logger: logger)
-        peers += [dispatchAuth, dispatchStore]
         let dispatchEnvironment = self.environment
         dispatch = try await RunningService.start(name: "push-dispatch", logger: logger) { onRunning in
-            try await buildDispatchApplication(
-                configuration: DispatchConfiguration(environment: ServiceEnvironment(dispatchEnvironment)),
-                auth: dispatchAuth.rpc, store: dispatchStore.rpc, logger: logger, onServerRunning: onRunning)
+            try await DispatchPlan.make(
+                environment: ServiceEnvironment(dispatchEnvironment), logger: logger, tracer: nil,
+                onServerRunning: onRunning)
         }
     }
 
@@ -54,14 +47,12 @@ final class SeparateServices: @unchecked Sendable {
     func startStore(port: Int) async throws {
         var environment = self.environment
         environment["SECUREPUSH_STORE_PORT"] = "\(port)"
-        let storeAuth = try PeerClient(
-            url: environment["SECUREPUSH_AUTH_URL"]!, peerName: "auth", caFile: nil, logger: logger)
-        peers.append(storeAuth)
+        let storeEnvironment = environment
         let logger = self.logger
         store = try await RunningService.start(name: "notification-store", logger: logger) { onRunning in
-            try await buildStoreApplication(
-                configuration: StoreConfiguration(environment: ServiceEnvironment(environment)), auth: storeAuth.rpc,
-                logger: logger, onServerRunning: onRunning)
+            try await StorePlan.make(
+                environment: ServiceEnvironment(storeEnvironment), logger: logger, tracer: nil,
+                onServerRunning: onRunning)
         }
     }
 
@@ -95,7 +86,6 @@ final class SeparateServices: @unchecked Sendable {
         await dispatch?.stop()
         await store?.stop()
         await auth?.stop()
-        for peer in peers { await peer.shutdown() }
         try? FileManager.default.removeItem(atPath: directory)
     }
 }

@@ -9,6 +9,8 @@ import Tracing
 /// - Parameters:
 ///   - configuration: where to listen, where the database lives, limits.
 ///   - auth: a client to the auth service (for `auth.keys`); the application starts even while auth is down.
+///   - database: the store's database, run by the caller (``ServiceDatabase/services`` before the application);
+///     `nil` opens the one `configuration` names and runs it with the application.
 ///   - logger: the service's logger.
 ///   - metrics: where metrics are recorded and what `GET /metrics` serves; `nil`: a registry of its own, or nothing
 ///     when `configuration.server.metricsEnabled` is false (`SECUREPUSH_METRICS=off`).
@@ -17,6 +19,7 @@ import Tracing
 public func buildStoreApplication(
     configuration: StoreConfiguration,
     auth: RPCClient,
+    database: ServiceDatabase? = nil,
     logger: Logger,
     metrics: ServiceMetrics? = nil,
     tracer: (any Tracer)? = nil,
@@ -24,7 +27,7 @@ public func buildStoreApplication(
 ) async throws -> RPCCoreApplication {
     let metrics = metrics ?? .serving(configuration.server)
     let components = try StoreComponents.make(
-        configuration: configuration, auth: auth, logger: logger, metrics: metrics.factory)
+        configuration: configuration, auth: auth, database: database, logger: logger, metrics: metrics.factory)
     return try RPCServerBuilder.buildApplication(
         serviceName: "notification-store",
         dispatcher: components.dispatcher,

@@ -9,7 +9,8 @@ import SharedModels
 /// Every piece of a running notification store except the HTTP server: what `buildStoreApplication` serves,
 /// and what tests drive directly through an `InProcessTransport`.
 public struct StoreComponents: Sendable {
-    /// The database (SQLite, or PostgreSQL whose pool is the first of `services`).
+    /// The database (SQLite, or PostgreSQL whose pool runs first: by the plan, or first of `services` when `make`
+    /// opened it).
     public let database: ServiceDatabase
     /// The domain logic.
     public let store: NotificationStore
@@ -29,6 +30,8 @@ public struct StoreComponents: Sendable {
     /// - Parameters:
     ///   - configuration: database, limits and purge interval.
     ///   - auth: a client to the auth service; only `auth.keys` is called.
+    ///   - database: the store's database, run by the caller; `nil` opens the one `configuration` names, first of
+    ///     ``services``.
     ///   - logger: the service's logger.
     ///   - sealer: seals payloads at rest; by default AES-256-GCM under `configuration.storeKeys`.
     ///   - now: the clock for lifetimes (tests move it forward instead of sleeping).
@@ -36,6 +39,7 @@ public struct StoreComponents: Sendable {
     public static func make(
         configuration: StoreConfiguration,
         auth: RPCClient,
+        database: ServiceDatabase? = nil,
         logger: Logger,
         sealer: (any PayloadSealer)? = nil,
         now: @escaping @Sendable () -> Date = { Date() },
@@ -43,8 +47,10 @@ public struct StoreComponents: Sendable {
     ) throws -> StoreComponents {
         let storeMetrics = StoreMetrics(factory: metrics)
         let sealer = try sealer ?? configuration.storeKeys.makeSealer(logger: logger, now: now)
-        let database = try ServiceDatabase.open(
-            configuration, schema: StoreMigrations.schema, logger: logger, metrics: metrics)
+        let given = database
+        let database =
+            try given
+            ?? ServiceDatabase.open(configuration, schema: StoreMigrations.schema, logger: logger, metrics: metrics)
         let repository = SQLNotificationRepository(database: database.sql, sealer: sealer, logger: logger)
         // Replicas share one table, so a proof accepted by one is refused by every other; one process keeps it in memory.
         let replayCache: any ProofReplayCache =
@@ -72,7 +78,7 @@ public struct StoreComponents: Sendable {
         )
         // The database comes first so that graceful shutdown stops it last.
         let services: [any Service] =
-            database.services + [
+            (given == nil ? database.services : []) + [
                 SigningKeyLoader(verifier: verifier, logger: logger),
                 PeriodicService(name: "store.purge", interval: configuration.purgeInterval, logger: logger) {
                     try await store.purgeExpired()

@@ -11,6 +11,8 @@ import Tracing
 ///   - configuration: where to listen, where the database lives, limits, client credentials.
 ///   - auth: a client to the auth service (`auth.keys`, `auth.clientToken`); the application starts even while auth is down.
 ///   - store: a client to the notification store (`store.put`).
+///   - database: push-dispatch's database, run by the caller (``ServiceDatabase/services`` before the application);
+///     `nil` opens the one `configuration` names and runs it with the application.
 ///   - providers: the remote push providers (see `PushProviders.remoteProviders(environment:logger:)`), each run by
 ///     its own `DeliveryWorker`; the direct channel is always there.
 ///   - logger: the service's logger.
@@ -23,6 +25,7 @@ public func buildDispatchApplication(
     configuration: DispatchConfiguration,
     auth: RPCClient,
     store: RPCClient,
+    database: ServiceDatabase? = nil,
     providers: [any RemotePushProvider] = [],
     logger: Logger,
     metrics: ServiceMetrics? = nil,
@@ -32,7 +35,8 @@ public func buildDispatchApplication(
     let metrics =
         metrics ?? .serving(configuration.server, durationHistogramBuckets: DispatchMetrics.durationHistogramBuckets)
     let components = try DispatchComponents.make(
-        configuration: configuration, auth: auth, store: store, providers: providers, logger: logger,
+        configuration: configuration, auth: auth, store: store, database: database, providers: providers,
+        logger: logger,
         metrics: metrics.factory, tracer: tracer)
     return try buildDispatchApplication(
         components: components, configuration: configuration, logger: logger, metrics: metrics,

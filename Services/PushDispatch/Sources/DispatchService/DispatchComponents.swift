@@ -11,8 +11,8 @@ import Tracing
 /// Every piece of a running push-dispatch except the HTTP server: what `buildDispatchApplication` serves, and what
 /// tests drive directly through an `InProcessTransport`.
 public struct DispatchComponents: Sendable {
-    /// The database (SQLite, or PostgreSQL whose pool is the first of `services`); every repository is built on its
-    /// one `sql`.
+    /// The database (SQLite, or PostgreSQL run first: by the plan, or first of `services` when `make` opened it);
+    /// every repository is built on its one `sql`.
     public let database: ServiceDatabase
     /// The open SQLite database, when push-dispatch runs on SQLite.
     public var sqlite: (any DatabaseWriter)? { database.sqlite }
@@ -49,6 +49,8 @@ public struct DispatchComponents: Sendable {
     ///   - auth: a client to auth: `auth.keys` (to verify tokens), `auth.clientToken` (our own token for the store)
     ///     and `auth.lookupUser` (to refuse sends to unknown recipients).
     ///   - store: a client to the notification store (`store.put`); its `peerName` names it in `-32050` errors.
+    ///   - database: push-dispatch's database, run by the caller; `nil` opens the one `configuration` names, first of
+    ///     ``services``.
     ///   - providers: the remote providers (APNs, FCM, WNS, Web Push; at most one per platform) beside the built-in
     ///     direct channel. Each gets a `DeliveryWorker` in `services`, which shuts its provider down when it stops.
     ///     `devices.register` accepts exactly `direct` and these platforms.
@@ -61,6 +63,7 @@ public struct DispatchComponents: Sendable {
         configuration: DispatchConfiguration,
         auth: RPCClient,
         store: RPCClient,
+        database: ServiceDatabase? = nil,
         providers remoteProviders: [any RemotePushProvider] = [],
         logger: Logger,
         now: @escaping @Sendable () -> Date = { Date() },
@@ -70,8 +73,10 @@ public struct DispatchComponents: Sendable {
         let tracing = DeliveryTracing(tracer: tracer)
         let dispatchMetrics = DispatchMetrics(factory: metrics)
         try Self.checkRemote(remoteProviders)
-        let database = try ServiceDatabase.open(
-            configuration, schema: DispatchMigrations.schema, logger: logger, metrics: metrics)
+        let given = database
+        let database =
+            try given
+            ?? ServiceDatabase.open(configuration, schema: DispatchMigrations.schema, logger: logger, metrics: metrics)
         let deviceRepository = SQLDeviceRepository(database: database.sql)
         let deliveryRepository = SQLDeliveryRepository(database: database.sql)
         if let sqlite = database.sqlite {
@@ -126,7 +131,7 @@ public struct DispatchComponents: Sendable {
         let doorbells = Dictionary(uniqueKeysWithValues: workers.map { ($0.provider.platform, $0.doorbell) })
         // The database comes first so that graceful shutdown stops it last; replicas wake each other through it.
         let clusterServices: [any Service] =
-            database.services
+            (given == nil ? database.services : [])
             + (database.postgres.map {
                 [
                     DispatchWakeRelay(database: $0, hub: hub, doorbells: doorbells, logger: logger),

@@ -1,0 +1,33 @@
+import Logging
+import RPCServer
+import ServiceCore
+import Tracing
+
+/// notification-store wired once, for `store-service` and `securepush up` alike: its database and its client of auth
+/// (`SECUREPUSH_AUTH_URL`) first, then the application.
+public enum StorePlan {
+    /// Reads the store's configuration from `environment` and plans the process.
+    /// - Parameters:
+    ///   - logger: the service's logger.
+    ///   - tracer: traces every call and the calls to auth (`nil`: tracing off).
+    ///   - onServerRunning: called with the bound port once listening.
+    /// - Throws: `ConfigurationError` when the configuration must not start.
+    public static func make(
+        environment: ServiceEnvironment, logger: Logger, tracer: (any Tracer)?,
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) async throws -> ServiceRunner.Plan {
+        let configuration = try StoreConfiguration(environment: environment)
+        let auth = try PeerClient.auth(environment: environment, logger: logger, tracer: tracer)
+        let metrics = ServiceMetrics.serving(configuration.server)
+        let database = try ServiceDatabase.open(
+            configuration, schema: StoreMigrations.schema, logger: logger, metrics: metrics.factory)
+        return ServiceRunner.Plan(
+            resources: database.services + [auth],
+            application: {
+                try await buildStoreApplication(
+                    configuration: configuration, auth: auth.rpc, database: database, logger: logger,
+                    metrics: metrics, tracer: tracer, onServerRunning: onServerRunning)
+            },
+            shutdownTimeout: configuration.server.shutdownTimeout)
+    }
+}

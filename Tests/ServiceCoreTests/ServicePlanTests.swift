@@ -1,0 +1,103 @@
+import HTTP2Client
+import Logging
+import ServiceCore
+import ServiceLifecycle
+import Synchronization
+import TestSupport
+import Testing
+
+/// The one shape every service is planned in: resources first, the application built once they run, stopped in
+/// reverse; peer clients are resources like the database.
+@Suite("Service plans")
+struct ServicePlanTests {
+    /// What happened, in order.
+    final class Journal: Sendable {
+        private let entries = Mutex<[String]>([])
+        func add(_ entry: String) { entries.withLock { $0.append(entry) } }
+        var all: [String] { entries.withLock { $0 } }
+    }
+
+    /// Records its start and, after graceful shutdown, its stop.
+    struct RecordingService: Service {
+        let name: String
+        let journal: Journal
+
+        func run() async throws {
+            journal.add("\(name) started")
+            try? await gracefulShutdown()
+            journal.add("\(name) stopped")
+        }
+    }
+
+    let logger = Logger(label: "test.plan")
+
+    @Test("the application is built only once its resources run, and they stop after it")
+    func buildsAfterResources() async throws {
+        let journal = Journal()
+        let plan = ServiceRunner.Plan(
+            resources: [RecordingService(name: "database", journal: journal)],
+            application: {
+                journal.add("application built")
+                return RecordingService(name: "application", journal: journal)
+            },
+            shutdownTimeout: .seconds(5))
+        #expect(journal.all.isEmpty)
+        let group = ServiceGroup(
+            configuration: .init(services: plan.services, gracefulShutdownSignals: [], logger: logger))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            #expect(await eventually { journal.all.contains("application started") })
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+        #expect(
+            journal.all == [
+                "database started", "application built", "application started", "application stopped",
+                "database stopped",
+            ])
+    }
+
+    @Test("an application that cannot be built ends the group with its error, and its resources stop")
+    func buildFailureEndsGroup() async throws {
+        let journal = Journal()
+        let plan = ServiceRunner.Plan(
+            resources: [RecordingService(name: "database", journal: journal)],
+            application: { throw ConfigurationError("SECUREPUSH_EXAMPLE is wrong") },
+            shutdownTimeout: .seconds(5))
+        let group = ServiceGroup(
+            configuration: .init(services: plan.services, gracefulShutdownSignals: [], logger: logger))
+        let error = await #expect(throws: ConfigurationError.self) { try await group.run() }
+        #expect(error?.description == "SECUREPUSH_EXAMPLE is wrong")
+        #expect(journal.all == ["database started", "database stopped"])
+    }
+
+    @Test("a peer client closes its connection when its group shuts down, not before")
+    func peerClientIsALifecycleService() async throws {
+        // Nothing needs to listen: a call before shutdown fails to connect, one after it is refused as shut down.
+        let peer = try PeerClient(url: "http://127.0.0.1:9", peerName: "auth", caFile: nil, logger: logger)
+        let request = HTTP2Request(path: "/health", timeout: .seconds(2))
+        let group = ServiceGroup(configuration: .init(services: [peer], gracefulShutdownSignals: [], logger: logger))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            let running = await #expect(throws: HTTP2ClientError.self) { try await peer.http.execute(request) }
+            #expect(running != .shutdown)
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+        let stopped = await #expect(throws: HTTP2ClientError.self) { try await peer.http.execute(request) }
+        #expect(stopped == .shutdown)
+    }
+
+    @Test("a peer URL setting is checked by the production policy, naming it")
+    func peerFromSetting() throws {
+        _ = try PeerClient.auth(
+            environment: ServiceEnvironment(["SECUREPUSH_ENV": "production"]), logger: logger, tracer: nil)
+        let error = #expect(throws: ConfigurationError.self) {
+            try PeerClient.auth(
+                environment: ServiceEnvironment([
+                    "SECUREPUSH_ENV": "production", "SECUREPUSH_AUTH_URL": "http://auth.internal:8081",
+                ]), logger: logger, tracer: nil)
+        }
+        #expect(error?.description.hasPrefix("SECUREPUSH_AUTH_URL=http://auth.internal:8081 is cleartext") == true)
+    }
+}
