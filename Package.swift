@@ -183,11 +183,11 @@ let package = Package(
             dependencies: [bcrypt, jwtKit, crypto, nioPosix],
             testDependencies: [grdb, postgresNIO, jwtKit, crypto, nioPosix])
         + service(
-            "StoreService", executable: "store-service", directory: "NotificationStore",
+            "StoreService", executable: "store-service", directory: "Store",
             dependencies: [serviceLifecycle, "SealedPush", "PrivateFiles", crypto],
             testDependencies: [grdb, jwtKit, serviceLifecycle, "SealedPush", crypto, "DevelopmentPKI"])
         + service(
-            "DispatchService", executable: "dispatch-service", directory: "PushDispatch",
+            "DispatchService", executable: "dispatch-service", directory: "Dispatch",
             dependencies: [
                 serviceLifecycle, nioCore, nioPosix, httpTypes, "HTTP2Client", jwtKit, crypto, asyncHTTPClient, nioSSL,
                 "SealedPush",
