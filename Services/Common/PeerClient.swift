@@ -29,8 +29,7 @@ public struct PeerClient: Service {
     public static func auth(environment: ServiceEnvironment, logger: Logger, tracer: (any Tracer)?) throws -> PeerClient
     {
         try PeerClient(
-            "SECUREPUSH_AUTH_URL", default: "http://127.0.0.1:8081", peerName: "auth", environment: environment,
-            logger: logger, tracer: tracer)
+            SettingCatalog.authURL, peerName: "auth", environment: environment, logger: logger, tracer: tracer)
     }
 
     /// notification-store, at `SECUREPUSH_STORE_URL` (default `http://127.0.0.1:8082`).
@@ -38,18 +37,17 @@ public struct PeerClient: Service {
         -> PeerClient
     {
         try PeerClient(
-            "SECUREPUSH_STORE_URL", default: "http://127.0.0.1:8082", peerName: "notification-store",
-            environment: environment, logger: logger, tracer: tracer)
+            SettingCatalog.storeURL, peerName: "notification-store", environment: environment, logger: logger,
+            tracer: tracer)
     }
 
-    /// The peer named by the URL setting `variable` (`defaultURL` when unset, checked by the production policy),
-    /// trusting `SECUREPUSH_CA_FILE`.
+    /// The peer at the URL `setting` names (its default when unset, checked by the production policy), trusting
+    /// `SECUREPUSH_CA_FILE`.
     private init(
-        _ variable: String, default defaultURL: String, peerName: String, environment: ServiceEnvironment,
-        logger: Logger, tracer: (any Tracer)?
+        _ setting: TextSetting, peerName: String, environment: ServiceEnvironment, logger: Logger, tracer: (any Tracer)?
     ) throws {
         try self.init(
-            url: try environment.peerURL(variable, default: defaultURL), peerName: peerName,
+            url: try environment.peerURL(setting), peerName: peerName,
             caFile: environment.peerCAFile, logger: logger, tracer: tracer)
     }
 

@@ -15,10 +15,6 @@ public enum SQLiteSynchronous: String, Sendable, CaseIterable {
 extension ServiceEnvironment {
     /// `SECUREPUSH_SQLITE_SYNCHRONOUS`: `normal` (default) or `full`.
     public func sqliteSynchronous() throws -> SQLiteSynchronous {
-        guard let text = string("SECUREPUSH_SQLITE_SYNCHRONOUS") else { return .normal }
-        guard let value = SQLiteSynchronous(rawValue: text.lowercased()) else {
-            throw ConfigurationError("SECUREPUSH_SQLITE_SYNCHRONOUS must be normal or full, got '\(text)'")
-        }
-        return value
+        try choice(SettingCatalog.sqliteSynchronous, as: SQLiteSynchronous.self)
     }
 }

@@ -44,12 +44,7 @@ public struct ServiceEnvironment: Sendable {
 
     /// Throws unless `SECUREPUSH_ENV` is unset, `development` or `production` (any case).
     public func checkMode() throws {
-        guard let raw = string("SECUREPUSH_ENV") else { return }
-        guard ["development", "production"].contains(raw.lowercased()) else {
-            throw ConfigurationError(
-                "SECUREPUSH_ENV must be 'development' or 'production', got '\(raw.prefix(64))' (a misspelt "
-                    + "'production' would otherwise run with development defaults)")
-        }
+        _ = try choice(SettingCatalog.mode)
     }
 
     /// `SECUREPUSH_PRODUCTION_ALLOW`: comma-separated exceptions to production refusals the operator accepts
@@ -69,15 +64,15 @@ public struct ServiceEnvironment: Sendable {
     }
 
     /// The data directory for SQLite files: `SECUREPUSH_DATA_DIR`, default `./.securepush`.
-    public var dataDirectory: String { string("SECUREPUSH_DATA_DIR") ?? "./.securepush" }
+    public var dataDirectory: String { string(SettingCatalog.dataDirectory)! }
 
-    /// The listening configuration: `SECUREPUSH_HOST` (default 127.0.0.1), `portVariable` (default `defaultPort`),
+    /// The listening configuration: `SECUREPUSH_HOST` (default 127.0.0.1), `port` (the service's port setting),
     /// `SECUREPUSH_TLS_CERT_FILE` + `SECUREPUSH_TLS_KEY_FILE`, `SECUREPUSH_MAX_BODY_BYTES`, `SECUREPUSH_MAX_BATCH`,
     /// `SECUREPUSH_IDLE_TIMEOUT`, `SECUREPUSH_HANDSHAKE_TIMEOUT`, `SECUREPUSH_SHUTDOWN_TIMEOUT`,
     /// `SECUREPUSH_REQUEST_TIMEOUT`, `SECUREPUSH_MAX_CONNECTION_BUFFER_BYTES`, `SECUREPUSH_MAX_CONNECTIONS`,
     /// `SECUREPUSH_MAX_CONNECTIONS_PER_ADDRESS`, `SECUREPUSH_TRUSTED_PROXIES`, `SECUREPUSH_FORWARDED_HEADER`,
     /// `SECUREPUSH_METRICS_PORT`, `SECUREPUSH_METRICS`; `SECUREPUSH_ENV` is checked too.
-    public func server(portVariable: String, defaultPort: Int) throws -> RPCServerConfiguration {
+    public func server(port: IntegerSetting) throws -> RPCServerConfiguration {
         try checkMode()
         let certificate = string("SECUREPUSH_TLS_CERT_FILE")
         let key = string("SECUREPUSH_TLS_KEY_FILE")
@@ -85,8 +80,8 @@ public struct ServiceEnvironment: Sendable {
             throw ConfigurationError("SECUREPUSH_TLS_CERT_FILE and SECUREPUSH_TLS_KEY_FILE must be set together")
         }
         var configuration = RPCServerConfiguration(
-            host: string("SECUREPUSH_HOST") ?? "127.0.0.1",
-            port: try int(portVariable, default: defaultPort, in: 0...65535),
+            host: string(SettingCatalog.host)!,
+            port: try int(port),
             tls: certificate.map { .init(certificateChainPath: $0, privateKeyPath: key!) },
             maxBodyBytes: try int(SettingCatalog.maxBodyBytes),
             maxBatchLength: try int(SettingCatalog.maxBatch),
@@ -127,24 +122,13 @@ public struct ServiceEnvironment: Sendable {
     /// `SECUREPUSH_METRICS`: `on` (the default) records metrics and serves `GET /metrics`; `off` installs no metrics
     /// backend and serves no `/metrics`. Anything else throws naming the variable and the accepted values.
     public func metricsEnabled() throws -> Bool {
-        guard let raw = string("SECUREPUSH_METRICS") else { return true }
-        switch raw.lowercased() {
-        case "on": return true
-        case "off": return false
-        default: throw ConfigurationError("SECUREPUSH_METRICS must be 'on' or 'off', got '\(raw.prefix(64))'")
-        }
+        try choice(SettingCatalog.metrics) == "on"
     }
 
     /// `SECUREPUSH_FORWARDED_HEADER`: `x-forwarded-for` (the default) or `forwarded`, the one header read from
     /// trusted proxies; anything else throws naming the variable.
     public func forwardedHeader() throws -> ClientAddressResolver.Header {
-        guard let raw = string("SECUREPUSH_FORWARDED_HEADER") else { return .xForwardedFor }
-        guard let header = ClientAddressResolver.Header(rawValue: raw.lowercased()) else {
-            throw ConfigurationError(
-                "SECUREPUSH_FORWARDED_HEADER must be 'x-forwarded-for' or 'forwarded' (the header your proxy writes), "
-                    + "got '\(raw.prefix(64))'")
-        }
-        return header
+        try choice(SettingCatalog.forwardedHeader, as: ClientAddressResolver.Header.self)
     }
 
     /// `SECUREPUSH_TRUSTED_PROXIES`: comma-separated CIDRs (IPv4 or IPv6) whose forwarding headers are believed;
@@ -163,11 +147,11 @@ public struct ServiceEnvironment: Sendable {
         }
     }
 
-    /// A peer service's base URL from `variable` (`SECUREPUSH_AUTH_URL`, `SECUREPUSH_STORE_URL`), `defaultURL` when
-    /// unset; in production, cleartext to another host is refused.
-    public func peerURL(_ variable: String, default defaultURL: String) throws -> String {
-        let url = string(variable) ?? defaultURL
-        if isProduction { try ProductionPolicy.checkPeerURL(url, variable: variable) }
+    /// A peer service's base URL from `setting` (``SettingCatalog/authURL``, ``SettingCatalog/storeURL``), its default
+    /// when unset; in production, cleartext to another host is refused.
+    public func peerURL(_ setting: TextSetting) throws -> String {
+        let url = string(setting)!
+        if isProduction { try ProductionPolicy.checkPeerURL(url, variable: setting.setting.name) }
         return url
     }
 

@@ -9,14 +9,7 @@ extension ServiceRunner {
 
         /// Reads `SECUREPUSH_LOG_FORMAT` (case-insensitive); anything else is a `ConfigurationError` naming it.
         public init(environment: ServiceEnvironment) throws {
-            guard let name = environment.string("SECUREPUSH_LOG_FORMAT") else {
-                self = .text
-                return
-            }
-            guard let format = LogFormat(rawValue: name.lowercased()) else {
-                throw ConfigurationError("SECUREPUSH_LOG_FORMAT must be 'text' or 'json', got '\(name)'")
-            }
-            self = format
+            self = try environment.choice(SettingCatalog.logFormat, as: LogFormat.self)
         }
 
         /// A logger labelled `label` writing in this format, with `metadataProvider`'s metadata (the active span's

@@ -196,26 +196,133 @@ public enum SettingCatalog {
         #"attempts before a delivery ends `failed`"#)
 
     /// All settings, in the order `docs/configuration.md` lists them within each group.
+    /// `SECUREPUSH_ENV`.
+    public static let mode = ChoiceSetting(
+        #"SECUREPUSH_ENV"#, group: .shared, default: "development", names: ["development", "production"],
+        usedBy: #"all"#, note: #"a misspelt 'production' would otherwise run with development defaults"#,
+        #"`production` refuses unsafe settings: cleartext on a non-loopback address, `http://` peers to another host, secrets under 32 bytes or published defaults, PostgreSQL without `sslmode=require`, Web Push without an allow-list, a generated signing key, a missing bootstrap client for `up`, every address trusted as a proxy, `/metrics` on a public port, sign-in limits off (see [docs/security.md](security.md#production-mode)); any value but `development` or `production` (any case) is refused at start"#
+    )
+
+    /// `SECUREPUSH_METRICS`.
+    public static let metrics = ChoiceSetting(
+        #"SECUREPUSH_METRICS"#, group: .shared, default: "on", names: ["on", "off"],
+        usedBy: #"all (and `securepush up`)"#,
+        #"`off`: the service records no metrics and serves no `GET /metrics` (404; `SECUREPUSH_METRICS_PORT` is not opened), so it does no metric work per request. On, the cost on the fetch path is measured in [docs/benchmarks.md](benchmarks.md#cost-of-metrics-on-the-fetch-path)"#
+    )
+
+    /// `SECUREPUSH_FORWARDED_HEADER`.
+    public static let forwardedHeader = ChoiceSetting(
+        #"SECUREPUSH_FORWARDED_HEADER"#, group: .shared, default: "x-forwarded-for",
+        names: ["x-forwarded-for", "forwarded"], usedBy: #"all"#, note: #"the header your proxy writes"#,
+        #"the one header read from trusted proxies (the other is ignored)"#)
+
+    /// `SECUREPUSH_LOG_FORMAT`.
+    public static let logFormat = ChoiceSetting(
+        #"SECUREPUSH_LOG_FORMAT"#, group: .shared, default: "text", names: ["text", "json"],
+        usedBy: #"all (and `securepush up`)"#,
+        #"`json`: one JSON object per line (`timestamp`, `level`, `logger`, `message`, then the metadata keys, `trace_id`/`span_id` when a span is active); see [docs/operations.md](operations.md#operations-logs)"#
+    )
+
+    /// `SECUREPUSH_SQLITE_SYNCHRONOUS`.
+    public static let sqliteSynchronous = ChoiceSetting(
+        #"SECUREPUSH_SQLITE_SYNCHRONOUS"#, group: .shared, default: "normal", names: ["normal", "full"],
+        usedBy: #"all (SQLite)"#,
+        #"`normal`: commits are flushed to disk at checkpoints (SQLite's recommendation for WAL; survives a service crash, the last commits can be lost on a power cut or kernel crash); `full`: every commit is flushed before the call returns (survives a power cut; one `fsync` per write, see [docs/benchmarks.md](benchmarks.md))"#
+    )
+
+    /// `SECUREPUSH_APNS_MODE`.
+    public static let apnsMode = ChoiceSetting(
+        #"SECUREPUSH_APNS_MODE"#, group: .providers, default: "alert", names: ["alert", "background"],
+        usedBy: #"dispatch"#,
+        #"`alert`: a `mutable-content` alert with the fallback text, for a Notification Service Extension; `background`: a silent `content-available` push; a device may choose its own with `apnsMode` in `devices.register`"#
+    )
+
+    /// `SECUREPUSH_APNS_ENVIRONMENT`.
+    public static let apnsEnvironment = ChoiceSetting(
+        #"SECUREPUSH_APNS_ENVIRONMENT"#, group: .providers, default: "production", names: ["production", "sandbox"],
+        usedBy: #"dispatch"#,
+        #"`sandbox` for development builds of the app, `production` for store builds"#)
+
+    /// `SECUREPUSH_WEBPUSH_URGENCY`.
+    public static let webPushUrgency = ChoiceSetting(
+        #"SECUREPUSH_WEBPUSH_URGENCY"#, group: .providers, default: "high",
+        names: ["very-low", "low", "normal", "high"], usedBy: #"dispatch"#,
+        #"the `Urgency` header of Web Push requests"#)
+
+    /// `SECUREPUSH_HOST`.
+    public static let host = TextSetting(
+        #"SECUREPUSH_HOST"#, group: .shared, default: #"127.0.0.1"#, usedBy: #"all"#,
+        #"address to bind (`0.0.0.0` in containers)"#)
+
+    /// `SECUREPUSH_DATA_DIR`.
+    public static let dataDirectory = TextSetting(
+        #"SECUREPUSH_DATA_DIR"#, group: .shared, default: #"./.securepush"#, usedBy: #"all"#,
+        #"SQLite files `auth.sqlite`, `store.sqlite`, `dispatch.sqlite`"#)
+
+    /// `SECUREPUSH_AUTH_URL`.
+    public static let authURL = TextSetting(
+        #"SECUREPUSH_AUTH_URL"#, group: .shared, default: #"http://127.0.0.1:8081"#, usedBy: #"store, dispatch, CLI"#,
+        #"where auth is"#)
+
+    /// `SECUREPUSH_STORE_URL`.
+    public static let storeURL = TextSetting(
+        #"SECUREPUSH_STORE_URL"#, group: .shared, default: #"http://127.0.0.1:8082"#, usedBy: #"dispatch, CLI"#,
+        #"where notification-store is"#)
+
+    /// `SECUREPUSH_FCM_URL`.
+    public static let fcmURL = TextSetting(
+        #"SECUREPUSH_FCM_URL"#, group: .providers, default: #"https://fcm.googleapis.com"#, usedBy: #"dispatch"#,
+        #"another FCM endpoint (a test server)"#)
+
+    /// `SECUREPUSH_WNS_TOKEN_URL`.
+    public static let wnsTokenURL = TextSetting(
+        #"SECUREPUSH_WNS_TOKEN_URL"#, group: .providers, default: #"https://login.live.com/accesstoken.srf"#,
+        usedBy: #"dispatch"#,
+        #"where WNS access tokens are asked for"#)
+
+    /// `SECUREPUSH_WNS_SCOPE`.
+    public static let wnsScope = TextSetting(
+        #"SECUREPUSH_WNS_SCOPE"#, group: .providers, default: #"notify.windows.com"#, usedBy: #"dispatch"#,
+        #"the scope asked for"#)
+
+    /// `SECUREPUSH_APNS_ALERT_TITLE`.
+    public static let apnsAlertTitle = TextSetting(
+        #"SECUREPUSH_APNS_ALERT_TITLE"#, group: .providers, default: #"New message"#, usedBy: #"dispatch"#,
+        #"the fallback title of alert pushes, shown when the app cannot fetch the payload (never the payload itself)"#)
+
+    /// `SECUREPUSH_APNS_ALERT_BODY`.
+    public static let apnsAlertBody = TextSetting(
+        #"SECUREPUSH_APNS_ALERT_BODY"#, group: .providers, default: #"You have a new secure message"#,
+        usedBy: #"dispatch"#,
+        #"the fallback body of alert pushes"#)
+
+    /// `SECUREPUSH_BCRYPT_COST`.
+    public static let bcryptCost = IntegerSetting(
+        #"SECUREPUSH_BCRYPT_COST"#, group: .auth, default: 12, in: 10...16, usedBy: #"auth"#,
+        #"bcrypt cost"#)
+
+    /// `SECUREPUSH_AUTH_PORT`.
+    public static let authPort = IntegerSetting(
+        #"SECUREPUSH_AUTH_PORT"#, group: .shared, default: 8081, in: 0...65_535, usedBy: #"each"#,
+        #"listening port"#)
+
+    /// `SECUREPUSH_STORE_PORT`.
+    public static let storePort = IntegerSetting(
+        #"SECUREPUSH_STORE_PORT"#, group: .shared, default: 8082, in: 0...65_535, usedBy: #"each"#,
+        #"listening port"#)
+
+    /// `SECUREPUSH_DISPATCH_PORT`.
+    public static let dispatchPort = IntegerSetting(
+        #"SECUREPUSH_DISPATCH_PORT"#, group: .shared, default: 8083, in: 0...65_535, usedBy: #"each"#,
+        #"listening port"#)
+
     public static let all: [Setting] = [
-        Setting(
-            #"SECUREPUSH_ENV"#, group: .shared, default: #"`development`"#, usedBy: #"all"#,
-            #"`production` refuses unsafe settings: cleartext on a non-loopback address, `http://` peers to another host, secrets under 32 bytes or published defaults, PostgreSQL without `sslmode=require`, Web Push without an allow-list, a generated signing key, a missing bootstrap client for `up`, every address trusted as a proxy, `/metrics` on a public port, sign-in limits off (see [docs/security.md](security.md#production-mode)); any value but `development` or `production` (any case) is refused at start"#
-        ),
-        Setting(
-            #"SECUREPUSH_HOST"#, group: .shared, default: #"`127.0.0.1`"#, usedBy: #"all"#,
-            #"address to bind (`0.0.0.0` in containers)"#),
-        Setting(
-            #"SECUREPUSH_AUTH_PORT"#, group: .shared, default: #"8081"#, usedBy: #"each"#,
-            #"listening port"#),
-        Setting(
-            #"SECUREPUSH_STORE_PORT"#, group: .shared, default: #"8082"#, usedBy: #"each"#,
-            #"listening port"#),
-        Setting(
-            #"SECUREPUSH_DISPATCH_PORT"#, group: .shared, default: #"8083"#, usedBy: #"each"#,
-            #"listening port"#),
-        Setting(
-            #"SECUREPUSH_DATA_DIR"#, group: .shared, default: #"`./.securepush`"#, usedBy: #"all"#,
-            #"SQLite files `auth.sqlite`, `store.sqlite`, `dispatch.sqlite`"#),
+        mode.setting,
+        host.setting,
+        authPort.setting,
+        storePort.setting,
+        dispatchPort.setting,
+        dataDirectory.setting,
         Setting(
             #"SECUREPUSH_DATABASE_URL"#, group: .shared, default: #"unset"#, usedBy: #"all (not `securepush up`)"#,
             #"`postgres://…`: PostgreSQL instead of SQLite, for replicas (see [Scaling out](deployment.md#scaling-out-on-postgresql))"#
@@ -226,10 +333,7 @@ public enum SettingCatalog {
             usedBy: #"store, `securepush store-keys rotate`"#,
             #"the AES-256 keys payloads are encrypted at rest under: one `<key id> <base64 of 32 bytes>` line per key, `#` comments; the last key encrypts, every key listed still decrypts. A bad file stops the store, naming the line. Every replica must read the same file (see [docs/security.md](security.md#encryption-at-rest))"#
         ),
-        Setting(
-            #"SECUREPUSH_SQLITE_SYNCHRONOUS"#, group: .shared, default: #"`normal`"#, usedBy: #"all (SQLite)"#,
-            #"`normal`: commits are flushed to disk at checkpoints (SQLite's recommendation for WAL; survives a service crash, the last commits can be lost on a power cut or kernel crash); `full`: every commit is flushed before the call returns (survives a power cut; one `fsync` per write, see [docs/benchmarks.md](benchmarks.md))"#
-        ),
+        sqliteSynchronous.setting,
         Setting(
             #"GLIBC_TUNABLES"#, group: .runtime, default: #"unset"#, usedBy: #"all"#,
             #"glibc's own variable. Each service sets malloc to keep up to 64 MB free per heap instead of giving memory back at 128 kB (`MallocTuning`; ~20% more `push.send`/s here, see [docs/benchmarks.md](benchmarks.md)); any `glibc.malloc.*` tunable set here replaces those settings"#
@@ -249,13 +353,8 @@ public enum SettingCatalog {
         Setting(
             #"SECUREPUSH_CA_FILE"#, group: .shared, default: #"unset"#, usedBy: #"store, dispatch, CLI"#,
             #"PEM CA to trust when calling peers over `https` (private CA)"#),
-        Setting(
-            #"SECUREPUSH_AUTH_URL"#, group: .shared, default: #"`http://127.0.0.1:8081`"#,
-            usedBy: #"store, dispatch, CLI"#,
-            #"where auth is"#),
-        Setting(
-            #"SECUREPUSH_STORE_URL"#, group: .shared, default: #"`http://127.0.0.1:8082`"#, usedBy: #"dispatch, CLI"#,
-            #"where notification-store is"#),
+        authURL.setting,
+        storeURL.setting,
         Setting(
             #"SECUREPUSH_DISPATCH_URL"#, group: .cli, default: #"`http://127.0.0.1:8083`"#, usedBy: #"CLI"#,
             #"where push-dispatch is"#),
@@ -276,10 +375,7 @@ public enum SettingCatalog {
             #"SECUREPUSH_LOG_LEVEL"#, group: .shared,
             default: #"`info` (`notice` for `securepush up`, `warning` for the other CLI commands)"#, usedBy: #"all"#,
             #"`trace` … `critical`"#),
-        Setting(
-            #"SECUREPUSH_LOG_FORMAT"#, group: .shared, default: #"`text`"#, usedBy: #"all (and `securepush up`)"#,
-            #"`json`: one JSON object per line (`timestamp`, `level`, `logger`, `message`, then the metadata keys, `trace_id`/`span_id` when a span is active); see [docs/operations.md](operations.md#operations-logs)"#
-        ),
+        logFormat.setting,
         Setting(
             #"OTEL_EXPORTER_OTLP_ENDPOINT"#, group: .runtime, default: #"unset (tracing off, no cost)"#,
             usedBy: #"all (and `securepush up`)"#,
@@ -330,9 +426,7 @@ public enum SettingCatalog {
         ),
         accessTokenTTL.setting,
         refreshTokenTTL.setting,
-        Setting(
-            #"SECUREPUSH_BCRYPT_COST"#, group: .auth, default: #"12"#, usedBy: #"auth"#,
-            #"bcrypt cost (10–16)"#),
+        bcryptCost.setting,
         loginMaxFailures.setting,
         loginFailureWindow.setting,
         authRateLimit.setting,
@@ -346,10 +440,7 @@ public enum SettingCatalog {
             #"SECUREPUSH_TRUSTED_PROXIES"#, group: .shared, default: #"unset"#, usedBy: #"all"#,
             #"comma-separated CIDRs (IPv4/IPv6) of reverse proxies whose forwarding header names the client address; unset: the socket's peer is the client; `0.0.0.0/0` and `::/0` are refused in production"#
         ),
-        Setting(
-            #"SECUREPUSH_FORWARDED_HEADER"#, group: .shared, default: #"`x-forwarded-for`"#, usedBy: #"all"#,
-            #"the one header read from trusted proxies: `x-forwarded-for` or `forwarded`; the other is ignored; anything else is refused at start"#
-        ),
+        forwardedHeader.setting,
         Setting(
             #"SECUREPUSH_PRODUCTION_ALLOW"#, group: .shared, default: #"unset"#, usedBy: #"all"#,
             #"production refusals the operator accepts: `public-metrics`, `no-auth-limits` (comma-separated)"#),
@@ -357,10 +448,7 @@ public enum SettingCatalog {
             #"SECUREPUSH_METRICS_PORT"#, group: .shared, default: #"unset"#, usedBy: #"all (not `securepush up`)"#,
             #"a second, plain HTTP/1.1 port (on `SECUREPUSH_HOST`) serving only `GET /metrics`, so metrics can stay private; unset: `GET /metrics` is served on the service port (see [docs/operations.md](operations.md)); production on a non-loopback address requires it (or metrics off)"#
         ),
-        Setting(
-            #"SECUREPUSH_METRICS"#, group: .shared, default: #"`on`"#, usedBy: #"all (and `securepush up`)"#,
-            #"`off`: the service records no metrics and serves no `GET /metrics` (404; `SECUREPUSH_METRICS_PORT` is not opened), so it does no metric work per request; any other value is refused at start. On, the cost on the fetch path is measured in [docs/benchmarks.md](benchmarks.md#cost-of-metrics-on-the-fetch-path)"#
-        ),
+        metrics.setting,
         maxPayloadBytes.setting,
         Setting(
             #"SECUREPUSH_DEFAULT_TTL"#, group: .shared, default: #"604800"#, usedBy: #"store"#,
@@ -407,20 +495,10 @@ public enum SettingCatalog {
             #"SECUREPUSH_APNS_TOPIC"#, group: .providers, default: #"unset"#, usedBy: #"dispatch"#,
             #"the app's bundle id; a wrong one makes APNs answer `DeviceTokenNotForTopic` (and deactivates the device)"#
         ),
-        Setting(
-            #"SECUREPUSH_APNS_ENVIRONMENT"#, group: .providers, default: #"`production`"#, usedBy: #"dispatch"#,
-            #"`sandbox` for development builds of the app, `production` for store builds"#),
-        Setting(
-            #"SECUREPUSH_APNS_MODE"#, group: .providers, default: #"`alert`"#, usedBy: #"dispatch"#,
-            #"`alert`: a `mutable-content` alert with the fallback text, for a Notification Service Extension; `background`: a silent `content-available` push; a device may choose its own with `apnsMode` in `devices.register`"#
-        ),
-        Setting(
-            #"SECUREPUSH_APNS_ALERT_TITLE"#, group: .providers, default: #"`New message`"#, usedBy: #"dispatch"#,
-            #"the fallback title of alert pushes, shown when the app cannot fetch the payload (never the payload itself)"#
-        ),
-        Setting(
-            #"SECUREPUSH_APNS_ALERT_BODY"#, group: .providers, default: #"`You have a new secure message`"#,
-            usedBy: #"dispatch"#, #"the fallback body of alert pushes"#),
+        apnsEnvironment.setting,
+        apnsMode.setting,
+        apnsAlertTitle.setting,
+        apnsAlertBody.setting,
         apnsPingInterval.setting,
         Setting(
             #"SECUREPUSH_APNS_URL"#, group: .providers, default: #"Apple's, by `SECUREPUSH_APNS_ENVIRONMENT`"#,
@@ -439,9 +517,7 @@ public enum SettingCatalog {
         Setting(
             #"SECUREPUSH_FCM_PROJECT_ID"#, group: .providers, default: #"the credentials file's"#, usedBy: #"dispatch"#,
             #"the Firebase project to send through"#),
-        Setting(
-            #"SECUREPUSH_FCM_URL"#, group: .providers, default: #"`https://fcm.googleapis.com`"#, usedBy: #"dispatch"#,
-            #"another FCM endpoint (a test server)"#),
+        fcmURL.setting,
         Setting(
             #"SECUREPUSH_FCM_CA_FILE"#, group: .providers, default: #"unset (the system's roots)"#,
             usedBy: #"dispatch"#,
@@ -455,12 +531,8 @@ public enum SettingCatalog {
         Setting(
             #"SECUREPUSH_WNS_CLIENT_SECRET"#, group: .providers, default: #"unset"#, usedBy: #"dispatch"#,
             isSecret: true, #"the package's client secret"#),
-        Setting(
-            #"SECUREPUSH_WNS_TOKEN_URL"#, group: .providers, default: #"`https://login.live.com/accesstoken.srf`"#,
-            usedBy: #"dispatch"#, #"where WNS access tokens are asked for"#),
-        Setting(
-            #"SECUREPUSH_WNS_SCOPE"#, group: .providers, default: #"`notify.windows.com`"#, usedBy: #"dispatch"#,
-            #"the scope asked for"#),
+        wnsTokenURL.setting,
+        wnsScope.setting,
         Setting(
             #"SECUREPUSH_WNS_CA_FILE"#, group: .providers, default: #"unset (the system's roots)"#,
             usedBy: #"dispatch"#,
@@ -483,9 +555,7 @@ public enum SettingCatalog {
             usedBy: #"dispatch"#,
             #"comma-separated push service hosts a subscription's endpoint may name (required in production); loopback, private and link-local endpoints are contacted only when listed"#
         ),
-        Setting(
-            #"SECUREPUSH_WEBPUSH_URGENCY"#, group: .providers, default: #"`high`"#, usedBy: #"dispatch"#,
-            #"the `Urgency` header of Web Push requests (`very-low`, `low`, `normal`, `high`)"#),
+        webPushUrgency.setting,
         Setting(
             #"SECUREPUSH_WEBPUSH_CA_FILE"#, group: .providers, default: #"unset (the system's roots)"#,
             usedBy: #"dispatch"#, #"PEM CA to trust for push services"#),

@@ -26,12 +26,10 @@ public struct ListeningPort: Sendable, Hashable {
     public static func configured(in environment: [String: String]) throws -> [ListeningPort] {
         let values = ServiceEnvironment(environment)
         return try [
-            ("auth", "SECUREPUSH_AUTH_PORT", 8081), ("notification-store", "SECUREPUSH_STORE_PORT", 8082),
-            ("push-dispatch", "SECUREPUSH_DISPATCH_PORT", 8083),
-        ].map { service, variable, port in
-            ListeningPort(
-                service: service, variable: variable,
-                port: try values.server(portVariable: variable, defaultPort: port).port)
+            ("auth", SettingCatalog.authPort), ("notification-store", SettingCatalog.storePort),
+            ("push-dispatch", SettingCatalog.dispatchPort),
+        ].map { service, setting in
+            ListeningPort(service: service, variable: setting.setting.name, port: try values.server(port: setting).port)
         }
     }
 

@@ -34,8 +34,8 @@ struct ProductionModeTests {
         _ = try AuthConfiguration(environment: environment)
         _ = try StoreConfiguration(environment: environment)
         _ = try DispatchConfiguration(environment: environment)
-        _ = try environment.peerURL("SECUREPUSH_AUTH_URL", default: "http://127.0.0.1:8081")
-        _ = try environment.peerURL("SECUREPUSH_STORE_URL", default: "http://127.0.0.1:8082")
+        _ = try environment.peerURL(SettingCatalog.authURL)
+        _ = try environment.peerURL(SettingCatalog.storeURL)
     }
 
     @Test("a safe production configuration starts")

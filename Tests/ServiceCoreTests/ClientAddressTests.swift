@@ -32,13 +32,13 @@ struct ClientAddressTests {
     @Test("SECUREPUSH_TRUSTED_PROXIES is read for every service; a bad entry is an error naming the variable")
     func environment() throws {
         let server = try ServiceEnvironment(["SECUREPUSH_TRUSTED_PROXIES": "10.0.0.0/8, fd00::/8,192.0.2.7"])
-            .server(portVariable: "P", defaultPort: 1)
+            .server(port: SettingCatalog.authPort)
         #expect(server.trustedProxies.map(\.description) == ["10.0.0.0/8", "fd00::/8", "192.0.2.7/32"])
-        #expect(try ServiceEnvironment([:]).server(portVariable: "P", defaultPort: 1).trustedProxies.isEmpty)
+        #expect(try ServiceEnvironment([:]).server(port: SettingCatalog.authPort).trustedProxies.isEmpty)
         let error = try #require(
             #expect(throws: ConfigurationError.self) {
                 try ServiceEnvironment(["SECUREPUSH_TRUSTED_PROXIES": "10.0.0.0/8,10.0.0.300"]).server(
-                    portVariable: "P", defaultPort: 1)
+                    port: SettingCatalog.authPort)
             })
         #expect(error.description.contains("SECUREPUSH_TRUSTED_PROXIES"))
         #expect(error.description.contains("10.0.0.300"))
@@ -104,15 +104,15 @@ struct ClientAddressTests {
 
     @Test("SECUREPUSH_FORWARDED_HEADER takes x-forwarded-for (the default) or forwarded; anything else is refused")
     func forwardedHeaderSetting() throws {
-        #expect(try ServiceEnvironment([:]).server(portVariable: "P", defaultPort: 1).forwardedHeader == .xForwardedFor)
+        #expect(try ServiceEnvironment([:]).server(port: SettingCatalog.authPort).forwardedHeader == .xForwardedFor)
         #expect(
             try ServiceEnvironment(["SECUREPUSH_FORWARDED_HEADER": "Forwarded"]).server(
-                portVariable: "P", defaultPort: 1
+                port: SettingCatalog.authPort
             ).forwardedHeader == .forwarded)
         let error = try #require(
             #expect(throws: ConfigurationError.self) {
                 try ServiceEnvironment(["SECUREPUSH_FORWARDED_HEADER": "x-real-ip"]).server(
-                    portVariable: "P", defaultPort: 1)
+                    port: SettingCatalog.authPort)
             })
         #expect(error.description.hasPrefix("SECUREPUSH_FORWARDED_HEADER"))
     }

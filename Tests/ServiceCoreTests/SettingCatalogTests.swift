@@ -11,10 +11,13 @@ struct SettingCatalogTests {
     static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// Everything in the repository that reads variables, but not the catalog itself (which names them all).
-    static func sources() throws -> String {
+    /// Everything in `directories` (by default all that read variables), but not the catalog itself (which names
+    /// them all).
+    static func sources(
+        in directories: [String] = ["Services", "Shared", "Clients", "Tests", "Benchmarks", "compose", ".ci"]
+    ) throws -> String {
         var text = ""
-        for directory in ["Services", "Shared", "Clients", "Tests", "Benchmarks", "compose", ".ci"] {
+        for directory in directories {
             guard let walker = FileManager.default.enumerator(atPath: root.appendingPathComponent(directory).path)
             else { continue }
             for case let path as String in walker
@@ -77,6 +80,18 @@ struct SettingCatalogTests {
             unread.append(name)
         }
         #expect(unread == [], "declared, read nowhere")
+
+        // A typed declaration is read through its static, not by its name: the static itself must be used.
+        let catalog = try String(
+            contentsOf: Self.root.appendingPathComponent("Services/Common/SettingCatalog.swift"), encoding: .utf8)
+        let statics = catalog.matches(of: /public static let (\w+) = (?:Integer|Choice|Text)Setting\(/).map {
+            String($0.output.1)
+        }
+        try #require(statics.count > 50)
+        let programs = try Self.sources(in: ["Services", "Shared", "Clients"])
+        #expect(
+            statics.filter { !programs.contains("SettingCatalog.\($0)") } == [],
+            "declared, its static used by no program")
     }
 
     @Test("a set variable that is not a setting: undeclared, with the nearest setting's name")
@@ -125,7 +140,7 @@ extension SettingCatalogTests {
 
     @Test("the listener's settings are read with the defaults and ranges the catalog declares (and documents)")
     func serverSettingsFromCatalog() throws {
-        let server = try ServiceEnvironment([:]).server(portVariable: "SECUREPUSH_AUTH_PORT", defaultPort: 8081)
+        let server = try ServiceEnvironment([:]).server(port: SettingCatalog.authPort)
         #expect(server.maxBodyBytes == SettingCatalog.maxBodyBytes.defaultValue)
         #expect(server.maxBatchLength == SettingCatalog.maxBatch.defaultValue)
         #expect(server.idleTimeout == .seconds(SettingCatalog.idleTimeout.defaultValue))
@@ -145,10 +160,56 @@ extension SettingCatalogTests {
             for value in [integer.range.lowerBound - 1, integer.range.upperBound + 1] {
                 let error = try #require(throws: ConfigurationError.self) {
                     try ServiceEnvironment([integer.setting.name: "\(value)"]).server(
-                        portVariable: "SECUREPUSH_AUTH_PORT", defaultPort: 8081)
+                        port: SettingCatalog.authPort)
                 }
                 #expect(error.description.hasPrefix(integer.setting.name))
             }
         }
+    }
+}
+
+extension SettingCatalogTests {
+    @Test("a choice is read ignoring case, its default when unset, and a refusal names the variable and every choice")
+    func choices() throws {
+        let empty = ServiceEnvironment([:])
+        #expect(try empty.choice(SettingCatalog.sqliteSynchronous, as: SQLiteSynchronous.self) == .normal)
+        #expect(try empty.forwardedHeader() == .xForwardedFor)
+        #expect(try empty.metricsEnabled())
+        let set = ServiceEnvironment([
+            "SECUREPUSH_SQLITE_SYNCHRONOUS": "FULL", "SECUREPUSH_METRICS": "Off",
+            "SECUREPUSH_FORWARDED_HEADER": "forwarded",
+        ])
+        #expect(try set.choice(SettingCatalog.sqliteSynchronous, as: SQLiteSynchronous.self) == .full)
+        #expect(try !set.metricsEnabled())
+        #expect(try set.forwardedHeader() == .forwarded)
+
+        let two = try #require(throws: ConfigurationError.self) {
+            try ServiceEnvironment(["SECUREPUSH_FORWARDED_HEADER": "x-real-ip"]).forwardedHeader()
+        }
+        #expect(
+            two.description
+                == "SECUREPUSH_FORWARDED_HEADER must be 'x-forwarded-for' or 'forwarded', got 'x-real-ip' "
+                + "(the header your proxy writes)")
+        let many = try #require(throws: ConfigurationError.self) {
+            try ServiceEnvironment(["SECUREPUSH_WEBPUSH_URGENCY": "urgent"]).choice(SettingCatalog.webPushUrgency)
+        }
+        #expect(
+            many.description == "SECUREPUSH_WEBPUSH_URGENCY must be one of very-low, low, normal, high, got 'urgent'")
+        let long = try #require(throws: ConfigurationError.self) {
+            try ServiceEnvironment(["SECUREPUSH_METRICS": String(repeating: "x", count: 10_000)]).metricsEnabled()
+        }
+        #expect(long.description.count < 200)
+        let docs = SettingCatalog.markdown()
+        #expect(docs.contains("accepted: `very-low`, `low`, `normal`, `high`"))
+    }
+
+    @Test("a text setting is its value, else its declared default, which the docs show")
+    func texts() {
+        #expect(ServiceEnvironment([:]).dataDirectory == "./.securepush")
+        #expect(ServiceEnvironment(["SECUREPUSH_DATA_DIR": ""]).dataDirectory == "./.securepush")
+        #expect(ServiceEnvironment(["SECUREPUSH_DATA_DIR": "/var/lib/sp"]).dataDirectory == "/var/lib/sp")
+        #expect(ServiceEnvironment([:]).string(SettingCatalog.authURL) == "http://127.0.0.1:8081")
+        #expect(ServiceEnvironment([:]).string(SettingCatalog.host) == "127.0.0.1")
+        #expect(SettingCatalog.markdown().contains("| `SECUREPUSH_HOST` | `127.0.0.1` |"))
     }
 }

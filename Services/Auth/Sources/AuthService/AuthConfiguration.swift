@@ -52,7 +52,7 @@ public struct AuthConfiguration: ServiceDatabaseConfiguration, Sendable {
     public var purgeInterval: Duration
 
     /// The allowed bcrypt costs: below 10 is too weak, above 16 makes each sign-in take seconds.
-    public static let bcryptCostRange = 10...16
+    public static let bcryptCostRange = SettingCatalog.bcryptCost.range
 
     public init(
         server: RPCServerConfiguration = RPCServerConfiguration(port: 0),
@@ -110,13 +110,13 @@ extension AuthConfiguration {
     /// `SECUREPUSH_SELF_REGISTRATION` (true).
     public init(environment: ServiceEnvironment) throws {
         self.init(
-            server: try environment.server(portVariable: "SECUREPUSH_AUTH_PORT", defaultPort: 8081),
+            server: try environment.server(port: SettingCatalog.authPort),
             databasePath: Self.databasePath(inDataDirectory: environment.dataDirectory),
             isProduction: environment.isProduction,
             signingKeyFile: environment.string("SECUREPUSH_AUTH_SIGNING_KEY_FILE"),
             accessTokenTTL: try environment.int(SettingCatalog.accessTokenTTL),
             refreshTokenTTL: try environment.int(SettingCatalog.refreshTokenTTL),
-            bcryptCost: try environment.int("SECUREPUSH_BCRYPT_COST", default: 12, in: Self.bcryptCostRange),
+            bcryptCost: try environment.int(SettingCatalog.bcryptCost),
             bootstrapClient: try Self.client(environment, prefix: "SECUREPUSH_BOOTSTRAP_CLIENT"),
             dispatchClient: try Self.client(environment, prefix: "SECUREPUSH_DISPATCH_CLIENT"),
             maxFailedLogins: try environment.int(SettingCatalog.loginMaxFailures),

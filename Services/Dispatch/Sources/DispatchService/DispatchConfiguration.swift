@@ -5,7 +5,7 @@ import ServiceCore
 /// Everything push-dispatch needs to know to run, read from `SECUREPUSH_*` variables or given by tests.
 public struct DispatchConfiguration: ServiceDatabaseConfiguration, Sendable {
     /// The default port (`SECUREPUSH_DISPATCH_PORT`).
-    public static let defaultPort = 8083
+    public static let defaultPort = SettingCatalog.dispatchPort.defaultValue
     /// The default of `SECUREPUSH_MAX_DEVICES_PER_USER`.
     public static let defaultMaxDevicesPerUser = 20
     /// The default of `SECUREPUSH_MAX_STREAMS_PER_DEVICE`.
@@ -95,7 +95,7 @@ public struct DispatchConfiguration: ServiceDatabaseConfiguration, Sendable {
                     + "store.put as this client (auth provisions it from the same two variables)")
         }
         self.init(
-            server: try environment.server(portVariable: "SECUREPUSH_DISPATCH_PORT", defaultPort: Self.defaultPort),
+            server: try environment.server(port: SettingCatalog.dispatchPort),
             databasePath: URL(fileURLWithPath: environment.dataDirectory).appendingPathComponent("dispatch.sqlite")
                 .path,
             dispatchClientID: clientID,

@@ -5,7 +5,7 @@ import ServiceCore
 /// Everything the notification store needs to know to run, read from `SECUREPUSH_*` variables or given by tests.
 public struct StoreConfiguration: ServiceDatabaseConfiguration, Sendable {
     /// The default port (`SECUREPUSH_STORE_PORT`).
-    public static let defaultPort = 8082
+    public static let defaultPort = SettingCatalog.storePort.defaultValue
 
     /// Where and how the service listens.
     public var server: RPCServerConfiguration
@@ -64,7 +64,7 @@ public struct StoreConfiguration: ServiceDatabaseConfiguration, Sendable {
         let maxTTL = try environment.int(SettingCatalog.maxTTL)
         let dataDirectory = URL(fileURLWithPath: environment.dataDirectory)
         self.init(
-            server: try environment.server(portVariable: "SECUREPUSH_STORE_PORT", defaultPort: Self.defaultPort),
+            server: try environment.server(port: SettingCatalog.storePort),
             databasePath: dataDirectory.appendingPathComponent("store.sqlite").path,
             maxPayloadBytes: try environment.int(SettingCatalog.maxPayloadBytes),
             defaultTTLSeconds: try environment.int(

@@ -35,8 +35,8 @@ extension APNsConfiguration {
             teamID: try identifier(environment, "SECUREPUSH_APNS_TEAM_ID"),
             topic: try topic(environment),
             mode: try mode(environment),
-            alertTitle: environment.string("SECUREPUSH_APNS_ALERT_TITLE") ?? defaultAlertTitle,
-            alertBody: environment.string("SECUREPUSH_APNS_ALERT_BODY") ?? defaultAlertBody,
+            alertTitle: environment.string(SettingCatalog.apnsAlertTitle)!,
+            alertBody: environment.string(SettingCatalog.apnsAlertBody)!,
             pingInterval: try pingInterval(environment)
         )
         try configuration.validate()
@@ -50,12 +50,7 @@ extension APNsConfiguration {
             }
             return url
         }
-        switch environment.string("SECUREPUSH_APNS_ENVIRONMENT")?.lowercased() {
-        case nil, "production": return productionURL
-        case "sandbox": return sandboxURL
-        case let other?:
-            throw ConfigurationError("SECUREPUSH_APNS_ENVIRONMENT must be 'production' or 'sandbox', got '\(other)'")
-        }
+        return try environment.choice(SettingCatalog.apnsEnvironment) == "sandbox" ? sandboxURL : productionURL
     }
 
     private static func caFile(_ environment: ServiceEnvironment) throws -> String? {
@@ -112,11 +107,7 @@ extension APNsConfiguration {
     }
 
     private static func mode(_ environment: ServiceEnvironment) throws -> APNsPushMode {
-        guard let raw = environment.string("SECUREPUSH_APNS_MODE") else { return .alert }
-        guard let mode = APNsPushMode(rawValue: raw.lowercased()) else {
-            throw ConfigurationError("SECUREPUSH_APNS_MODE must be 'alert' or 'background', got '\(raw)'")
-        }
-        return mode
+        try environment.choice(SettingCatalog.apnsMode, as: APNsPushMode.self)
     }
 
     private static func pingInterval(_ environment: ServiceEnvironment) throws -> Duration? {

@@ -12,9 +12,9 @@ public struct APNsConfiguration: Sendable {
     /// Apple's sandbox (development) endpoint, for apps signed with a development provisioning profile.
     public static let sandboxURL = "https://api.sandbox.push.apple.com"
     /// The alert title when none is configured.
-    public static let defaultAlertTitle = "New message"
+    public static let defaultAlertTitle = SettingCatalog.apnsAlertTitle.defaultValue!
     /// The alert body when none is configured.
-    public static let defaultAlertBody = "You have a new secure message"
+    public static let defaultAlertBody = SettingCatalog.apnsAlertBody.defaultValue!
     /// The longest notification id the payload size check allows for (ids are 36-character UUIDs).
     static let maxNotificationIDBytes = 128
 

@@ -4,7 +4,7 @@ import ServiceCore
 /// How push-dispatch reaches Firebase Cloud Messaging (HTTP v1 API) for `platform: "fcm"` devices.
 public struct FCMConfiguration: Sendable {
     /// FCM's production endpoint (`SECUREPUSH_FCM_URL` replaces it).
-    public static let defaultBaseURL = "https://fcm.googleapis.com"
+    public static let defaultBaseURL = SettingCatalog.fcmURL.defaultValue!
 
     /// The service account whose key signs the OAuth assertions.
     public var serviceAccount: FCMServiceAccount
@@ -63,7 +63,7 @@ public struct FCMConfiguration: Sendable {
         return try FCMConfiguration(
             serviceAccount: account,
             projectID: environment.string("SECUREPUSH_FCM_PROJECT_ID"),
-            baseURL: environment.string("SECUREPUSH_FCM_URL") ?? defaultBaseURL,
+            baseURL: environment.string(SettingCatalog.fcmURL)!,
             caFile: try RemoteProviderHTTP.checkedCAFile(
                 environment.string("SECUREPUSH_FCM_CA_FILE"), variable: "SECUREPUSH_FCM_CA_FILE")
         )

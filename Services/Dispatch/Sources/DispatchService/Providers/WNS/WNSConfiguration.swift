@@ -3,9 +3,9 @@ import ServiceCore
 /// How push-dispatch reaches the Windows Push Notification Service for `platform: "wns"` devices.
 public struct WNSConfiguration: Sendable {
     /// WNS's OAuth token endpoint (`SECUREPUSH_WNS_TOKEN_URL` replaces it).
-    public static let defaultTokenURL = "https://login.live.com/accesstoken.srf"
+    public static let defaultTokenURL = SettingCatalog.wnsTokenURL.defaultValue!
     /// The scope WNS access tokens are requested for (`SECUREPUSH_WNS_SCOPE` replaces it).
-    public static let defaultScope = "notify.windows.com"
+    public static let defaultScope = SettingCatalog.wnsScope.defaultValue!
     /// Real channel URIs live under this domain (`https://*.notify.windows.com/...`).
     public static let channelHostSuffix = ".notify.windows.com"
 
@@ -79,8 +79,8 @@ public struct WNSConfiguration: Sendable {
         return try WNSConfiguration(
             clientID: clientID,
             clientSecret: clientSecret,
-            tokenURL: environment.string("SECUREPUSH_WNS_TOKEN_URL") ?? defaultTokenURL,
-            scope: environment.string("SECUREPUSH_WNS_SCOPE") ?? defaultScope,
+            tokenURL: environment.string(SettingCatalog.wnsTokenURL)!,
+            scope: environment.string(SettingCatalog.wnsScope)!,
             caFile: try RemoteProviderHTTP.checkedCAFile(
                 environment.string("SECUREPUSH_WNS_CA_FILE"), variable: "SECUREPUSH_WNS_CA_FILE"),
             allowAnyHost: allowAnyHost

@@ -74,11 +74,7 @@ public struct WebPushConfiguration: Sendable {
             throw ConfigurationError(
                 "SECUREPUSH_VAPID_PRIVATE_KEY_FILE: '\(keyFile)' is not a PEM P-256 private key")
         }
-        let urgencyText = environment.string("SECUREPUSH_WEBPUSH_URGENCY") ?? WebPushUrgency.high.rawValue
-        guard let urgency = WebPushUrgency(rawValue: urgencyText) else {
-            let allowed = WebPushUrgency.allCases.map(\.rawValue).joined(separator: ", ")
-            throw ConfigurationError("SECUREPUSH_WEBPUSH_URGENCY must be one of \(allowed), got '\(urgencyText)'")
-        }
+        let urgency = try environment.choice(SettingCatalog.webPushUrgency, as: WebPushUrgency.self)
         let caFile = environment.string("SECUREPUSH_WEBPUSH_CA_FILE")
         if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
             throw ConfigurationError("SECUREPUSH_WEBPUSH_CA_FILE: cannot read '\(caFile)'")
