@@ -25,6 +25,9 @@ public struct ChoiceSetting: Sendable {
             name, group: group, default: "`\(defaultName)`", usedBy: usedBy, "\(summary); accepted: \(accepted)")
     }
 
+    /// The names of a yes/no setting (``ServiceEnvironment/flag(_:)``): the first of each pair means yes.
+    public static let flagNames = ["true", "false", "yes", "no", "1", "0"]
+
     /// What a refusal says the setting must be: `'a' or 'b'`, or `one of a, b, c`.
     var accepted: String {
         names.count == 2 ? "'\(names[0])' or '\(names[1])'" : "one of \(names.joined(separator: ", "))"

@@ -25,14 +25,14 @@ public struct PeerClient: Service {
             transport: HTTP2RPCTransport(client: http, peerName: peerName, tracer: tracer), peerName: peerName)
     }
 
-    /// auth, at `SECUREPUSH_AUTH_URL` (default `http://127.0.0.1:8081`).
+    /// auth, at ``SettingCatalog/authURL``.
     public static func auth(environment: ServiceEnvironment, logger: Logger, tracer: (any Tracer)?) throws -> PeerClient
     {
         try PeerClient(
             SettingCatalog.authURL, peerName: "auth", environment: environment, logger: logger, tracer: tracer)
     }
 
-    /// notification-store, at `SECUREPUSH_STORE_URL` (default `http://127.0.0.1:8082`).
+    /// notification-store, at ``SettingCatalog/storeURL``.
     public static func store(environment: ServiceEnvironment, logger: Logger, tracer: (any Tracer)?) throws
         -> PeerClient
     {

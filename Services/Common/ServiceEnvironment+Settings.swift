@@ -16,6 +16,11 @@ extension ServiceEnvironment {
         return raw.lowercased()
     }
 
+    /// A declared yes/no choice (names ``ChoiceSetting/flagNames``): `true` for `true`, `yes` or `1`.
+    public func flag(_ setting: ChoiceSetting) throws -> Bool {
+        ["true", "yes", "1"].contains(try choice(setting))
+    }
+
     /// A declared choice read as `Value`, whose cases must be exactly the setting's names (checked on every read, so a
     /// test of the configuration that reads it catches a case added to one and not the other).
     public func choice<Value: RawRepresentable & CaseIterable>(_ setting: ChoiceSetting, as type: Value.Type) throws

@@ -63,10 +63,10 @@ public struct ServiceEnvironment: Sendable {
             })
     }
 
-    /// The data directory for SQLite files: `SECUREPUSH_DATA_DIR`, default `./.securepush`.
+    /// The data directory for SQLite files: ``SettingCatalog/dataDirectory``.
     public var dataDirectory: String { string(SettingCatalog.dataDirectory)! }
 
-    /// The listening configuration: `SECUREPUSH_HOST` (default 127.0.0.1), `port` (the service's port setting),
+    /// The listening configuration: `SECUREPUSH_HOST`, `port` (the service's port setting),
     /// `SECUREPUSH_TLS_CERT_FILE` + `SECUREPUSH_TLS_KEY_FILE`, `SECUREPUSH_MAX_BODY_BYTES`, `SECUREPUSH_MAX_BATCH`,
     /// `SECUREPUSH_IDLE_TIMEOUT`, `SECUREPUSH_HANDSHAKE_TIMEOUT`, `SECUREPUSH_SHUTDOWN_TIMEOUT`,
     /// `SECUREPUSH_REQUEST_TIMEOUT`, `SECUREPUSH_MAX_CONNECTION_BUFFER_BYTES`, `SECUREPUSH_MAX_CONNECTIONS`,
@@ -188,17 +188,5 @@ extension ServiceEnvironment {
         let url = try PostgresURL(text)
         if isProduction { try ProductionPolicy.checkDatabase(url) }
         return url
-    }
-}
-
-extension ServiceEnvironment {
-    /// A yes/no variable (`true`/`false`, `1`/`0`, `yes`/`no`), or `defaultValue` when unset; throws naming it otherwise.
-    public func bool(_ name: String, default defaultValue: Bool) throws -> Bool {
-        switch string(name)?.lowercased() {
-        case nil: return defaultValue
-        case "1", "true", "yes": return true
-        case "0", "false", "no": return false
-        case let other?: throw ConfigurationError("\(name) must be true or false, got '\(other.prefix(64))'")
-        }
     }
 }

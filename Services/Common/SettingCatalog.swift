@@ -316,6 +316,12 @@ public enum SettingCatalog {
         #"SECUREPUSH_DISPATCH_PORT"#, group: .shared, default: 8083, in: 0...65_535, usedBy: #"each"#,
         #"listening port"#)
 
+    /// `SECUREPUSH_SELF_REGISTRATION`, read with ``ServiceEnvironment/flag(_:)``.
+    public static let selfRegistration = ChoiceSetting(
+        #"SECUREPUSH_SELF_REGISTRATION"#, group: .auth, default: "true", names: ChoiceSetting.flagNames,
+        usedBy: #"auth"#,
+        #"`false` closes `auth.register` (`-32003`); accounts are then made with `securepush users create`"#)
+
     public static let all: [Setting] = [
         mode.setting,
         host.setting,
@@ -433,9 +439,7 @@ public enum SettingCatalog {
         bcryptChecksPerAddress.setting,
         bcryptQueue.setting,
         bcryptPerAddress.setting,
-        Setting(
-            #"SECUREPUSH_SELF_REGISTRATION"#, group: .auth, default: #"`true`"#, usedBy: #"auth"#,
-            #"`false` closes `auth.register` (`-32003`); accounts are then made with `securepush users create`"#),
+        selfRegistration.setting,
         Setting(
             #"SECUREPUSH_TRUSTED_PROXIES"#, group: .shared, default: #"unset"#, usedBy: #"all"#,
             #"comma-separated CIDRs (IPv4/IPv6) of reverse proxies whose forwarding header names the client address; unset: the socket's peer is the client; `0.0.0.0/0` and `::/0` are refused in production"#

@@ -1,13 +1,13 @@
 import Foundation
 import SharedModels
+import TestSupport
 import Testing
 
 /// The docs name only what exists: every repository path, `SECUREPUSH_*` variable and RPC method that README.md and
 /// docs/ mention is found in the repository (a renamed file or variable cannot leave a stale document behind).
 @Suite("What the docs name exists")
 struct DocsReferenceTests {
-    static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = RepositorySources.root
 
     /// Paths the docs name that are made by running something, not committed: `Benchmarks/run.sh`'s output and the
     /// operator's own compose settings (copied from `compose/.env.example`).
@@ -48,22 +48,10 @@ struct DocsReferenceTests {
         #expect(missing == [], "paths the docs name that do not exist")
     }
 
-    @Test("every SECUREPUSH_ variable the docs name is read somewhere in the repository")
+    @Test("every SECUREPUSH_ variable the docs name is declared in SettingCatalog or read somewhere in the repository")
     func variables() throws {
-        var sources = ""
-        for directory in ["Services", "Shared", "Clients", "Tests", "Benchmarks", "compose", ".ci"] {
-            guard let walker = FileManager.default.enumerator(atPath: Self.root.appendingPathComponent(directory).path)
-            else { continue }
-            for case let path as String in walker
-            where [".swift", ".sh", ".py", ".yml", ".yaml", ".example", "run"].contains(where: { path.hasSuffix($0) })
-                && !path.hasSuffix("SettingCatalog.swift")
-            {
-                // Not the catalog: it names every setting (SettingCatalogTests checks that each is read).
-                sources +=
-                    (try? String(
-                        contentsOf: Self.root.appendingPathComponent(directory + "/" + path), encoding: .utf8)) ?? ""
-            }
-        }
+        // The catalog counts: SettingCatalogTests checks that every setting it declares is read.
+        let sources = RepositorySources.text()
         try #require(!sources.isEmpty)
         var unknown: Set<String> = []
         for (name, text) in try Self.documents() {
@@ -74,7 +62,7 @@ struct DocsReferenceTests {
                 if !sources.contains(variable) { unknown.insert("\(name): \(variable)") }
             }
         }
-        #expect(unknown.sorted() == [], "variables the docs name that no code reads")
+        #expect(unknown.sorted() == [], "variables the docs name that no code declares or reads")
     }
 
     @Test("every relative link in the docs reaches a file, and its #anchor a heading there")

@@ -8,28 +8,12 @@ import Testing
 /// set variable that no setting declares is a warning (a refusal in production).
 @Suite("Settings declared once")
 struct SettingCatalogTests {
-    static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = RepositorySources.root
 
     /// Everything in `directories` (by default all that read variables), but not the catalog itself (which names
     /// them all).
-    static func sources(
-        in directories: [String] = ["Services", "Shared", "Clients", "Tests", "Benchmarks", "compose", ".ci"]
-    ) throws -> String {
-        var text = ""
-        for directory in directories {
-            guard let walker = FileManager.default.enumerator(atPath: root.appendingPathComponent(directory).path)
-            else { continue }
-            for case let path as String in walker
-            where [".swift", ".sh", ".py", ".yml", ".yaml", ".example", "run"].contains(where: { path.hasSuffix($0) })
-                && !path.hasSuffix("SettingCatalog.swift") && !path.hasSuffix("SettingCatalogTests.swift")
-            {
-                text +=
-                    (try? String(contentsOf: root.appendingPathComponent(directory + "/" + path), encoding: .utf8))
-                    ?? ""
-            }
-        }
-        return text
+    static func sources(in directories: [String] = RepositorySources.everywhere) -> String {
+        RepositorySources.text(in: directories, excluding: ["SettingCatalog.swift", "SettingCatalogTests.swift"])
     }
 
     @Test("docs/configuration.md is what `securepush config docs` prints (regenerate it after changing a setting)")
@@ -65,7 +49,7 @@ struct SettingCatalogTests {
 
     @Test("every declared SECUREPUSH_ setting is read somewhere, and none is declared twice")
     func everyDeclaredNameRead() throws {
-        let sources = try Self.sources()
+        let sources = Self.sources()
         try #require(sources.count > 100_000)
         let names = SettingCatalog.all.map(\.name)
         #expect(Set(names).count == names.count, "declared twice")
@@ -88,7 +72,7 @@ struct SettingCatalogTests {
             String($0.output.1)
         }
         try #require(statics.count > 50)
-        let programs = try Self.sources(in: ["Services", "Shared", "Clients"])
+        let programs = Self.sources(in: ["Services", "Shared", "Clients"])
         #expect(
             statics.filter { !programs.contains("SettingCatalog.\($0)") } == [],
             "declared, its static used by no program")

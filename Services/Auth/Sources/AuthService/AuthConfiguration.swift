@@ -98,16 +98,12 @@ public struct AuthConfiguration: ServiceDatabaseConfiguration, Sendable {
 }
 
 extension AuthConfiguration {
-    /// Reads the configuration from `SECUREPUSH_*` variables (see README.md) and checks it with `validate()`.
+    /// Reads the configuration from `SECUREPUSH_*` variables and checks it with `validate()`.
     ///
-    /// `SECUREPUSH_AUTH_PORT` (8081), `SECUREPUSH_HOST`, TLS and limits as for every service; `SECUREPUSH_DATA_DIR`
-    /// (file `auth.sqlite` inside); `SECUREPUSH_AUTH_SIGNING_KEY_FILE`; `SECUREPUSH_ACCESS_TOKEN_TTL` (900);
-    /// `SECUREPUSH_REFRESH_TOKEN_TTL` (2592000); `SECUREPUSH_BCRYPT_COST` (12);
-    /// `SECUREPUSH_BOOTSTRAP_CLIENT_ID`/`_SECRET`; `SECUREPUSH_DISPATCH_CLIENT_ID`/`_SECRET` (secrets also from
-    /// `…_SECRET_FILE`);
-    /// `SECUREPUSH_LOGIN_MAX_FAILURES` (10); `SECUREPUSH_LOGIN_FAILURE_WINDOW` (300); `SECUREPUSH_AUTH_RATE_LIMIT` (120);
-    /// `SECUREPUSH_BCRYPT_QUEUE` (16); `SECUREPUSH_BCRYPT_PER_ADDRESS` (4); `SECUREPUSH_BCRYPT_CHECKS_PER_ADDRESS` (30);
-    /// `SECUREPUSH_SELF_REGISTRATION` (true).
+    /// The shared server settings on `SECUREPUSH_AUTH_PORT`, the database (`auth.sqlite` in `SECUREPUSH_DATA_DIR`),
+    /// `SECUREPUSH_AUTH_SIGNING_KEY_FILE`, the `SECUREPUSH_BOOTSTRAP_CLIENT_*` and `SECUREPUSH_DISPATCH_CLIENT_*`
+    /// credentials (secrets also from `…_SECRET_FILE`) and auth's own settings; their defaults and ranges are
+    /// declared in ``SettingCatalog`` (docs/configuration.md).
     public init(environment: ServiceEnvironment) throws {
         self.init(
             server: try environment.server(port: SettingCatalog.authPort),
@@ -123,7 +119,7 @@ extension AuthConfiguration {
             failedLoginWindow: try environment.int(SettingCatalog.loginFailureWindow),
             authRateLimit: try environment.int(SettingCatalog.authRateLimit),
             passwordQueueLength: try environment.int(SettingCatalog.bcryptQueue),
-            selfRegistration: try environment.bool("SECUREPUSH_SELF_REGISTRATION", default: true)
+            selfRegistration: try environment.flag(SettingCatalog.selfRegistration)
         )
         passwordChecksPerAddress = try environment.int(SettingCatalog.bcryptPerAddress)
         passwordChecksPerMinutePerAddress = try environment.int(SettingCatalog.bcryptChecksPerAddress)

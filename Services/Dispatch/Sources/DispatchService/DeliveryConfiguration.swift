@@ -37,11 +37,9 @@ public struct DeliveryConfiguration: Sendable {
         max(1, concurrencyByPlatform[platform] ?? concurrency)
     }
 
-    /// Reads `SECUREPUSH_DELIVERY_CONCURRENCY` (64), `SECUREPUSH_APNS_CONCURRENCY`, `SECUREPUSH_FCM_CONCURRENCY`,
-    /// `SECUREPUSH_WNS_CONCURRENCY`, `SECUREPUSH_WEBPUSH_CONCURRENCY` (each defaults to the former),
-    /// `SECUREPUSH_DELIVERY_MAX_ATTEMPTS` (10), `SECUREPUSH_DELIVERY_BACKOFF_BASE` (seconds, 1),
-    /// `SECUREPUSH_DELIVERY_BACKOFF_MAX` (seconds, 300), `SECUREPUSH_DELIVERY_LEASE_TIMEOUT` (seconds, 60) and
-    /// `SECUREPUSH_DELIVERY_IDLE_INTERVAL` (seconds, 30); throws `ConfigurationError` naming a variable that is wrong.
+    /// Reads the `SECUREPUSH_DELIVERY_*` settings and each platform's `SECUREPUSH_<PLATFORM>_CONCURRENCY` (defaults to
+    /// `SECUREPUSH_DELIVERY_CONCURRENCY`), declared in ``SettingCatalog`` (docs/configuration.md); throws
+    /// `ConfigurationError` naming a variable that is wrong.
     public init(environment: ServiceEnvironment) throws {
         let concurrency = try environment.int(SettingCatalog.deliveryConcurrency)
         var byPlatform: [Platform: Int] = [:]

@@ -78,14 +78,11 @@ public struct DispatchConfiguration: ServiceDatabaseConfiguration, Sendable {
 
     /// Reads the configuration from the environment; throws `ConfigurationError` naming the variable that is wrong.
     ///
-    /// `SECUREPUSH_DISPATCH_PORT` (8083), the shared server variables, `SECUREPUSH_DATA_DIR` (the database is
-    /// `dispatch.sqlite` inside), `SECUREPUSH_DISPATCH_CLIENT_ID` and `SECUREPUSH_DISPATCH_CLIENT_SECRET` (or `…_SECRET_FILE`; required),
-    /// `SECUREPUSH_MAX_PAYLOAD_BYTES` (65536), `SECUREPUSH_MAX_TTL` (2592000),
-    /// `SECUREPUSH_DISPATCH_KEEPALIVE` (seconds, 15), `SECUREPUSH_DISPATCH_SWEEP_INTERVAL` (seconds, 10),
-    /// `SECUREPUSH_MAX_DEVICES_PER_USER` (20), `SECUREPUSH_MAX_STREAMS_PER_DEVICE` (2),
-    /// `SECUREPUSH_DISPATCH_EXPIRY_INTERVAL` (seconds, 60), `SECUREPUSH_IDEMPOTENCY_TIMEOUT` (seconds, 120),
-    /// `SECUREPUSH_REPLICA_LEASE` (seconds, 10), and the delivery variables
-    /// `DeliveryConfiguration(environment:)` reads.
+    /// The shared server settings on `SECUREPUSH_DISPATCH_PORT`, the database (`dispatch.sqlite` in
+    /// `SECUREPUSH_DATA_DIR`), `SECUREPUSH_DISPATCH_CLIENT_ID` and `SECUREPUSH_DISPATCH_CLIENT_SECRET` (or
+    /// `…_SECRET_FILE`; required), push-dispatch's own settings and the delivery settings
+    /// `DeliveryConfiguration(environment:)` reads; their defaults and ranges are declared in ``SettingCatalog``
+    /// (docs/configuration.md).
     public init(environment: ServiceEnvironment) throws {
         guard let clientID = environment.string("SECUREPUSH_DISPATCH_CLIENT_ID"),
             let clientSecret = try environment.secret("SECUREPUSH_DISPATCH_CLIENT_SECRET")

@@ -55,11 +55,9 @@ public struct StoreConfiguration: ServiceDatabaseConfiguration, Sendable {
 
     /// Reads the configuration from the environment; throws `ConfigurationError` naming the variable that is wrong.
     ///
-    /// `SECUREPUSH_STORE_PORT` (8082), the shared server variables, `SECUREPUSH_DATA_DIR` (the database is
-    /// `store.sqlite` inside), `SECUREPUSH_MAX_PAYLOAD_BYTES` (65536), `SECUREPUSH_DEFAULT_TTL` (604800),
-    /// `SECUREPUSH_MAX_TTL` (2592000), `SECUREPUSH_STORE_PURGE_INTERVAL` (seconds, 60),
-    /// `SECUREPUSH_PROOFS_PER_DEVICE` (120) and
-    /// `SECUREPUSH_STORE_KEY_FILE` (see ``storeKeySource(environment:)``).
+    /// The shared server settings on `SECUREPUSH_STORE_PORT`, the database (`store.sqlite` in `SECUREPUSH_DATA_DIR`),
+    /// the store's own settings and `SECUREPUSH_STORE_KEY_FILE` (see ``storeKeySource(environment:)``); their
+    /// defaults and ranges are declared in ``SettingCatalog`` (docs/configuration.md).
     public init(environment: ServiceEnvironment) throws {
         let maxTTL = try environment.int(SettingCatalog.maxTTL)
         let dataDirectory = URL(fileURLWithPath: environment.dataDirectory)

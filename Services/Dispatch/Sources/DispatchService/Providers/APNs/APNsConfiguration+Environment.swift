@@ -11,11 +11,10 @@ extension APNsConfiguration {
     /// Reads the APNs configuration; `nil` when APNs is not configured (none of the required variables is set).
     ///
     /// Required: `SECUREPUSH_APNS_KEY_FILE` (the `.p8` key, PEM PKCS#8), `SECUREPUSH_APNS_KEY_ID`,
-    /// `SECUREPUSH_APNS_TEAM_ID`, `SECUREPUSH_APNS_TOPIC` (the bundle id). Optional:
-    /// `SECUREPUSH_APNS_ENVIRONMENT` (`production` (default) or `sandbox`), `SECUREPUSH_APNS_URL` (overrides the
-    /// environment's endpoint), `SECUREPUSH_APNS_CA_FILE`, `SECUREPUSH_APNS_MODE` (`alert` (default) or
-    /// `background`), `SECUREPUSH_APNS_ALERT_TITLE`, `SECUREPUSH_APNS_ALERT_BODY` and
-    /// `SECUREPUSH_APNS_PING_INTERVAL` (seconds, default 60, 0 disables).
+    /// `SECUREPUSH_APNS_TEAM_ID`, `SECUREPUSH_APNS_TOPIC` (the bundle id). Optional, with the defaults
+    /// ``SettingCatalog`` declares: `SECUREPUSH_APNS_ENVIRONMENT`, `SECUREPUSH_APNS_URL` (overrides the
+    /// environment's endpoint), `SECUREPUSH_APNS_CA_FILE`, `SECUREPUSH_APNS_MODE`, `SECUREPUSH_APNS_ALERT_TITLE`,
+    /// `SECUREPUSH_APNS_ALERT_BODY` and `SECUREPUSH_APNS_PING_INTERVAL` (0 disables).
     /// - Throws: `ConfigurationError` naming the variable that is missing or wrong.
     public static func fromEnvironment(_ environment: ServiceEnvironment) throws -> APNsConfiguration? {
         let missing = requiredVariables.filter { environment.string($0) == nil }
