@@ -32,14 +32,6 @@ public func buildAuthApplication(
                 configuration, schema: AuthMigrations.schema, logger: logger, metrics: metrics.factory),
         logger: logger, metrics: metrics.factory)
     return try RPCServerBuilder.buildApplication(
-        serviceName: "auth",
-        dispatcher: components.dispatcher,
-        configuration: configuration.server,
-        health: { await components.health() },
-        services: components.services,
-        logger: logger,
-        metrics: metrics,
-        tracer: tracer,
-        onServerRunning: onServerRunning
-    )
+        serviceName: "auth", components: components, configuration: configuration.server, logger: logger,
+        metrics: metrics, tracer: tracer, onServerRunning: onServerRunning)
 }

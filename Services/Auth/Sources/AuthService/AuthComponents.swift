@@ -3,13 +3,14 @@ import GRDB
 import Logging
 import Metrics
 import NIOPosix
+import RPCServer
 import ServiceCore
 import ServiceLifecycle
 import SharedModels
 
 /// Every part of a running auth service, wired together: what `buildAuthApplication` serves, and what tests
 /// drive without sockets (`RPCClient(transport: InProcessTransport(dispatcher: { components.dispatcher }, ...))`).
-public struct AuthComponents: Sendable {
+public struct AuthComponents: RPCServiceComponents {
     /// The configuration the components were built from.
     public let configuration: AuthConfiguration
     /// The database (SQLite, or PostgreSQL running as a lifecycle service before the components are made).

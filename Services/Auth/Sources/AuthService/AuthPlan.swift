@@ -5,16 +5,10 @@ import Tracing
 
 /// auth wired once, for `auth-service` and `securepush up` alike: its database first, then the application, built once
 /// the database runs (it chooses its signing key and provisions clients there).
-public enum AuthPlan {
-    /// Reads auth's configuration from `environment` and plans the process.
-    /// - Parameters:
-    ///   - logger: the service's logger.
-    ///   - tracer: traces every call (`nil`: tracing off).
-    ///   - onServerRunning: called with the bound port once listening.
-    /// - Throws: `ConfigurationError` when the configuration must not start.
+public enum AuthPlan: ServicePlanning {
     public static func make(
         environment: ServiceEnvironment, logger: Logger, tracer: (any Tracer)?,
-        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+        onServerRunning: @escaping @Sendable (Int) async -> Void
     ) async throws -> ServiceRunner.Plan {
         let configuration = try AuthConfiguration(environment: environment)
         // One set of metrics for the database's pool and the service (none with SECUREPUSH_METRICS=off).

@@ -52,17 +52,6 @@ public func buildDispatchApplication(
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) throws -> RPCCoreApplication {
     try RPCServerBuilder.buildApplication(
-        serviceName: "push-dispatch",
-        dispatcher: components.dispatcher,
-        configuration: configuration.server,
-        health: { await components.health() },
-        services: components.services,
-        logger: logger,
-        metrics: metrics,
-        tracer: components.tracer,
-        routes: components.routes,
-        // Event streams never end by themselves: they end first, so the listener's drain is not held up by them.
-        beforeShutdown: { await components.hub.closeAll() },
-        onServerRunning: onServerRunning
-    )
+        serviceName: "push-dispatch", components: components, configuration: configuration.server, logger: logger,
+        metrics: metrics, tracer: components.tracer, onServerRunning: onServerRunning)
 }

@@ -10,7 +10,7 @@ import Tracing
 
 /// Every piece of a running push-dispatch except the HTTP server: what `buildDispatchApplication` serves, and what
 /// tests drive directly through an `InProcessTransport`.
-public struct DispatchComponents: Sendable {
+public struct DispatchComponents: RPCServiceComponents {
     /// The database (SQLite, or PostgreSQL run first: by the plan, or first of `services` when `make` opened it);
     /// every repository is built on its one `sql`.
     public let database: ServiceDatabase
@@ -212,4 +212,10 @@ public struct DispatchComponents: Sendable {
 
     /// The direct channel's `GET /devices/{deviceId}/events` route.
     public var routes: [RPCServerRoute] { [eventRoute.route] }
+
+    /// Ends every event stream: they never end by themselves, so they end first and the listener's drain is not held
+    /// up by them.
+    public func beforeShutdown() async {
+        await hub.closeAll()
+    }
 }

@@ -6,16 +6,10 @@ import Tracing
 /// push-dispatch wired once, for `dispatch-service` and `securepush up` alike: its database and its clients of auth
 /// (`SECUREPUSH_AUTH_URL`) and the store (`SECUREPUSH_STORE_URL`) first, then the application with the push
 /// providers the environment configures.
-public enum DispatchPlan {
-    /// Reads push-dispatch's configuration from `environment` and plans the process.
-    /// - Parameters:
-    ///   - logger: the service's logger.
-    ///   - tracer: traces every call, provider attempt and call to a peer (`nil`: tracing off).
-    ///   - onServerRunning: called with the bound port once listening.
-    /// - Throws: `ConfigurationError` when the configuration must not start.
+public enum DispatchPlan: ServicePlanning {
     public static func make(
         environment: ServiceEnvironment, logger: Logger, tracer: (any Tracer)?,
-        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+        onServerRunning: @escaping @Sendable (Int) async -> Void
     ) async throws -> ServiceRunner.Plan {
         let configuration = try DispatchConfiguration(environment: environment)
         let auth = try PeerClient.auth(environment: environment, logger: logger, tracer: tracer)

@@ -29,14 +29,6 @@ public func buildStoreApplication(
     let components = try StoreComponents.make(
         configuration: configuration, auth: auth, database: database, logger: logger, metrics: metrics.factory)
     return try RPCServerBuilder.buildApplication(
-        serviceName: "notification-store",
-        dispatcher: components.dispatcher,
-        configuration: configuration.server,
-        health: { await components.health() },
-        services: components.services,
-        logger: logger,
-        metrics: metrics,
-        tracer: tracer,
-        onServerRunning: onServerRunning
-    )
+        serviceName: "notification-store", components: components, configuration: configuration.server,
+        logger: logger, metrics: metrics, tracer: tracer, onServerRunning: onServerRunning)
 }

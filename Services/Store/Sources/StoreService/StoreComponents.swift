@@ -2,13 +2,14 @@ import Foundation
 import GRDB
 import Logging
 import Metrics
+import RPCServer
 import ServiceCore
 import ServiceLifecycle
 import SharedModels
 
 /// Every piece of a running notification store except the HTTP server: what `buildStoreApplication` serves,
 /// and what tests drive directly through an `InProcessTransport`.
-public struct StoreComponents: Sendable {
+public struct StoreComponents: RPCServiceComponents {
     /// The database (SQLite, or PostgreSQL whose pool runs first: by the plan, or first of `services` when `make`
     /// opened it).
     public let database: ServiceDatabase

@@ -5,16 +5,10 @@ import Tracing
 
 /// notification-store wired once, for `store-service` and `securepush up` alike: its database and its client of auth
 /// (`SECUREPUSH_AUTH_URL`) first, then the application.
-public enum StorePlan {
-    /// Reads the store's configuration from `environment` and plans the process.
-    /// - Parameters:
-    ///   - logger: the service's logger.
-    ///   - tracer: traces every call and the calls to auth (`nil`: tracing off).
-    ///   - onServerRunning: called with the bound port once listening.
-    /// - Throws: `ConfigurationError` when the configuration must not start.
+public enum StorePlan: ServicePlanning {
     public static func make(
         environment: ServiceEnvironment, logger: Logger, tracer: (any Tracer)?,
-        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+        onServerRunning: @escaping @Sendable (Int) async -> Void
     ) async throws -> ServiceRunner.Plan {
         let configuration = try StoreConfiguration(environment: environment)
         let auth = try PeerClient.auth(environment: environment, logger: logger, tracer: tracer)
