@@ -307,7 +307,7 @@ let package = Package(
                 name: "JSONRPCTests", dependencies: ["JSONRPC", "TestSupport", logging], swiftSettings: swiftSettings),
             .testTarget(
                 name: "ContractTests",
-                dependencies: ["JSONRPC", "SharedModels", "TestSupport", logging],
+                dependencies: ["JSONRPC", "SharedModels", "ServiceCore", "TestSupport", logging],
                 resources: [.copy("Fixtures")],
                 swiftSettings: swiftSettings
             ),

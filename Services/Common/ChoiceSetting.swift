@@ -25,7 +25,7 @@ public struct ChoiceSetting: Sendable {
             name, group: group, default: "`\(defaultName)`", usedBy: usedBy, "\(summary); accepted: \(accepted)")
     }
 
-    /// The names of a yes/no setting (``ServiceEnvironment/flag(_:)``): the first of each pair means yes.
+    /// The names of a yes/no setting (``ServiceEnvironment/flag(_:)``), in pairs: the first of each means yes.
     public static let flagNames = ["true", "false", "yes", "no", "1", "0"]
 
     /// What a refusal says the setting must be: `'a' or 'b'`, or `one of a, b, c`.

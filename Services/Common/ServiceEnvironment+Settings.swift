@@ -18,7 +18,9 @@ extension ServiceEnvironment {
 
     /// A declared yes/no choice (names ``ChoiceSetting/flagNames``): `true` for `true`, `yes` or `1`.
     public func flag(_ setting: ChoiceSetting) throws -> Bool {
-        ["true", "yes", "1"].contains(try choice(setting))
+        precondition(setting.names == ChoiceSetting.flagNames, "\(setting.setting.name) is not a yes/no setting")
+        let name = try choice(setting)
+        return ChoiceSetting.flagNames.firstIndex(of: name)!.isMultiple(of: 2)
     }
 
     /// A declared choice read as `Value`, whose cases must be exactly the setting's names (checked on every read, so a

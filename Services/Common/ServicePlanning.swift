@@ -5,7 +5,7 @@ import Tracing
 /// and `securepush up` both run. `AuthPlan`, `StorePlan` and `DispatchPlan` conform.
 public protocol ServicePlanning {
     /// Reads the service's configuration from `environment` and plans its process: its resources (its database, the
-    /// clients of its peers), then its application, built once they run (``ServiceRunner/Plan``).
+    /// clients of its peers), then its application, built when the group starts it (``ServiceRunner/Plan``).
     /// - Parameters:
     ///   - logger: the service's logger.
     ///   - tracer: traces every call the service serves and makes (`nil`: tracing off).

@@ -19,8 +19,9 @@ extension ServiceRunner {
         }
 
         /// A service's plan: `resources` (its database, the clients of its peers) start first and stop last; the
-        /// application is built once they run, so building may use them (auth reads its signing keys from its
-        /// database), and a `ConfigurationError` it throws refuses to start like one thrown while planning.
+        /// application is built when the group starts it, after them, so building may use them (auth reads its signing
+        /// keys from its database: a PostgreSQL pool's calls wait until it runs and has migrated), and a
+        /// `ConfigurationError` it throws refuses to start like one thrown while planning.
         public init(
             resources: [any Service], application: @escaping @Sendable () async throws -> any Service,
             shutdownTimeout: Duration

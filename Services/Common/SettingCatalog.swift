@@ -195,12 +195,11 @@ public enum SettingCatalog {
         #"SECUREPUSH_DELIVERY_MAX_ATTEMPTS"#, group: .dispatch, default: 10, in: 1...1_000, usedBy: #"dispatch"#,
         #"attempts before a delivery ends `failed`"#)
 
-    /// All settings, in the order `docs/configuration.md` lists them within each group.
     /// `SECUREPUSH_ENV`.
     public static let mode = ChoiceSetting(
         #"SECUREPUSH_ENV"#, group: .shared, default: "development", names: ["development", "production"],
         usedBy: #"all"#, note: #"a misspelt 'production' would otherwise run with development defaults"#,
-        #"`production` refuses unsafe settings: cleartext on a non-loopback address, `http://` peers to another host, secrets under 32 bytes or published defaults, PostgreSQL without `sslmode=require`, Web Push without an allow-list, a generated signing key, a missing bootstrap client for `up`, every address trusted as a proxy, `/metrics` on a public port, sign-in limits off (see [docs/security.md](security.md#production-mode)); any value but `development` or `production` (any case) is refused at start"#
+        #"`production` refuses unsafe settings: cleartext on a non-loopback address, `http://` peers to another host, secrets under 32 bytes or published defaults, PostgreSQL without `sslmode=require`, Web Push without an allow-list, a generated signing key, a missing bootstrap client for `up`, every address trusted as a proxy, `/metrics` on a public port, sign-in limits off (see [docs/security.md](security.md#production-mode))"#
     )
 
     /// `SECUREPUSH_METRICS`.
@@ -322,6 +321,7 @@ public enum SettingCatalog {
         usedBy: #"auth"#,
         #"`false` closes `auth.register` (`-32003`); accounts are then made with `securepush users create`"#)
 
+    /// All settings, in the order `docs/configuration.md` lists them within each group.
     public static let all: [Setting] = [
         mode.setting,
         host.setting,

@@ -56,7 +56,7 @@ public final class LocalStack: Sendable {
         environment["SECUREPUSH_DATABASE_URL"] = nil
         // One metrics port cannot serve three services: each serves `GET /metrics` on its own port.
         environment["SECUREPUSH_METRICS_PORT"] = nil
-        let bindHost = environment["SECUREPUSH_HOST"].flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1"
+        let bindHost = ServiceEnvironment(environment).string(SettingCatalog.host)!
         // Peers call each other on loopback when bound to every interface.
         let peerHost = (bindHost == "0.0.0.0" || bindHost == "::") ? "127.0.0.1" : bindHost
         let tls = environment["SECUREPUSH_TLS_CERT_FILE"].map { !$0.isEmpty } ?? false

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceCore
 import SharedModels
 import TestSupport
 import Testing
@@ -50,8 +51,10 @@ struct DocsReferenceTests {
 
     @Test("every SECUREPUSH_ variable the docs name is declared in SettingCatalog or read somewhere in the repository")
     func variables() throws {
-        // The catalog counts: SettingCatalogTests checks that every setting it declares is read.
-        let sources = RepositorySources.text()
+        // A declared setting counts (SettingCatalogTests checks that each is read); the catalog's text does not, or a
+        // variable its descriptions merely mention would pass.
+        let sources = RepositorySources.text(excluding: ["SettingCatalog.swift"])
+        let declared = Set(SettingCatalog.all.map(\.name))
         try #require(!sources.isEmpty)
         var unknown: Set<String> = []
         for (name, text) in try Self.documents() {
@@ -59,7 +62,7 @@ struct DocsReferenceTests {
                 let variable = String(match.output)
                 // A family written with a wildcard (`SECUREPUSH_APNS_*`) ends in `_` and is not matched whole.
                 if text[match.range.upperBound...].hasPrefix("_") { continue }
-                if !sources.contains(variable) { unknown.insert("\(name): \(variable)") }
+                if !declared.contains(variable), !sources.contains(variable) { unknown.insert("\(name): \(variable)") }
             }
         }
         #expect(unknown.sorted() == [], "variables the docs name that no code declares or reads")

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import ServiceCore
 import StoreService
 import TestSupport
@@ -66,6 +67,21 @@ struct StoreKeyConfigurationTests {
         let message = try #require(malformed?.description)
         #expect(message.contains("'\(path)'") && message.contains("line 2") && message.contains("31 bytes"))
         #expect(!message.contains(secret))
+    }
+
+    @Test("store-service's plan refuses a key file it cannot read before it opens its database: nothing is written")
+    func planRefusesBeforeDatabase() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent("store-keys").path
+        try "not a key file\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let environment = ServiceEnvironment(["SECUREPUSH_DATA_DIR": directory.path, "SECUREPUSH_STORE_KEY_FILE": path])
+        let refused = await #expect(throws: ConfigurationError.self) {
+            _ = try await StorePlan.make(environment: environment, logger: Logger(label: "test.store"), tracer: nil)
+        }
+        #expect(refused?.description.contains("'\(path)'") == true)
+        let written = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(written == ["store-keys"], "no database file next to the key file")
     }
 
     @Test("a running store reads payloads re-encrypted under a key added to its file after it started")

@@ -11,6 +11,7 @@ import Tracing
 ///   - auth: a client to the auth service (for `auth.keys`); the application starts even while auth is down.
 ///   - database: the store's database, run by the caller (``ServiceDatabase/services`` before the application);
 ///     `nil` opens the one `configuration` names and runs it with the application.
+///   - sealer: seals payloads at rest; `nil` makes it from `configuration.storeKeys`.
 ///   - logger: the service's logger.
 ///   - metrics: where metrics are recorded and what `GET /metrics` serves; `nil`: a registry of its own, or nothing
 ///     when `configuration.server.metricsEnabled` is false (`SECUREPUSH_METRICS=off`).
@@ -20,6 +21,7 @@ public func buildStoreApplication(
     configuration: StoreConfiguration,
     auth: RPCClient,
     database: ServiceDatabase? = nil,
+    sealer: (any PayloadSealer)? = nil,
     logger: Logger,
     metrics: ServiceMetrics? = nil,
     tracer: (any Tracer)? = nil,
@@ -27,7 +29,8 @@ public func buildStoreApplication(
 ) async throws -> RPCCoreApplication {
     let metrics = metrics ?? .serving(configuration.server)
     let components = try StoreComponents.make(
-        configuration: configuration, auth: auth, database: database, logger: logger, metrics: metrics.factory)
+        configuration: configuration, auth: auth, database: database, logger: logger, sealer: sealer,
+        metrics: metrics.factory)
     return try RPCServerBuilder.buildApplication(
         serviceName: "notification-store", components: components, configuration: configuration.server,
         logger: logger, metrics: metrics, tracer: tracer, onServerRunning: onServerRunning)

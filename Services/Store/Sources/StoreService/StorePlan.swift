@@ -12,6 +12,8 @@ public enum StorePlan: ServicePlanning {
     ) async throws -> ServiceRunner.Plan {
         let configuration = try StoreConfiguration(environment: environment)
         let auth = try PeerClient.auth(environment: environment, logger: logger, tracer: tracer)
+        // Before the database: a store key file that cannot be read refuses to start with nothing written.
+        let sealer = try configuration.storeKeys.makeSealer(logger: logger)
         let metrics = ServiceMetrics.serving(configuration.server)
         let database = try ServiceDatabase.open(
             configuration, schema: StoreMigrations.schema, logger: logger, metrics: metrics.factory)
@@ -19,7 +21,7 @@ public enum StorePlan: ServicePlanning {
             resources: database.services + [auth],
             application: {
                 try await buildStoreApplication(
-                    configuration: configuration, auth: auth.rpc, database: database, logger: logger,
+                    configuration: configuration, auth: auth.rpc, database: database, sealer: sealer, logger: logger,
                     metrics: metrics, tracer: tracer, onServerRunning: onServerRunning)
             },
             shutdownTimeout: configuration.server.shutdownTimeout)
