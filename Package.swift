@@ -190,10 +190,13 @@ let package = Package(
             "DispatchService", executable: "dispatch-service", directory: "Dispatch",
             dependencies: [
                 serviceLifecycle, nioCore, nioPosix, httpTypes, "HTTP2Client", jwtKit, crypto, asyncHTTPClient, nioSSL,
-                "SealedPush",
+                "SealedPush", "WebAssets",
             ],
             testDependencies: [grdb, jwtKit, crypto, serviceLifecycle, hummingbird, nioCore, httpTypes])
         + [
+            // The browser SDK and the web inbox (Clients/Web), embedded by Clients/Web/generate-assets.py: its own
+            // target so that regenerating it rebuilds one file, not push-dispatch.
+            .target(name: "WebAssets", path: "Services/Dispatch/Sources/WebAssets", swiftSettings: swiftSettings),
             .target(
                 name: "SecurePushStack",
                 dependencies: [

@@ -144,6 +144,8 @@ private struct StackService: Service {
         emit("  auth                \(stack.authURL)")
         emit("  notification-store  \(stack.storeURL)")
         emit("  push-dispatch       \(stack.dispatchURL)")
+        // One space: scripts and docs look for the line `inbox <url>`.
+        emit("  inbox \(stack.dispatchURL)/inbox/")
         emit("  \(backendNote)")
         emit("Press Ctrl-C to stop.")
         try? await gracefulShutdown()

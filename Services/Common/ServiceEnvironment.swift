@@ -100,6 +100,7 @@ public struct ServiceEnvironment: Sendable {
         configuration.forwardedHeader = try forwardedHeader()
         configuration.metricsPort = try metricsPort(servicePort: configuration.port)
         configuration.metricsEnabled = try metricsEnabled()
+        configuration.cors = try corsPolicy()
         if isProduction {
             try ProductionPolicy.checkListener(configuration)
             try ProductionPolicy.checkTrustedProxies(configuration.trustedProxies)
@@ -145,6 +146,46 @@ public struct ServiceEnvironment: Sendable {
             }
             return network
         }
+    }
+
+    /// `SECUREPUSH_CORS_ORIGINS`: the browser origins that may call the service. Unset, development allows the web
+    /// inbox's origins (push-dispatch's port on `127.0.0.1` and `localhost`) and production none. Throws naming the
+    /// variable for an entry that is not an origin, and in production for `*` and for `http://` origins other than
+    /// loopback.
+    public func corsPolicy() throws -> CORSPolicy {
+        let variable = "SECUREPUSH_CORS_ORIGINS"
+        guard let raw = string(variable) else {
+            if isProduction { return .none }
+            let port = try int(SettingCatalog.dispatchPort)
+            return CORSPolicy(origins: ["http://127.0.0.1:\(port)", "http://localhost:\(port)"])
+        }
+        var origins = Set<String>()
+        var any = false
+        for entry in raw.split(separator: ",") {
+            let text = entry.trimmingCharacters(in: .whitespaces)
+            guard !text.isEmpty else { continue }
+            if text == "*" {
+                guard !isProduction else {
+                    throw ConfigurationError(
+                        "\(variable): '*' lets every web site's pages call the service; list your apps' origins in production"
+                    )
+                }
+                any = true
+                continue
+            }
+            guard let origin = CORSPolicy.normalize(text) else {
+                throw ConfigurationError(
+                    "\(variable): '\(text.prefix(64))' is not an origin (scheme://host[:port], no path), e.g. https://app.example.com"
+                )
+            }
+            if isProduction, origin.hasPrefix("http://"), !CORSPolicy.isLoopback(origin) {
+                throw ConfigurationError(
+                    "\(variable): '\(origin)' is not https: in production a page served in cleartext could be altered on its way to the browser"
+                )
+            }
+            origins.insert(origin)
+        }
+        return CORSPolicy(origins: origins, allowsAnyOrigin: any)
     }
 
     /// A peer service's base URL from `setting` (``SettingCatalog/authURL``, ``SettingCatalog/storeURL``), its default

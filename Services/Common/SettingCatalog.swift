@@ -268,6 +268,22 @@ public enum SettingCatalog {
         #"SECUREPUSH_STORE_URL"#, group: .shared, default: #"http://127.0.0.1:8082"#, usedBy: #"dispatch, CLI"#,
         #"where notification-store is"#)
 
+    /// `SECUREPUSH_INBOX_AUTH_URL`.
+    public static let inboxAuthURL = TextSetting(
+        #"SECUREPUSH_INBOX_AUTH_URL"#, group: .dispatch, default: nil, usedBy: #"dispatch"#,
+        #"auth's URL as browsers reach it, given to the web inbox (`/inbox/config.json`) and allowed by its Content-Security-Policy; unset: `SECUREPUSH_AUTH_URL`"#
+    )
+
+    /// `SECUREPUSH_INBOX_STORE_URL`.
+    public static let inboxStoreURL = TextSetting(
+        #"SECUREPUSH_INBOX_STORE_URL"#, group: .dispatch, default: nil, usedBy: #"dispatch"#,
+        #"notification-store's URL as browsers reach it, for the web inbox; unset: `SECUREPUSH_STORE_URL`"#)
+
+    /// `SECUREPUSH_INBOX_DISPATCH_URL`.
+    public static let inboxDispatchURL = TextSetting(
+        #"SECUREPUSH_INBOX_DISPATCH_URL"#, group: .dispatch, default: nil, usedBy: #"dispatch"#,
+        #"push-dispatch's URL as browsers reach it, for the web inbox; unset: the page's own origin"#)
+
     /// `SECUREPUSH_FCM_URL`.
     public static let fcmURL = TextSetting(
         #"SECUREPUSH_FCM_URL"#, group: .providers, default: #"https://fcm.googleapis.com"#, usedBy: #"dispatch"#,
@@ -361,6 +377,9 @@ public enum SettingCatalog {
             #"PEM CA to trust when calling peers over `https` (private CA)"#),
         authURL.setting,
         storeURL.setting,
+        inboxAuthURL.setting,
+        inboxStoreURL.setting,
+        inboxDispatchURL.setting,
         Setting(
             #"SECUREPUSH_DISPATCH_URL"#, group: .cli, default: #"`http://127.0.0.1:8083`"#, usedBy: #"CLI"#,
             #"where push-dispatch is"#),
@@ -445,6 +464,13 @@ public enum SettingCatalog {
             #"comma-separated CIDRs (IPv4/IPv6) of reverse proxies whose forwarding header names the client address; unset: the socket's peer is the client; `0.0.0.0/0` and `::/0` are refused in production"#
         ),
         forwardedHeader.setting,
+        Setting(
+            #"SECUREPUSH_CORS_ORIGINS"#, group: .shared,
+            default:
+                #"development: the web inbox's origins, `http://127.0.0.1:<dispatch port>` and `http://localhost:<dispatch port>`; production: none"#,
+            usedBy: #"all"#,
+            #"comma-separated browser origins (`https://app.example.com`) whose pages may call the service (CORS; see [docs/web.md](web.md)); `*` (any origin) and `http://` origins other than loopback are refused in production"#
+        ),
         Setting(
             #"SECUREPUSH_PRODUCTION_ALLOW"#, group: .shared, default: #"unset"#, usedBy: #"all"#,
             #"production refusals the operator accepts: `public-metrics`, `no-auth-limits` (comma-separated)"#),

@@ -10,9 +10,9 @@ import Synchronization
     import Glibc
 #endif
 
-/// A listening HTTP/2 server on the core: cleartext HTTP/2 with prior knowledge, or TLS with ALPN `h2` and an
-/// HTTP/1.1 fallback, or (for a plain scrape endpoint) cleartext HTTP/1.1 only; every request goes to one
-/// ``HTTP2RequestHandler``.
+/// A listening HTTP/2 server on the core: in cleartext, HTTP/2 with prior knowledge or HTTP/1.1 chosen by the first
+/// bytes (``CleartextProtocolDetector``); with TLS, ALPN `h2` and an HTTP/1.1 fallback; or (for a plain scrape
+/// endpoint) cleartext HTTP/1.1 only. Every request goes to one ``HTTP2RequestHandler``.
 public final class HTTP2CoreServer: Sendable {
     /// Where and how the server listens.
     public struct Configuration: Sendable {
@@ -20,8 +20,8 @@ public final class HTTP2CoreServer: Sendable {
         public var host: String
         /// The port to bind; `0` picks a free one.
         public var port: Int
-        /// With TLS, ALPN offers `h2` and `http/1.1` (set by the server); without, cleartext HTTP/2 only (or HTTP/1.1
-        /// only, see ``cleartextHTTP1``).
+        /// With TLS, ALPN offers `h2` and `http/1.1` (set by the server); without, cleartext HTTP/2 with prior
+        /// knowledge and HTTP/1.1, told apart by the first bytes (or HTTP/1.1 only, see ``cleartextHTTP1``).
         public var tls: TLSConfiguration?
         /// Without TLS, serve plain HTTP/1.1 instead of HTTP/2 with prior knowledge (e.g. a Prometheus scrape port).
         public var cleartextHTTP1: Bool
@@ -148,7 +148,18 @@ public final class HTTP2CoreServer: Sendable {
         let pipeline = channel.pipeline.syncOperations
         guard let tls else {
             if http1 { return try configureHTTP1(pipeline, connection: connection) }
-            return try pipeline.addHandler(HTTP2ConnectionHandler(configuration: connection, logger: logger))
+            // HTTP/2 with prior knowledge or HTTP/1.1 (browsers), chosen by the first bytes.
+            let detector = CleartextProtocolDetector(
+                handshakeTimeout: TimeAmount(connection.limits.handshakeTimeout)
+            ) { pipeline, choice in
+                switch choice {
+                case .http2:
+                    try pipeline.addHandler(HTTP2ConnectionHandler(configuration: connection, logger: logger))
+                case .http1:
+                    try configureHTTP1(pipeline, connection: connection)
+                }
+            }
+            return try pipeline.addHandler(detector)
         }
         try pipeline.addHandler(NIOSSLServerHandler(context: tls))
         // Until ALPN has picked a protocol no idle timer runs: this one closes a client that never finishes.

@@ -6,6 +6,8 @@ public struct HTTP2Responder: Sendable {
     /// The connection handler; only touched on its event loop (`NIOLoopBound` checks it).
     private let target: NIOLoopBound<any HTTPResponseTarget>
     private let stream: Int32
+    /// Added to every response this responder sends (e.g. CORS headers a router adds for every route).
+    private var extraHeaders = HTTP2Headers()
 
     /// The connection's event loop.
     public var eventLoop: any EventLoop { target.eventLoop }
@@ -17,13 +19,24 @@ public struct HTTP2Responder: Sendable {
 
     /// Sends a complete response (once; later calls are ignored).
     public func respond(_ response: HTTP2Response) {
-        onLoop { $0.respond(stream: $1, with: response) }
+        var response = response
+        for field in extraHeaders.fields { response.headers.add(field.name, field.value) }
+        onLoop { [response] in $0.respond(stream: $1, with: response) }
     }
 
     /// Sends a streaming response's status and headers now; the body follows through the returned stream.
     public func startStream(status: Int = 200, headers: HTTP2Headers = [:]) -> HTTP2ResponseStream {
-        onLoop { _ = $0.startStreaming(stream: $1, status: status, headers: headers) }
+        var headers = headers
+        for field in extraHeaders.fields { headers.add(field.name, field.value) }
+        onLoop { [headers] in _ = $0.startStreaming(stream: $1, status: status, headers: headers) }
         return HTTP2ResponseStream(responder: self)
+    }
+
+    /// This responder, adding `headers` to whatever it sends.
+    public func adding(_ headers: HTTP2Headers) -> HTTP2Responder {
+        var copy = self
+        for field in headers.fields { copy.extraHeaders.add(field.name, field.value) }
+        return copy
     }
 
     /// Runs `callback` once, on the event loop, when the stream closes: answered, reset by the client, or its

@@ -14,6 +14,7 @@ public enum MethodCatalog {
     /// Methods push-dispatch serves.
     public static let dispatch: Set<String> = [
         Devices.Register.name, Devices.List.name, Devices.Unregister.name, Devices.Ack.name, Devices.Verify.name,
+        Devices.WebPushKey.name,
         Push.Send.name, Push.Status.name,
     ]
 }

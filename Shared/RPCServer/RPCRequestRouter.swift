@@ -19,6 +19,8 @@ struct RPCRequestRouter: Sendable {
     let metrics: RPCMetrics?
     /// Counts forwarding-header mismatches (`nil`: not counted).
     var loadMetrics: ServerLoadMetrics? = nil
+    /// The browser origins that may read answers; preflights are answered here for every route.
+    var cors = CORSPolicy.none
     let tracing: (any RPCServerTracing)?
     let health: @Sendable () async -> [String: String]
     /// `nil` when `GET /metrics` is not served on this port.
@@ -45,8 +47,31 @@ struct RPCRequestRouter: Sendable {
         self.logger = logger
     }
 
-    /// The reply to `request`; runs on the connection's event loop.
+    /// The reply to `request`, with CORS headers for an allowed browser origin; runs on the connection's event loop.
     func handle(_ request: HTTP2Request, _ responder: HTTP2Responder) -> HTTP2Reply {
+        guard cors.isEnabled, let origin = request.headers["origin"] else { return route(request, responder) }
+        if request.method == "OPTIONS", request.headers["access-control-request-method"] != nil {
+            return .response(cors.preflightResponse(origin: origin))
+        }
+        guard cors.allows(origin) else { return route(request, responder) }
+        let headers = cors.responseHeaders(origin: origin)
+        switch route(request, responder.adding(headers)) {
+        case .response(var response):
+            for field in headers.fields { response.headers.add(field.name, field.value) }
+            return .response(response)
+        case .async(let work):
+            return .async {
+                var response = await work()
+                for field in headers.fields { response.headers.add(field.name, field.value) }
+                return response
+            }
+        case .deferred:
+            return .deferred
+        }
+    }
+
+    /// The reply to `request` by path: RPC, health, metrics, then the service's routes.
+    private func route(_ request: HTTP2Request, _ responder: HTTP2Responder) -> HTTP2Reply {
         let path = request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         switch (request.method, path) {
         case ("POST", "/rpc"):

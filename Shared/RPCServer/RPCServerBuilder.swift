@@ -60,6 +60,7 @@ public enum RPCServerBuilder {
             addresses: addresses, metrics: observed.metrics, tracing: observed.tracing, health: health,
             metricsEndpoint: metricsEndpoint, routes: routes, logger: logger)
         routing.loadMetrics = load
+        routing.cors = configuration.cors
         let router = routing
         let admission = HTTP2ConnectionAdmission(
             maxConnections: configuration.maxConnections,

@@ -6,7 +6,8 @@ public struct RPCServerConfiguration: Sendable {
     public var host: String
     /// The port to bind; `0` picks a free one (tests).
     public var port: Int
-    /// With a certificate, TLS with ALPN `h2` and `http/1.1`; without, cleartext HTTP/2 with prior knowledge.
+    /// With a certificate, TLS with ALPN `h2` and `http/1.1`; without, cleartext HTTP/2 with prior knowledge and
+    /// HTTP/1.1, told apart by the first bytes.
     public var tls: TLSFiles?
     /// Largest request body accepted on `POST /rpc`; larger ones get HTTP 413.
     public var maxBodyBytes: Int
@@ -39,6 +40,8 @@ public struct RPCServerConfiguration: Sendable {
     /// Whether the service records metrics and serves `GET /metrics` (`SECUREPUSH_METRICS`, `on` by default); off, it
     /// installs no metrics backend and does no metric work per request (``ServiceMetrics/serving(_:)``).
     public var metricsEnabled = true
+    /// The browser origins whose pages may read this service's answers (`SECUREPUSH_CORS_ORIGINS`); none by default.
+    public var cors = CORSPolicy.none
 
     public init(
         host: String = "127.0.0.1", port: Int, tls: TLSFiles? = nil, maxBodyBytes: Int = 1 << 20,

@@ -38,6 +38,19 @@ struct DevicesContractTests {
             try Fixture.result(Devices.Verify.self, "devices.verify") == Devices.Verify.Result(deviceId: Self.phone))
     }
 
+    @Test("devices.webPushKey {appId?} → {vapidPublicKey}")
+    func webPushKey() throws {
+        #expect(
+            try Fixture.params(Devices.WebPushKey.self, "devices.webPushKey")
+                == Devices.WebPushKey.Params(appId: "retail-web"))
+        #expect(
+            try Fixture.params(Devices.WebPushKey.self, "devices.webPushKey", minimal: true)
+                == Devices.WebPushKey.Params())
+        #expect(
+            try Fixture.result(Devices.WebPushKey.self, "devices.webPushKey")
+                == Devices.WebPushKey.Result(vapidPublicKey: Self.publicKey))
+    }
+
     @Test("devices.list {} → the caller's devices")
     func list() throws {
         #expect(try Fixture.params(Devices.List.self, "devices.list") == Empty())

@@ -21,7 +21,7 @@ struct HostileInputTests {
         return result
     }
 
-    @Test("a client that does not send the HTTP/2 preface is disconnected")
+    @Test("a client whose preface starts like HTTP/2's and then is not is disconnected")
     func badPreface() async throws {
         let result = try await attack("bad-preface")
         #expect(result["closed"] as? Bool == true)

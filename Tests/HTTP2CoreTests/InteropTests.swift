@@ -56,6 +56,35 @@ struct InteropTests {
         #expect(h1Stream.exit == 0 && h1Stream.body == "event 0\nevent 1\nevent 2\n")
     }
 
+    @Test("a cleartext port answers HTTP/1.1 (what browsers speak) and HTTP/2 prior knowledge, by the first bytes")
+    func cleartextBothProtocols() async throws {
+        let server = try await TestServer()
+        let h2 = try await Subprocess.curl(["--http2-prior-knowledge", "\(server.url)/hello"])
+        let h1 = try await Subprocess.curl(["--http1.1", "\(server.url)/hello"])
+        let h1Post = try await Subprocess.curl([
+            "--http1.1", "-D", "-", "-H", "content-type: application/json", "--data-binary", #"{"jsonrpc":"2.0"}"#,
+            "\(server.url)/echo",
+        ])
+        let h1Stream = try await Subprocess.curl(["--http1.1", "\(server.url)/events"])
+        await server.shutdown()
+        #expect(h2.status == 200 && h2.version == "2" && h2.body == "hello over HTTP/2")
+        #expect(h1.status == 200 && h1.version == "1.1" && h1.body == "hello over HTTP/1")
+        #expect(h1Post.status == 200 && h1Post.body.hasSuffix(#"{"jsonrpc":"2.0"}"#))
+        #expect(h1Stream.exit == 0 && h1Stream.body == "event 0\nevent 1\nevent 2\n")
+    }
+
+    @Test("a cleartext client that sends nothing, or one byte and stops, is disconnected after the handshake timeout")
+    func cleartextUndecidedTimeout() async throws {
+        var limits = HTTP2Limits()
+        limits.handshakeTimeout = .milliseconds(500)
+        let server = try await TestServer(limits: limits)
+        let silent = try await Subprocess.peer("silent", port: server.port)
+        let oneByte = try await Subprocess.peer("one-byte", port: server.port)
+        await server.shutdown()
+        #expect(silent["closed"] as? Bool == true)
+        #expect(oneByte["closed"] as? Bool == true)
+    }
+
     @Test(
         "in cleartext HTTP/1.1 mode (a scrape port) curl gets the same handler, and HTTP/2 prior knowledge is refused")
     func cleartextHTTP1() async throws {

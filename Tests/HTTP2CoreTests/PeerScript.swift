@@ -138,6 +138,9 @@ let peerScript = #"""
         sock = socket.create_connection(("127.0.0.1", port))
         sock.sendall(PREFACE + frame(4, 0, 0) + frame(1, 5, 1, get_block(b"/slow")))
         print(json.dumps(summary(*read_frames(sock, 5))))
+    elif mode == "one-byte":
+        # undecided between HTTP/1.1 and HTTP/2 ("P" could begin either), then nothing more
+        print(json.dumps(raw(b"P", seconds=3)))
     elif mode == "silent":
         sock = socket.create_connection(("127.0.0.1", port))
         print(json.dumps(summary(*read_frames(sock, 4))))
@@ -178,7 +181,8 @@ let peerScript = #"""
     elif mode == "idle":
         print(json.dumps(raw(PREFACE + frame(4, 0, 0), seconds=3)))
     elif mode == "bad-preface":
-        print(json.dumps(raw(b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")))
+        # starts like the preface (so the port takes it for HTTP/2), then is not one
+        print(json.dumps(raw(b"PRI * HTTP/2.0\r\n\r\nXX\r\n\r\n")))
     elif mode == "truncated":
         print(json.dumps(raw(PREFACE + frame(4, 0, 0) + frame(1, 5, 1, get_block())[:12])))
     elif mode == "big-headers":

@@ -42,6 +42,7 @@ public struct DispatchComponents: RPCServiceComponents {
     /// The direct channel's periodic sweep (also in `services`, every `sweepInterval`).
     let sweep: DirectSweep
     let eventRoute: DirectEventRoute
+    let webAssetRoute: WebAssetRoute
 
     /// Opens the database and wires everything together.
     /// - Parameters:
@@ -175,6 +176,7 @@ public struct DispatchComponents: RPCServiceComponents {
             providers: providers,
             dispatcher: DispatchMethods.dispatcher(
                 devices: devices, pushes: pushes, verifier: verifier,
+                webPushKey: remoteProviders.lazy.compactMap { ($0 as? WebPushProvider)?.applicationServerKey }.first,
                 maxBatchLength: configuration.server.maxBatchLength),
             services: services,
             workers: workers,
@@ -185,7 +187,8 @@ public struct DispatchComponents: RPCServiceComponents {
                 verifier: verifier, devices: deviceRepository, deliveries: deliveryRepository, hub: hub,
                 revocations: revocations, now: now,
                 metrics: dispatchMetrics, deliveryCounts: dispatchMetrics.deliveries(.direct), tracing: tracing,
-                logger: logger)
+                logger: logger),
+            webAssetRoute: WebAssetRoute(inbox: configuration.inbox)
         )
     }
 
@@ -210,8 +213,9 @@ public struct DispatchComponents: RPCServiceComponents {
         ]
     }
 
-    /// The direct channel's `GET /devices/{deviceId}/events` route.
-    public var routes: [RPCServerRoute] { [eventRoute.route] }
+    /// The direct channel's `GET /devices/{deviceId}/events` route, and the browser SDK and web inbox
+    /// (`/sdk/…`, `/inbox/…`).
+    public var routes: [RPCServerRoute] { [eventRoute.route, webAssetRoute.route] }
 
     /// Ends every event stream: they never end by themselves, so they end first and the listener's drain is not held
     /// up by them.

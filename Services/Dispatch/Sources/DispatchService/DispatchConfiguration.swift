@@ -46,6 +46,9 @@ public struct DispatchConfiguration: ServiceDatabaseConfiguration, Sendable {
     public var maxDevicesPerUser: Int = DispatchConfiguration.defaultMaxDevicesPerUser
     /// Most open event streams per device; a new one closes the oldest (`SECUREPUSH_MAX_STREAMS_PER_DEVICE`).
     public var maxStreamsPerDevice: Int = DispatchConfiguration.defaultMaxStreamsPerDevice
+    /// The services' URLs as browsers reach them, for the web inbox (`/inbox/config.json` and its CSP).
+    public var inbox = WebInboxConfiguration(
+        authURL: SettingCatalog.authURL.defaultValue!, storeURL: SettingCatalog.storeURL.defaultValue!)
     /// How often deliveries past expiry are marked `expired` and old sends purged.
     public var expiryInterval: Duration
     /// How remote providers' delivery workers run: concurrency, leases, retries.
@@ -115,5 +118,6 @@ public struct DispatchConfiguration: ServiceDatabaseConfiguration, Sendable {
             "SECUREPUSH_MAX_DEVICES_PER_USER", default: Self.defaultMaxDevicesPerUser, in: 1...100_000)
         maxStreamsPerDevice = try environment.int(
             "SECUREPUSH_MAX_STREAMS_PER_DEVICE", default: Self.defaultMaxStreamsPerDevice, in: 1...100)
+        inbox = try WebInboxConfiguration(environment: environment)
     }
 }

@@ -10,14 +10,28 @@ public enum DispatchMethods {
     ///   - devices: the `devices.*` logic.
     ///   - pushes: the `push.*` logic.
     ///   - verifier: verifies bearer tokens locally with auth's keys.
+    ///   - webPushKey: the VAPID public key `devices.webPushKey` publishes; `nil` when Web Push is not configured.
     ///   - maxBatchLength: most calls a batch may hold.
     public static func dispatcher(
         devices: DeviceRegistry,
         pushes: PushSender,
         verifier: AccessTokenVerifier,
+        webPushKey: String? = nil,
         maxBatchLength: Int = 100
     ) -> RPCDispatcher {
         var methods = MethodRegistry(verifier: verifier, maxBatchLength: maxBatchLength)
+
+        // Public, like auth.keys: a web app needs it before anyone signs in.
+        methods.registerAdmittingItself(Devices.WebPushKey.self) { params, _ in
+            if let appId = params.appId {
+                // Apps (issue 27) are not known yet: only the deployment's key exists.
+                guard AppID.isValid(appId) else { throw RPCError.invalidParams(field: "appId", AppID.requirement) }
+            }
+            guard let webPushKey else {
+                throw RPCError.notFound("Web Push key: Web Push is not configured (SECUREPUSH_VAPID_PRIVATE_KEY_FILE)")
+            }
+            return Devices.WebPushKey.Result(vapidPublicKey: webPushKey)
+        }
 
         methods.register(Devices.Register.self, requires: .user) { params, user, _ in
             let device = try await devices.register(
