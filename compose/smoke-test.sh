@@ -301,6 +301,17 @@ backend_secret="$(compose exec -T auth cat /etc/securepush/secrets/backend-clien
 export SECUREPUSH_CLIENT_ID=demo-backend SECUREPUSH_CLIENT_SECRET="$backend_secret"
 export SECUREPUSH_PASSWORD="smoke-password-$$"
 "$cli" health "$SECUREPUSH_AUTH_URL" >/dev/null || fail "auth is not reachable through its published port"
+# The web inbox over TLS (no browser here: it would not trust the development CA): served with its strict CSP, and
+# its config names the published ports a browser reaches.
+inbox_headers="$(curl -sS --cacert "$work/ca.pem" -o "$work/inbox.html" -D - "https://localhost:$dispatch_port/inbox/")" ||
+  fail "GET /inbox/ over TLS failed"
+grep -qi "^content-security-policy:.*script-src 'self'" <<<"$inbox_headers" || fail "/inbox/ has no strict CSP: $inbox_headers"
+grep -qi "^content-security-policy:.*connect-src 'self' https://localhost:$auth_port https://localhost:$store_port" \
+  <<<"$inbox_headers" || fail "/inbox/'s CSP does not allow the published auth and store: $inbox_headers"
+grep -q 'Sign in' "$work/inbox.html" || fail "/inbox/ is not the inbox page"
+curl -sS --cacert "$work/ca.pem" "https://localhost:$dispatch_port/inbox/config.json" |
+  grep -q "\"authURL\":\"https://localhost:$auth_port\"" || fail "/inbox/config.json does not name the published auth"
+log "the web inbox is served over TLS with its Content-Security-Policy"
 user_id="$("$cli" register --username "smoke-$$" | sed -n 's/.*user id \(.*\)$/\1/p')"
 [ -n "$user_id" ] || fail "register printed no user id"
 "$cli" login --username "smoke-$$" >/dev/null

@@ -56,6 +56,7 @@ struct MethodContract: Sendable, CustomStringConvertible {
         MethodContract(Devices.Unregister.self, fixture: "devices.unregister"),
         MethodContract(Devices.Ack.self, fixture: "devices.ack"),
         MethodContract(Devices.Verify.self, fixture: "devices.verify"),
+        MethodContract(Devices.WebPushKey.self, fixture: "devices.webPushKey", minimalParams: true),
         MethodContract(Push.Send.self, fixture: "push.send", minimalParams: true),
         MethodContract(Push.Status.self, fixture: "push.status", minimalResult: true),
         MethodContract(Push.Notify.self, fixture: "push.notify"),
