@@ -52,6 +52,7 @@ final class HTTP1ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget {
         let limit = configuration.limits.maxBodyBytes
         switch unwrapInboundIn(data) {
         case .head(let requestHead):
+            context.pipeline.fireUserInboundEventTriggered(HTTP1HeadDeadline.Event.headReceived)
             current &+= 1
             phase = .receiving
             head = requestHead
@@ -218,6 +219,7 @@ final class HTTP1ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget {
             if close { channel.close(promise: nil) }
         }
         phase = .idle
+        context.pipeline.fireUserInboundEventTriggered(HTTP1HeadDeadline.Event.responseFinished)
         runCloseCallbacks()
     }
 

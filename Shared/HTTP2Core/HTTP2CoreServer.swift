@@ -180,10 +180,11 @@ public final class HTTP2CoreServer: Sendable {
             })
     }
 
-    /// NIO's HTTP/1.1 codec (one request at a time), the idle timeout, and the handler.
+    /// The head's deadline, NIO's HTTP/1.1 codec (one request at a time), the idle timeout, and the handler.
     private static func configureHTTP1(
         _ pipeline: ChannelPipeline.SynchronousOperations, connection: HTTP2ConnectionConfiguration
     ) throws {
+        try pipeline.addHandler(HTTP1HeadDeadline(timeout: TimeAmount(connection.limits.requestTimeout)))
         try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
         try pipeline.addHandler(IdleStateHandler(allTimeout: TimeAmount(connection.limits.idleTimeout)))
         try pipeline.addHandler(HTTP1ConnectionHandler(configuration: connection))

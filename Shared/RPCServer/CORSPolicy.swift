@@ -4,8 +4,8 @@ import HTTP2Core
 ///
 /// An allowed origin's requests get `Access-Control-Allow-Origin` naming it (never `*`: calls carry an
 /// `Authorization` header), and its preflight (`OPTIONS` with `Access-Control-Request-Method`) gets 204 with the
-/// methods and request headers our clients send. A request from another origin is served as before but gets no CORS
-/// header, so the browser keeps the answer from the page; its preflight gets 403.
+/// methods and request headers our clients send. Another origin's preflight gets 403, its `POST` too (unless it is
+/// the service's own origin), and its `GET` no CORS header, so the browser keeps the answer from the page.
 public struct CORSPolicy: Sendable, Hashable {
     /// The request headers a browser client may send: the token, JSON, the device proof and trace context.
     public static let allowedRequestHeaders =
@@ -32,9 +32,12 @@ public struct CORSPolicy: Sendable, Hashable {
     /// Whether any origin is allowed at all (when not, no CORS work is done per request).
     public var isEnabled: Bool { allowsAnyOrigin || !origins.isEmpty }
 
-    /// Whether `origin` (an `Origin` header's value) may read answers.
+    /// Whether `origin` (an `Origin` header's value) may read answers. `null` (sandboxed frames, `file:` pages,
+    /// redirects) is never allowed, not even by `*`.
     public func allows(_ origin: String) -> Bool {
-        allowsAnyOrigin || origins.contains(origin.lowercased())
+        let origin = origin.lowercased()
+        guard origin != "null" else { return false }
+        return allowsAnyOrigin || origins.contains(origin)
     }
 
     /// The headers every answer to an allowed `origin` carries.

@@ -21,6 +21,8 @@ struct RPCRequestRouter: Sendable {
     var loadMetrics: ServerLoadMetrics? = nil
     /// The browser origins that may read answers; preflights are answered here for every route.
     var cors = CORSPolicy.none
+    /// `http` or `https`: how this service's own origin is spelled.
+    var scheme = "http"
     let tracing: (any RPCServerTracing)?
     let health: @Sendable () async -> [String: String]
     /// `nil` when `GET /metrics` is not served on this port.
@@ -48,12 +50,25 @@ struct RPCRequestRouter: Sendable {
     }
 
     /// The reply to `request`, with CORS headers for an allowed browser origin; runs on the connection's event loop.
+    ///
+    /// A `POST` from a browser page of another origin (its `Origin` neither allowed nor this service's own) is refused
+    /// with 403 before it does anything: browsers send some cross-origin requests without asking first (a form, a
+    /// `no-cors` fetch of a typeless body), and such a page must not sign in, register or fail sign-ins in someone's
+    /// name. Clients that are not browsers send no `Origin` and are not affected.
     func handle(_ request: HTTP2Request, _ responder: HTTP2Responder) -> HTTP2Reply {
-        guard cors.isEnabled, let origin = request.headers["origin"] else { return route(request, responder) }
+        guard let origin = request.headers["origin"] else { return route(request, responder) }
         if request.method == "OPTIONS", request.headers["access-control-request-method"] != nil {
             return .response(cors.preflightResponse(origin: origin))
         }
-        guard cors.allows(origin) else { return route(request, responder) }
+        guard cors.allows(origin) else {
+            if request.method == "POST", !isOwnOrigin(origin, of: request) {
+                return .response(
+                    Self.errorResponse(
+                        status: 403,
+                        .invalidRequest("origin '\(origin.prefix(100))' is not allowed (SECUREPUSH_CORS_ORIGINS)")))
+            }
+            return route(request, responder)
+        }
         let headers = cors.responseHeaders(origin: origin)
         switch route(request, responder.adding(headers)) {
         case .response(var response):
@@ -68,6 +83,14 @@ struct RPCRequestRouter: Sendable {
         case .deferred:
             return .deferred
         }
+    }
+
+    /// Whether `origin` is this service's own (a page it serves, e.g. the web inbox, calling it).
+    private func isOwnOrigin(_ origin: String, of request: HTTP2Request) -> Bool {
+        guard let authority = request.authority,
+            let own = CORSPolicy.normalize("\(scheme)://\(authority)")
+        else { return false }
+        return CORSPolicy.normalize(origin) == own
     }
 
     /// The reply to `request` by path: RPC, health, metrics, then the service's routes.

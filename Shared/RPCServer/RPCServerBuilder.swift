@@ -61,6 +61,7 @@ public enum RPCServerBuilder {
             metricsEndpoint: metricsEndpoint, routes: routes, logger: logger)
         routing.loadMetrics = load
         routing.cors = configuration.cors
+        routing.scheme = configuration.scheme
         let router = routing
         let admission = HTTP2ConnectionAdmission(
             maxConnections: configuration.maxConnections,

@@ -109,7 +109,7 @@ struct WebClientTests {
         }
     }
 
-    @Test("RPC answers and the event stream carry CORS headers for an allowed origin only, over HTTP/1.1 and h2c")
+    @Test("RPC answers and the event stream carry CORS headers for an allowed origin; other origins' POSTs are refused")
     func corsOnAnswers() async throws {
         let harness = try await DispatchHarness(configuration: Self.configuration())
         let device = try await harness.registerDevice(user: "ada")
@@ -129,7 +129,22 @@ struct WebClientTests {
                     version, "-H", "Origin: https://evil.example", "-H", "Content-Type: application/json",
                     "-H", "Authorization: Bearer \(token)", "--data-binary", call, url,
                 ])
-                #expect(other.status == 200 && other.headers["access-control-allow-origin"] == nil)
+                // A page of another origin cannot make the service act: refused before anything runs.
+                #expect(other.status == 403 && other.headers["access-control-allow-origin"] == nil)
+                #expect(other.body.contains("is not allowed (SECUREPUSH_CORS_ORIGINS)"))
+                // The service's own pages (the inbox calling push-dispatch) are not cross-origin.
+                let own = try await Self.curl([
+                    version, "-H", "Origin: http://127.0.0.1:\(port)", "-H", "Content-Type: application/json",
+                    "-H", "Authorization: Bearer \(token)", "--data-binary", call, url,
+                ])
+                #expect(own.status == 200 && own.body.contains(device))
+            }
+            // A typeless body (a `no-cors` fetch of a Blob) from another origin, and an opaque `null` origin.
+            for origin in ["https://evil.example", "null"] {
+                let blind = try await Self.curl([
+                    "--http1.1", "-H", "Origin: \(origin)", "-H", "Content-Type:", "--data-binary", call, url,
+                ])
+                #expect(blind.status == 403, "\(origin)")
             }
             // A streaming answer gets them too (the headers go out before the first event).
             let stream = try await Self.curl([

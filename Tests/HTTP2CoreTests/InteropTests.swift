@@ -85,6 +85,19 @@ struct InteropTests {
         #expect(oneByte["closed"] as? Bool == true)
     }
 
+    @Test("an HTTP/1.1 head dripped slower than the request timeout is cut off; a pause between requests is not")
+    func http1SlowHead() async throws {
+        var limits = HTTP2Limits()
+        limits.requestTimeout = .seconds(1)
+        let server = try await TestServer(limits: limits)
+        let slow = try await Subprocess.peer("http1-slow-head", port: server.port)
+        let paused = try await Subprocess.peer("http1-keepalive-pause", port: server.port)
+        await server.shutdown()
+        #expect(slow["closed"] as? Bool == true, "\(slow)")
+        #expect((slow["seconds"] as? Double ?? 99) < 4, "\(slow)")
+        #expect(paused["answers"] as? [String] == ["HTTP/1.1 200 OK", "HTTP/1.1 200 OK"], "\(paused)")
+    }
+
     @Test(
         "in cleartext HTTP/1.1 mode (a scrape port) curl gets the same handler, and HTTP/2 prior knowledge is refused")
     func cleartextHTTP1() async throws {

@@ -138,6 +138,41 @@ let peerScript = #"""
         sock = socket.create_connection(("127.0.0.1", port))
         sock.sendall(PREFACE + frame(4, 0, 0) + frame(1, 5, 1, get_block(b"/slow")))
         print(json.dumps(summary(*read_frames(sock, 5))))
+    elif mode == "http1-slow-head":
+        # an HTTP/1.1 head dripped one header line every 0.25 s for up to 6 s: never complete
+        sock = socket.create_connection(("127.0.0.1", port))
+        sock.settimeout(0.25)
+        started, closed = time.time(), False
+        sock.sendall(b"GET /hello HTTP/1.1\r\nHost: localhost\r\n")
+        while time.time() - started < 6 and not closed:
+            try:
+                closed = sock.recv(65536) == b""
+            except socket.timeout:
+                pass
+            except OSError:
+                closed = True
+            if not closed:
+                try:
+                    sock.sendall(b"X-Drip: a\r\n")
+                except OSError:
+                    closed = True
+        print(json.dumps({"closed": closed, "seconds": round(time.time() - started, 2)}))
+    elif mode == "http1-keepalive-pause":
+        # two requests on one connection, the second after a pause longer than the request timeout
+        sock = socket.create_connection(("127.0.0.1", port))
+        sock.settimeout(3)
+        answers = []
+        for pause in (0, 1.5):
+            time.sleep(pause)
+            sock.sendall(b"GET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            data = b""
+            while b"hello over HTTP/1" not in data:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+            answers.append(data.split(b"\r\n", 1)[0].decode())
+        print(json.dumps({"answers": answers}))
     elif mode == "one-byte":
         # undecided between HTTP/1.1 and HTTP/2 ("P" could begin either), then nothing more
         print(json.dumps(raw(b"P", seconds=3)))

@@ -52,5 +52,6 @@ struct CORSSettingsTests {
         #expect(loopback.origins.count == 2)
         let any = try ServiceEnvironment(["SECUREPUSH_CORS_ORIGINS": "*"]).corsPolicy()
         #expect(any.allowsAnyOrigin && any.allows("https://anything.example"))
+        #expect(!any.allows("null") && !any.allows("NULL"), "an opaque origin is never allowed, not even by '*'")
     }
 }
