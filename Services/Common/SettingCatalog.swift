@@ -199,7 +199,7 @@ public enum SettingCatalog {
     public static let mode = ChoiceSetting(
         #"SECUREPUSH_ENV"#, group: .shared, default: "development", names: ["development", "production"],
         usedBy: #"all"#, note: #"a misspelt 'production' would otherwise run with development defaults"#,
-        #"`production` refuses unsafe settings: cleartext on a non-loopback address, `http://` peers to another host, secrets under 32 bytes or published defaults, PostgreSQL without `sslmode=require`, Web Push without an allow-list, a generated signing key, a missing bootstrap client for `up`, every address trusted as a proxy, `/metrics` on a public port, sign-in limits off (see [docs/security.md](security.md#production-mode))"#
+        #"`production` refuses unsafe settings: cleartext on a non-loopback address, `http://` peers to another host, secrets under 32 bytes or published defaults, PostgreSQL without `sslmode=require`, Web Push without an allow-list, `*` or non-loopback `http://` CORS origins, a generated signing key, a missing bootstrap client for `up`, every address trusted as a proxy, `/metrics` on a public port, sign-in limits off (see [docs/security.md](security.md#production-mode))"#
     )
 
     /// `SECUREPUSH_METRICS`.
@@ -366,11 +366,11 @@ public enum SettingCatalog {
         replicaLease.setting,
         Setting(
             #"SECUREPUSH_TLS_CERT_FILE"#, group: .shared, default: #"unset"#, usedBy: #"all"#,
-            #"PEM certificate chain and key: TLS with ALPN `h2` + `http/1.1`; unset: cleartext HTTP/2 (prior knowledge)"#
+            #"PEM certificate chain and key: TLS with ALPN `h2` + `http/1.1`; unset: cleartext HTTP/2 (prior knowledge) and HTTP/1.1"#
         ),
         Setting(
             #"SECUREPUSH_TLS_KEY_FILE"#, group: .shared, default: #"unset"#, usedBy: #"all"#,
-            #"PEM certificate chain and key: TLS with ALPN `h2` + `http/1.1`; unset: cleartext HTTP/2 (prior knowledge)"#
+            #"PEM certificate chain and key: TLS with ALPN `h2` + `http/1.1`; unset: cleartext HTTP/2 (prior knowledge) and HTTP/1.1"#
         ),
         Setting(
             #"SECUREPUSH_CA_FILE"#, group: .shared, default: #"unset"#, usedBy: #"store, dispatch, CLI"#,
