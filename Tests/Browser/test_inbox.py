@@ -1,11 +1,14 @@
 """The web inbox `securepush up` serves, end to end in Chromium: a person signs in through the visible form, turns on
 notifications for this browser, and a message sent with `securepush send` appears decrypted on the page while no
 server component ever holds a readable copy. Also: the device keys the SDK stores are non-extractable, a payload
-with markup is shown as text, and a read-once message cannot be opened twice.
+with markup is shown as text, and a read-once message cannot be opened twice. Two tabs of one browser: only one reads
+the direct channel (a Web Lock), the other gets each message through it (a BroadcastChannel) and takes over when the
+first stops. A malformed URL hash does not break signing in.
 
 Writes .ci/artifacts/inbox.png (the inbox showing a decrypted message).
 """
 
+import json
 import os
 import unittest
 import uuid
@@ -179,6 +182,102 @@ class InboxEndToEndTests(harness.BrowserTestCase, unittest.TestCase):
         self.assertFalse(second["ok"], second)
         self.assertEqual(second["code"], -32010, second)
         self.assertIn("readAt", second["data"] or {}, second)
+
+    LISTEN_JS = """() => {
+      window.__got = [];
+      window.__states = [];
+      window.__listener = window.__sp.listen({
+        onNotification: (m) => window.__got.push(m.error ? {id: m.notificationId, error: String(m.error.code)}
+                                                         : {id: m.notificationId, payload: m.payload}),
+        onState: (s) => window.__states.push(s.state),
+      });
+    }"""
+
+    def test_one_tab_reads_the_direct_channel_and_passes_messages_to_the_others(self):
+        streams = []
+        self.context.on("request", lambda r: streams.append(r) if r.url.endswith("/events") else None)
+        first = harness.open_sdk_page(self.context, self.stack)
+        self.collect_console(first)
+        harness.must(harness.sdk(first, "signIn", {"username": self.username, "password": self.password}), "signIn")
+        enabled = harness.must(harness.sdk(first, "enableNotifications"), "enableNotifications")
+        self.assertEqual(enabled["platform"], "direct", enabled)
+        second = harness.open_sdk_page(self.context, self.stack)
+        self.collect_console(second)
+
+        first.evaluate(self.LISTEN_JS)
+        harness.wait_until(lambda: "connected" in first.evaluate("window.__states"), 15, "the first tab to connect")
+        second.evaluate(self.LISTEN_JS)
+        harness.wait_until(lambda: "another-tab" in second.evaluate("window.__states"), 10,
+                           "the second tab to say it receives through the first")
+
+        plaintext = f"to every tab {uuid.uuid4()}"
+        notification_id = self.stack.send(self.username, plaintext)
+        expected = [{"id": notification_id, "payload": plaintext}]
+        for page in (first, second):
+            harness.wait_until(lambda: page.evaluate("window.__got") == expected, 15,
+                               f"both tabs to get the message (got {page.evaluate('window.__got')})")
+        self.assertEqual(len(streams), 1, [r.url for r in streams])
+        self.assertNotIn("connected", second.evaluate("window.__states"))
+
+        # The first tab stops: the second takes the lock and connects itself.
+        first.evaluate("window.__listener.stop()")
+        harness.wait_until(lambda: "connected" in second.evaluate("window.__states"), 15,
+                           "the second tab to take over")
+        later = f"after the hand-over {uuid.uuid4()}"
+        later_id = self.stack.send(self.username, later)
+        harness.wait_until(lambda: {"id": later_id, "payload": later} in second.evaluate("window.__got"), 15,
+                           "the second tab to receive on its own")
+        self.assertEqual(len(streams), 2)
+        self.assertEqual(first.evaluate("window.__got"), expected, "a stopped tab still received")
+
+    def test_a_page_whose_token_is_refused_refreshes_and_opens(self):
+        page = harness.open_sdk_page(self.context, self.stack)
+        self.collect_console(page)
+        harness.must(harness.sdk(page, "signIn", {"username": self.username, "password": self.password}), "signIn")
+        harness.must(harness.sdk(page, "enableNotifications"), "enableNotifications")
+        refused_token = page.evaluate(harness.IDB_DUMP_JS, "securepush")["securepush"]["records"]["session"]["accessToken"]
+        plaintext = f"after a refused token {uuid.uuid4()}"
+        notification_id = self.stack.send(self.username, plaintext)
+        refused = []
+        auth_calls = []
+        self.context.on("request", lambda r: auth_calls.append(json.loads(r.post_data).get("method"))
+                        if r.url.startswith(self.stack.auth_url) and r.method == "POST" and r.post_data else None)
+
+        def refuse(route):
+            request = route.request
+            if request.method != "POST":
+                return route.fallback()
+            headers = request.headers
+            # The token the page holds (valid by its clock) is refused, and so is the device proof (a clock far off).
+            if headers.get("authorization") == f"Bearer {refused_token}" or "securepush-device-proof" in headers:
+                refused.append("proof" if "securepush-device-proof" in headers else "token")
+                return route.fulfill(status=200, headers={"Content-Type": "application/json",
+                                                          "Access-Control-Allow-Origin": self.stack.origin},
+                                     body=json.dumps({"jsonrpc": "2.0", "id": 1,
+                                                      "error": {"code": -32001, "message": "Unauthenticated"}}))
+            return route.fallback()
+
+        store_rpc = self.stack.store_url + "/rpc"
+        self.context.route(store_rpc, refuse)
+        self.addCleanup(self.context.unroute, store_rpc, refuse)
+        opened = harness.must(harness.sdk(page, "open", notification_id), "open with a refused token")
+        self.assertEqual(opened["payload"], plaintext)
+        self.assertEqual(sorted(set(refused)), ["proof", "token"], refused)
+        self.assertIn("auth.refresh", auth_calls)
+
+    def test_a_malformed_hash_does_not_break_signing_in(self):
+        page = self.context.new_page()
+        self.collect_console(page)
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(self.stack.inbox_url + "#%E0%A4%A")
+        page.get_by_label("Username").fill(self.username)
+        page.get_by_label("Password").fill(self.password)
+        page.get_by_role("button", name="Sign in").click()
+        page.get_by_role("button", name=ENABLE_LABEL).wait_for(state="visible")
+        harness.wait_until(lambda: "Signed in as" in (page.locator("#status").text_content() or ""), 10,
+                           f"the sign-in confirmation (status: {page.locator('#status').text_content()!r})")
+        self.assertEqual(errors, [])
 
 
 if __name__ == "__main__":

@@ -9,7 +9,10 @@ the worker and a `webpush` device whose subscription's endpoint is the mock. The
   the worker, with the session expired, fetches the sealed copy with its device proof, opens it, and shows it;
 - every failure shows the generic notification, and never the id;
 - a read-once message pushed twice: "This message was already read" the second time;
-- two tabs and the worker needing the session at once after it expired keep it (no refresh token is spent twice).
+- two tabs and the worker needing the session at once after it expired keep it (no refresh token is spent twice);
+- enabling again while push-dispatch is unreachable or unavailable keeps the working Web Push device (no downgrade to
+  direct, no unregister, no unsubscribe); a rotated subscription is registered again on page load (syncSubscription);
+- signing out closes the decrypted notifications the worker showed.
 """
 
 import json
@@ -40,6 +43,31 @@ REGISTER_WORKER_JS = """async (path) => {
     });
   }
   return registration.scope;
+}"""
+
+
+# A ServiceWorkerRegistration stand-in whose push manager holds `subscription` (headless Chromium has no push service
+# to subscribe with); the SDK is given it as `serviceWorker`, as an app passes its own registration.
+FAKE_REGISTRATION_JS = """(sub) => {
+  window.__unsubscribed = window.__unsubscribed || 0;
+  const subscription = {endpoint: sub.endpoint, options: {applicationServerKey: null}, toJSON: () => sub,
+                        unsubscribe: async () => { window.__unsubscribed += 1; return true; }};
+  window.__fakeRegistration = {
+    active: {state: 'activated'},
+    pushManager: {
+      getSubscription: async () => subscription,
+      subscribe: async () => { throw new DOMException('no push service in this test', 'AbortError'); },
+    },
+  };
+}"""
+
+WITH_FAKE_REGISTRATION_JS = """async (method) => {
+  try {
+    const value = await window.__sp[method]({serviceWorker: window.__fakeRegistration});
+    return {ok: true, value: JSON.parse(JSON.stringify(value ?? null))};
+  } catch (e) {
+    return {ok: false, code: e && e.code, message: String(e && e.message || e)};
+  }
 }"""
 
 
@@ -289,6 +317,92 @@ class ServiceWorkerTests(harness.BrowserTestCase, unittest.TestCase):
         self.assertGreaterEqual(len(spent), 2, "no refresh happened")
         self.assertEqual(len(spent), len(set(spent)), "a refresh token was presented twice")
         self.assertEqual(self.worker_requests(self.stack.auth_url), [], "the service worker called auth")
+
+    def stored_device(self, page):
+        return page.evaluate(harness.IDB_DUMP_JS, "securepush")["securepush"]["records"].get("device")
+
+    def test_enabling_again_keeps_a_working_web_push_device_through_passing_failures(self):
+        page = self.web_push_browser()
+        page.evaluate(FAKE_REGISTRATION_JS, self.subscription.to_json())
+        device_id = self.device["deviceId"]
+        dispatch_rpc = self.stack.dispatch_url + "/rpc"
+        failing = {}  # method -> "abort" | JSON-RPC error code
+
+        def interfere(route):
+            request = route.request
+            method = json.loads(request.post_data or "{}").get("method") if request.method == "POST" else None
+            how = failing.get(method)
+            if how is None:
+                return route.fallback()
+            if how == "abort":
+                return route.abort("connectionrefused")
+            route.fulfill(status=200, headers={"Content-Type": "application/json"},
+                          body=json.dumps({"jsonrpc": "2.0", "id": 1,
+                                           "error": {"code": how, "message": "Dependency unavailable",
+                                                     "data": {"dependency": "auth"}}}))
+
+        self.context.route(dispatch_rpc, interfere)
+        self.addCleanup(self.context.unroute, dispatch_rpc, interfere)
+        before = len(self.requests)
+
+        # push-dispatch cannot be asked for its VAPID key: the subscription the browser has is registered again.
+        failing.update({"devices.webPushKey": "abort"})
+        enabled = page.evaluate(WITH_FAKE_REGISTRATION_JS, "enableNotifications")
+        self.assertTrue(enabled["ok"], enabled)
+        self.assertEqual((enabled["value"]["platform"], enabled["value"]["deviceId"]), ("webpush", device_id), enabled)
+
+        # Nothing answers, or push-dispatch is unavailable (-32050): the call fails, the device stays as it was.
+        for name, how in [("unreachable", "abort"), ("-32050", -32050)]:
+            with self.subTest(name):
+                failing.update({"devices.webPushKey": how, "devices.register": how})
+                result = page.evaluate(WITH_FAKE_REGISTRATION_JS, "enableNotifications")
+                self.assertFalse(result["ok"], result)
+                self.assertEqual(result["code"], "network" if how == "abort" else -32050, result)
+                stored = self.stored_device(page)
+                self.assertEqual((stored["deviceId"], stored["platform"]), (device_id, "webpush"), stored)
+        failing.clear()
+
+        methods = [json.loads(r.post_data).get("method") for r in self.requests[before:]
+                   if r.url == dispatch_rpc and r.method == "POST" and r.post_data]
+        self.assertNotIn("devices.unregister", methods)
+        self.assertEqual(page.evaluate("window.__unsubscribed"), 0, "the push subscription was unsubscribed")
+        devices = harness.must(harness.sdk(page, "devices"), "devices")
+        self.assertEqual([(d["deviceId"], d["platform"], d["active"]) for d in devices],
+                         [(device_id, "webpush", True)], devices)
+
+        # And it still receives: a message sent now reaches its subscription.
+        notification_id = self.stack.send(self.username, f"still here {uuid.uuid4()}")
+        self.push_from_dispatch(notification_id, count=1)
+
+    def test_a_rotated_subscription_is_registered_again_on_page_load(self):
+        page = self.web_push_browser()
+        old = self.subscription
+        rotated = self.mock.subscribe()
+        page.evaluate(FAKE_REGISTRATION_JS, rotated.to_json())
+        synced = page.evaluate(WITH_FAKE_REGISTRATION_JS, "syncSubscription")
+        self.assertTrue(synced["ok"] and synced["value"]["changed"], synced)
+        stored = self.stored_device(page)
+        self.assertEqual((stored["platform"], stored["endpoint"]), ("webpush", rotated.to_json()["endpoint"]), stored)
+        again = page.evaluate(WITH_FAKE_REGISTRATION_JS, "syncSubscription")
+        self.assertEqual(again["value"]["changed"], False, again)
+        devices = harness.must(harness.sdk(page, "devices"), "devices")
+        self.assertEqual([d["deviceId"] for d in devices], [stored["deviceId"]], devices)
+        # Pushes go to the new subscription.
+        self.subscription = rotated
+        notification_id = self.stack.send(self.username, f"after rotation {uuid.uuid4()}")
+        self.push_from_dispatch(notification_id)
+        self.assertEqual([r for r in self.mock.received if r.name == old.name], [],
+                         "the old subscription was pushed to after the rotation")
+
+    def test_signing_out_closes_the_decrypted_notifications(self):
+        page = self.web_push_browser()
+        plaintext = f"secret in the tray {uuid.uuid4()}"
+        notification_id = self.stack.send(self.username, plaintext)
+        data = self.push_from_dispatch(notification_id)
+        self.assertEqual(self.worker.push_and_read(data)["body"], plaintext)
+        harness.must(harness.sdk(page, "signOut"), "signOut")
+        harness.wait_until(lambda: self.worker.notifications() == [], 10,
+                           "signOut to close the worker's notifications")
 
 
 if __name__ == "__main__":

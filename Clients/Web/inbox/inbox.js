@@ -103,6 +103,8 @@ async function showApp() {
   if (device && device.userId === session.userId) {
     showMode(device.platform);
     if (device.platform === 'direct') startListening();
+    // A push subscription the browser rotated while no page was open: register the new one.
+    if (device.platform === 'webpush') sp.syncSubscription({ serviceWorker: registration ?? undefined });
   } else {
     $('mode').hidden = true;
   }
@@ -272,7 +274,12 @@ async function openNotification(notificationId, { focus = false } = {}) {
 }
 
 async function openFromHash() {
-  const id = decodeURIComponent(location.hash.slice(1));
+  let id;
+  try {
+    id = decodeURIComponent(location.hash.slice(1));
+  } catch {
+    return; // a malformed hash (say "#%E0%A4%A"): nothing to open
+  }
   if (id && /^[0-9A-Za-z-]{1,128}$/.test(id) && sp?.isSignedIn()) await openNotification(id);
 }
 

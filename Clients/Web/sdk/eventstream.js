@@ -5,18 +5,52 @@
 import { SecurePushError, ErrorCodes } from './errors.js';
 import { joinURL } from './rpc.js';
 
-/** Splits a text/event-stream into events (WHATWG server-sent events): `{id, event, data}`. */
+/** The longest line, and the most data of one event, the parser keeps (characters): a stream past it is dropped. */
+export const MAX_EVENT_BYTES = 64 * 1024;
+/** How many notification ids a stream remembers as handled (the most recent ones). */
+export const MAX_SEEN_IDS = 1000;
+/** How long a connection may take to answer with its headers. */
+export const CONNECT_TIMEOUT_MS = 15000;
+/** How long a connected stream may stay silent (push-dispatch writes `: keepalive` every 15 s) before it is dropped. */
+export const IDLE_TIMEOUT_MS = 45000;
+
+/**
+ * Splits a text/event-stream into events (WHATWG server-sent events): `{id, event, data}`. A line or an event's data
+ * longer than `maxBytes` (default 64 KiB) throws SecurePushError 'oversized': the stream is not what push-dispatch
+ * sends, and is dropped (and reconnected) instead of growing without bound.
+ */
 export class ServerSentEventParser {
   #buffer = '';
   #id = null;
   #name = null;
   #data = '';
   #hasData = false;
+  #maxBytes;
+
+  constructor({ maxBytes = MAX_EVENT_BYTES } = {}) {
+    this.#maxBytes = maxBytes;
+  }
 
   /** Feeds text; returns the events it completed. */
   feed(text) {
     this.#buffer += text;
     const events = [];
+    try {
+      this.#drain(events);
+    } catch (error) {
+      this.#buffer = '';
+      this.#data = '';
+      this.#hasData = false;
+      throw error;
+    }
+    if (this.#buffer.length > this.#maxBytes) {
+      this.#buffer = '';
+      throw new SecurePushError(ErrorCodes.oversized, `an event-stream line is longer than ${this.#maxBytes} bytes`);
+    }
+    return events;
+  }
+
+  #drain(events) {
     for (;;) {
       const match = /\r\n|\r|\n/.exec(this.#buffer);
       if (!match) break;
@@ -27,7 +61,6 @@ export class ServerSentEventParser {
       const event = this.#line(line);
       if (event) events.push(event);
     }
-    return events;
   }
 
   #line(line) {
@@ -45,6 +78,10 @@ export class ServerSentEventParser {
     let value = colon < 0 ? '' : line.slice(colon + 1);
     if (value.startsWith(' ')) value = value.slice(1);
     if (field === 'data') {
+      const grown = this.#hasData ? this.#data.length + 1 + value.length : value.length;
+      if (grown > this.#maxBytes) {
+        throw new SecurePushError(ErrorCodes.oversized, `an event's data is longer than ${this.#maxBytes} bytes`);
+      }
       this.#data = this.#hasData ? this.#data + '\n' + value : value;
       this.#hasData = true;
     } else if (field === 'id') {
@@ -98,7 +135,8 @@ function formatSeconds(ms) {
  * `{state: 'connecting'}` "connecting to push-dispatch at <url>…" (once), `{state: 'connected'}` "connected:
  * listening for secure notifications on device <id>", `{state: 'reconnected'}` "reconnected", `{state:
  * 'disconnected', reason, retryInMs}` "connection lost: … — retrying in N s" / "not connected: …" / "still not
- * connected: …", `{state: 'stopped', reason?}` when it ended for good (stop(), signed out, device refused).
+ * connected: …", `{state: 'another-tab'}` while another tab of this browser holds the stream, `{state: 'stopped',
+ * reason?}` when it ended for good (stop(), signed out, device refused).
  */
 export class ConnectionReporter {
   #everConnected = false;
@@ -168,6 +206,15 @@ export class ConnectionReporter {
     });
   }
 
+  /** Another tab of this browser holds the stream (Web Lock): this one receives through it. */
+  elsewhere() {
+    this.#emit({
+      state: 'another-tab',
+      deviceId: this.deviceId,
+      message: 'receiving through another tab of this browser (it holds the connection to push-dispatch)',
+    });
+  }
+
   stopped(reason) {
     this.#connected = false;
     this.#emit({
@@ -200,15 +247,67 @@ function sleep(ms, signal) {
   });
 }
 
+/** A bounded set of recent ids: the oldest is forgotten past `limit`. */
+class RecentIds {
+  #ids = new Set();
+  #limit;
+
+  constructor(limit) {
+    this.#limit = limit;
+  }
+
+  has(id) {
+    return this.#ids.has(id);
+  }
+
+  add(id) {
+    this.#ids.delete(id);
+    this.#ids.add(id);
+    while (this.#ids.size > this.#limit) this.#ids.delete(this.#ids.values().next().value);
+  }
+
+  delete(id) {
+    this.#ids.delete(id);
+  }
+}
+
+/**
+ * An AbortSignal that aborts when `signal` or `local` does: AbortSignal.any where the browser has it, else forwarded
+ * by hand. (Not AbortSignal.timeout: its timer could not be stopped once the headers arrived, and it would then cut
+ * a healthy stream; the connect and idle deadlines are one resettable timer on `local`.)
+ */
+function eitherSignal(signal, local) {
+  if (typeof AbortSignal.any === 'function') return { signal: AbortSignal.any([signal, local.signal]), release() {} };
+  const onAbort = () => local.abort(signal.reason);
+  if (signal.aborted) local.abort(signal.reason);
+  else signal.addEventListener('abort', onAbort, { once: true });
+  return { signal: local.signal, release: () => signal.removeEventListener('abort', onAbort) };
+}
+
 /**
  * Runs the event stream of `deviceId` until `signal` aborts or the stream is refused for good.
- * - `accessToken()` returns a valid access token (refreshing when needed); `refresh(staleToken)` renews it after a 401.
- * - `onNotify({notificationId, traceparent})` is awaited for each new id (ids already handled in this run are skipped);
- *   it returns false to have the id offered again after a reconnect.
+ * - `accessToken()` returns a valid access token (refreshing when needed); `refresh(staleToken)` renews it after a 401
+ *   (once: a second 401 in a row backs off).
+ * - `onNotify({notificationId, traceparent})` is awaited for each new id (the last 1,000 ids handled in this run are
+ *   skipped); it returns false to have the id offered again after a reconnect.
+ * - A connection must answer with its headers within `connectTimeoutMs` (15 s) and, once up, send something (an
+ *   event or push-dispatch's `: keepalive`, every 15 s) at least every `idleTimeoutMs` (45 s); else it is dropped and
+ *   reconnected. A line or an event's data over 64 KiB drops it too.
  * Backoff: 1 s doubling to 30 s with jitter for failures in a row; a stream that was up reconnects after ~1 s.
  */
-export async function runEventStream({ dispatchURL, deviceId, accessToken, refresh, onNotify, reporter, signal }) {
-  const seen = new Set();
+export async function runEventStream({
+  dispatchURL,
+  deviceId,
+  accessToken,
+  refresh,
+  onNotify,
+  reporter,
+  signal,
+  connectTimeoutMs = CONNECT_TIMEOUT_MS,
+  idleTimeoutMs = IDLE_TIMEOUT_MS,
+  maxEventBytes = MAX_EVENT_BYTES,
+}) {
+  const seen = new RecentIds(MAX_SEEN_IDS);
   let backoff = INITIAL_BACKOFF_MS;
   let unauthorizedInARow = 0;
   const url = joinURL(dispatchURL, `/devices/${encodeURIComponent(deviceId)}/events`);
@@ -217,39 +316,62 @@ export async function runEventStream({ dispatchURL, deviceId, accessToken, refre
     let failure = null;
     let connected = false;
     let token = null;
+    const local = new AbortController();
+    const linked = eitherSignal(signal, local);
+    let timer = null;
+    let timedOut = null;
+    const arm = (ms, what) => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        timedOut = new SecurePushError(ErrorCodes.timeout, what);
+        local.abort(timedOut);
+      }, ms);
+    };
     try {
       token = await accessToken();
+      arm(connectTimeoutMs, `push-dispatch did not answer within ${formatSeconds(connectTimeoutMs)}`);
       const response = await fetch(url, {
         method: 'GET',
         headers: { Authorization: `Bearer ${token}`, Accept: 'text/event-stream' },
         mode: 'cors',
         credentials: 'omit',
         cache: 'no-store',
-        signal,
+        signal: linked.signal,
       });
       if (response.status === 200) {
         connected = true;
         unauthorizedInARow = 0;
         reporter.connected();
-        const parser = new ServerSentEventParser();
+        const idle = `no data from push-dispatch for ${formatSeconds(idleTimeoutMs)}`;
+        arm(idleTimeoutMs, idle);
+        const parser = new ServerSentEventParser({ maxBytes: maxEventBytes });
         const decoder = new TextDecoder();
         const reader = response.body.getReader();
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          for (const event of parser.feed(decoder.decode(value, { stream: true }))) {
-            const notify = notifyParams(event);
-            if (!notify || seen.has(notify.notificationId)) continue;
-            seen.add(notify.notificationId);
-            const handled = await onNotify(notify);
-            if (handled === false) seen.delete(notify.notificationId);
+        try {
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) break;
+            arm(idleTimeoutMs, idle); // every chunk (a keepalive too) proves the connection is alive
+            for (const event of parser.feed(decoder.decode(value, { stream: true }))) {
+              const notify = notifyParams(event);
+              if (!notify || seen.has(notify.notificationId)) continue;
+              seen.add(notify.notificationId);
+              // Handling (opening, acknowledging) has its own timeouts; the stream's silence meanwhile is not news.
+              clearTimeout(timer);
+              const handled = await onNotify(notify);
+              if (handled === false) seen.delete(notify.notificationId);
+              arm(idleTimeoutMs, idle);
+            }
           }
+        } finally {
+          reader.cancel().catch(() => {});
         }
         // The server ended a healthy stream (restart, token expiry): reconnect soon.
       } else if (response.status === 401) {
+        clearTimeout(timer);
         response.body?.cancel().catch(() => {});
         unauthorizedInARow += 1;
-        if (unauthorizedInARow <= 2) {
+        if (unauthorizedInARow <= 1) {
           await refresh(token);
           continue;
         }
@@ -278,7 +400,11 @@ export async function runEventStream({ dispatchURL, deviceId, accessToken, refre
         // The session cannot be renewed (refresh token spent or revoked): sign in again.
         if (error.code === ErrorCodes.unauthenticated) throw error;
       }
-      failure = error;
+      failure = timedOut ?? error;
+    } finally {
+      clearTimeout(timer);
+      linked.release();
+      local.abort(); // whatever is left of this connection
     }
     if (signal.aborted) break;
     if (connected) backoff = INITIAL_BACKOFF_MS;

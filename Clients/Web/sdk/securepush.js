@@ -53,6 +53,10 @@ export const PUSH_TIMEOUT_MS = 10000;
 export const MAX_PAYLOAD_BYTES = 64 * 1024;
 /** The Web Locks name under which pages refresh the session (one refresh at a time per origin). */
 export const REFRESH_LOCK = 'securepush-refresh';
+/** The Web Lock a tab holds while it reads a device's direct channel: `securepush-listen:<deviceId>`. */
+export const LISTEN_LOCK_PREFIX = 'securepush-listen:';
+/** The BroadcastChannel over which the listening tab passes notifications to the other tabs of this origin. */
+export const LISTEN_CHANNEL = 'securepush';
 
 const IN_SERVICE_WORKER =
   typeof ServiceWorkerGlobalScope !== 'undefined' && globalThis instanceof ServiceWorkerGlobalScope;
@@ -125,6 +129,21 @@ function isTransient(error) {
     ErrorCodes.unauthenticated,
     ErrorCodes.notSignedIn,
   ].includes(error.code);
+}
+
+/** Web Push is definitely not available here (enableNotifications then registers a direct device). */
+class WebPushRefused extends Error {}
+
+function isWebPushNotConfigured(error) {
+  return error instanceof SecurePushError && error.code === ErrorCodes.notFound;
+}
+
+/** push-dispatch refused a Web Push registration for good (not a passing failure): -32602, -32003, -32004. */
+function refusesSubscription(error) {
+  return (
+    error instanceof SecurePushError &&
+    [ErrorCodes.invalidParams, ErrorCodes.forbidden, ErrorCodes.notFound].includes(error.code)
+  );
 }
 
 /**
@@ -348,7 +367,8 @@ export class SecurePush {
 
   /**
    * Signs out: unless `keepDevice`, unregisters this browser's device (`devices.unregister`), ends its Web Push
-   * subscription and deletes its keys; then revokes the session (`auth.logout`) and forgets the tokens. Server errors
+   * subscription, closes the notifications its service worker(s) show (decrypted messages must not outlive the
+   * session in the tray) and deletes its keys; then revokes the session (`auth.logout`) and forgets the tokens. Server errors
    * do not stop the local clean-up.
    */
   async signOut({ keepDevice = false } = {}) {
@@ -365,6 +385,7 @@ export class SecurePush {
         }
       }
       await this.#unsubscribePush(device);
+      await closeShownNotifications();
       await this.#store.delete('device');
       await this.#store.delete('deviceKey');
     }
@@ -545,10 +566,15 @@ export class SecurePush {
   /**
    * Turns notifications on for this browser: asks for notification permission, makes the device key, subscribes to
    * Web Push with push-dispatch's VAPID key (`devices.webPushKey`) through `serviceWorker` (a
-   * ServiceWorkerRegistration; default: this page's), and registers a sealed `webpush` device — or, when any of that
-   * is not possible, a sealed `direct` device (read with listen() while a page is open). Enabling again reuses the
-   * device. Returns `{deviceId, platform: 'webpush'|'direct', sealed: true, permission, reason?}` (`reason`: why Web
-   * Push was not used).
+   * ServiceWorkerRegistration; default: this page's), and registers a sealed `webpush` device — or, when Web Push is
+   * definitely not possible (permission not granted, no service worker with a push manager, the browser's push
+   * service refusing to subscribe, push-dispatch answering -32004 "Web Push not configured" or refusing the
+   * subscription with -32602/-32003/-32004), a sealed `direct` device (read with listen() while a page is open).
+   * Any other failure (push-dispatch unreachable or -32050, a timeout, a worker that does not activate) is thrown and
+   * the device this browser already has is left as it was. Enabling again reuses the device: a `webpush` device
+   * keeps its subscription (`pushManager.getSubscription()`, even when push-dispatch cannot be asked for its key).
+   * Returns `{deviceId, platform: 'webpush'|'direct', sealed: true, permission, reason?}` (`reason`: why Web Push
+   * was not used).
    */
   async enableNotifications({ serviceWorker, name } = {}) {
     // Asked first, while the click that called us still counts as a user gesture.
@@ -560,19 +586,22 @@ export class SecurePush {
         permission = globalThis.Notification.permission;
       }
     }
-    if (!this.#session && !(await this.#loadSession())) {
-      throw new SecurePushError(ErrorCodes.notSignedIn, 'sign in first');
-    }
+    const session = this.#session ?? (await this.#loadSession());
+    if (!session) throw new SecurePushError(ErrorCodes.notSignedIn, 'sign in first');
     await this.#ensureDeviceKey();
+    const stored = await this.#store.get('device');
+    const previous = stored && stored.userId === session.userId ? stored : null;
     let reason;
     let subscription = null;
+    let fresh = false;
     if (permission !== 'granted') {
       reason = `notification permission is ${permission}`;
     } else {
       try {
-        subscription = await this.#subscribe(serviceWorker);
+        ({ subscription, fresh } = await this.#subscribe(serviceWorker, previous));
       } catch (error) {
-        reason = error?.message ?? String(error);
+        if (!(error instanceof WebPushRefused)) throw error; // passing: the device stays as it is
+        reason = error.message;
       }
     }
     if (subscription) {
@@ -580,36 +609,131 @@ export class SecurePush {
         const result = await this.registerDevice({ subscription, name });
         return { ...result, sealed: true, permission };
       } catch (error) {
-        if (error instanceof SecurePushError && error.code === ErrorCodes.notSignedIn) throw error;
+        if (!refusesSubscription(error)) throw error; // passing (network, -32050, …): leave the device alone
         reason = `push-dispatch refused the Web Push subscription: ${error?.message ?? error}`;
         // A subscription push-dispatch will not use (its push service is not allowed, say) only costs the push service.
-        if (typeof subscription.unsubscribe === 'function') await subscription.unsubscribe().catch(() => {});
+        if (fresh && typeof subscription.unsubscribe === 'function') await subscription.unsubscribe().catch(() => {});
       }
     }
     const result = await this.registerDevice({ name });
     return { ...result, sealed: true, permission, ...(reason ? { reason } : {}) };
   }
 
-  async #subscribe(serviceWorker) {
+  /**
+   * The push subscription to register: `{subscription, fresh}`. Throws WebPushRefused when Web Push is definitely not
+   * available here, anything else (passing failures) as it is.
+   */
+  async #subscribe(serviceWorker, previous) {
     let registration = serviceWorker;
     if (!registration) {
       registration = await globalThis.navigator?.serviceWorker?.getRegistration?.();
     }
-    if (!registration?.pushManager) throw new Error('no service worker with Web Push');
-    await waitUntilActive(registration, 10000);
+    if (!registration?.pushManager) throw new WebPushRefused('no service worker with Web Push');
     const params = this.#appId !== undefined ? { appId: this.#appId } : {};
-    const { vapidPublicKey } = await this.#rpc('dispatchURL', 'devices.webPushKey', params);
-    const serverKey = base64urlDecode(vapidPublicKey);
-    let subscription = await registration.pushManager.getSubscription();
-    if (subscription) {
-      const current = subscription.options?.applicationServerKey;
-      if (!current || !sameBytes(new Uint8Array(current), serverKey)) {
-        await subscription.unsubscribe();
-        subscription = null;
+    let existing = null;
+    if (previous?.platform === 'webpush') existing = await registration.pushManager.getSubscription().catch(() => null);
+    if (existing) {
+      // A working Web Push device: keep its subscription. push-dispatch's key is only checked when it answers.
+      let vapidPublicKey = null;
+      try {
+        ({ vapidPublicKey } = await this.#rpc('dispatchURL', 'devices.webPushKey', params));
+      } catch (error) {
+        if (isWebPushNotConfigured(error)) throw new WebPushRefused('Web Push is not configured on push-dispatch');
       }
+      const current = existing.options?.applicationServerKey;
+      if (!vapidPublicKey || !current || sameBytes(new Uint8Array(current), base64urlDecode(vapidPublicKey))) {
+        return { subscription: existing, fresh: false };
+      }
+      // push-dispatch has a new VAPID key: the old subscription cannot be pushed to any more.
     }
-    subscription ??= await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: serverKey });
-    return subscription;
+    await waitUntilActive(registration, 10000);
+    let vapidPublicKey;
+    try {
+      ({ vapidPublicKey } = await this.#rpc('dispatchURL', 'devices.webPushKey', params));
+    } catch (error) {
+      if (isWebPushNotConfigured(error)) throw new WebPushRefused('Web Push is not configured on push-dispatch');
+      throw error;
+    }
+    const serverKey = base64urlDecode(vapidPublicKey);
+    existing = await registration.pushManager.getSubscription();
+    if (existing) {
+      const current = existing.options?.applicationServerKey;
+      if (current && sameBytes(new Uint8Array(current), serverKey)) return { subscription: existing, fresh: false };
+      await existing.unsubscribe();
+      existing = null;
+    }
+    try {
+      const subscription = await registration.pushManager.subscribe({
+        userVisibleOnly: true,
+        applicationServerKey: serverKey,
+      });
+      return { subscription, fresh: true };
+    } catch (error) {
+      // The browser (its push service) refused: no Web Push here.
+      throw new WebPushRefused(`the browser could not subscribe to Web Push: ${error?.message ?? error}`);
+    }
+  }
+
+  /**
+   * Re-registers this browser's `webpush` device when its push subscription changed (the browser or the push service
+   * rotated it): call on page load, with the service worker registration. Compares `pushManager.getSubscription()`
+   * with the endpoint the device was registered with and registers the current one (subscribing again, with the same
+   * VAPID key, when the subscription is gone and permission is granted). Returns `{changed, deviceId?, reason?}`;
+   * failures are returned as `reason`, never thrown.
+   */
+  async syncSubscription({ serviceWorker } = {}) {
+    try {
+      const session = await this.#loadSession();
+      const device = await this.#store.get('device');
+      if (!session || !device || device.platform !== 'webpush' || device.userId !== session.userId) {
+        return { changed: false };
+      }
+      const registration =
+        serviceWorker ?? (await globalThis.navigator?.serviceWorker?.getRegistration?.());
+      if (!registration?.pushManager) return { changed: false, reason: 'no service worker with Web Push' };
+      let subscription = await registration.pushManager.getSubscription();
+      if (!subscription) {
+        if (globalThis.Notification?.permission !== 'granted') {
+          return { changed: false, reason: 'the push subscription is gone and notification permission is not granted' };
+        }
+        ({ subscription } = await this.#subscribe(registration, null));
+      }
+      if (subscription.endpoint === device.endpoint) return { changed: false, deviceId: device.deviceId };
+      const result = await this.registerDevice({ subscription });
+      return { changed: true, deviceId: result.deviceId };
+    } catch (error) {
+      return { changed: false, reason: describeError(error) };
+    }
+  }
+
+  /**
+   * Handles a `pushsubscriptionchange` event in a service worker: `event.waitUntil(sp.handleSubscriptionChange(event))`.
+   * Registers the new subscription (`event.newSubscription`, else the registration's current one, else a new one with
+   * the old subscription's key) with the access token while it is valid; a worker never refreshes, so otherwise the
+   * next page load re-registers it (syncSubscription). Never throws; resolves to `{changed, deviceId?, reason?}`.
+   */
+  async handleSubscriptionChange(event, { registration = globalThis.registration } = {}) {
+    try {
+      const device = await this.#store.get('device');
+      if (!device || device.platform !== 'webpush') return { changed: false, reason: 'no webpush device here' };
+      let subscription = event?.newSubscription ?? (await registration?.pushManager?.getSubscription());
+      if (!subscription) {
+        const applicationServerKey = event?.oldSubscription?.options?.applicationServerKey;
+        if (!applicationServerKey || !registration?.pushManager) {
+          return { changed: false, reason: 'no new subscription' };
+        }
+        subscription = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey });
+      }
+      if (subscription.endpoint === device.endpoint) return { changed: false, deviceId: device.deviceId };
+      const session = await this.#loadSession();
+      if (!accessTokenIsValid(session) || session.userId !== device.userId) {
+        return { changed: false, reason: 'no valid access token: a page re-registers it' };
+      }
+      const result = await this.registerDevice({ subscription });
+      return { changed: true, deviceId: result.deviceId };
+    } catch (error) {
+      return { changed: false, reason: describeError(error) };
+    }
   }
 
   /** The signed-in user's devices (`devices.list`). */
@@ -693,11 +817,23 @@ export class SecurePush {
     } catch (refused) {
       if (needsProof(refused)) return withProof(); // read-once sealed copy: only the device's proof consumes it
       if (refused instanceof SecurePushError && refused.code === ErrorCodes.unauthenticated) {
+        let proofError;
         try {
           return await withProof(); // the token was refused; the key may still fetch
         } catch (error) {
           if (error instanceof SecurePushError && error.code === ErrorCodes.gone) throw error;
-          throw refused;
+          proofError = error;
+        }
+        if (!this.#canRefresh) throw refused;
+        // A page: the token alone again, through the refreshing path (a refused token is refreshed, then retried).
+        try {
+          return await this.#authorized(async (t) => {
+            if (t === session.accessToken) throw refused; // the same token was refused a moment ago: refresh it
+            return this.#rpc('storeURL', 'store.get', params, { ...options, token: t });
+          });
+        } catch (error) {
+          if (needsProof(error)) throw proofError;
+          throw error;
         }
       }
       throw refused;
@@ -750,60 +886,76 @@ export class SecurePush {
    * throws; resolves to `{shown: 'message'|'generic'|'already-read'|'none', notificationId?, reason?}`.
    */
   async handlePush(event, { registration = globalThis.registration, timeoutMs = PUSH_TIMEOUT_MS } = {}) {
-    let notificationId;
+    // The deadline starts here, before anything is awaited (IndexedDB, the network): whatever hangs, the generic
+    // notification is shown in time. Only this function shows notifications, so nothing late replaces it.
+    const limit = deadline(undefined, timeoutMs);
+    const state = { notificationId: undefined };
+    const TIMED_OUT = Symbol('timed out');
+    const expired = new Promise((resolve) => {
+      if (limit.signal.aborted) resolve(TIMED_OUT);
+      limit.signal.addEventListener('abort', () => resolve(TIMED_OUT), { once: true });
+    });
+    let outcome;
     try {
-      const data = readPushData(event);
-      if (data && typeof data.securepushChallenge === 'string') {
-        await this.#answerChallenge(data);
-        return { shown: 'none', kind: 'challenge' };
-      }
-      if (!data || !isUUIDish(data.secureId)) {
-        return await this.#showGeneric(registration, undefined, 'push data is not {"secureId": …}');
-      }
-      notificationId = data.secureId;
-      const key = await this.#loadDeviceKey();
-      if (!key) return await this.#showGeneric(registration, notificationId, 'no device key in this browser');
-      const limit = deadline(undefined, timeoutMs);
-      let opened;
-      try {
-        opened = await Promise.race([
-          this.open(notificationId, {
-            traceparent: isTraceparent(data.traceparent) ? data.traceparent : undefined,
-            signal: limit.signal,
-            timeoutMs,
-          }),
-          new Promise((_, reject) =>
-            limit.signal.addEventListener('abort', () =>
-              reject(new SecurePushError(ErrorCodes.timeout, 'timed out')),
-            ),
-          ),
-        ]);
-      } finally {
-        limit.cancel();
-      }
-      const { title, body } = presentPayload(opened.payload);
-      await registration.showNotification(title, {
-        body,
-        tag: notificationId,
-        data: { notificationId },
-      });
-      this.#tellWindows({ type: 'securepush-push', notificationId, payload: opened.payload });
-      return { shown: 'message', notificationId };
-    } catch (error) {
-      if (error instanceof SecurePushError && error.code === ErrorCodes.gone) {
-        try {
-          await registration.showNotification(MESSAGE_TITLE, {
-            body: ALREADY_READ_BODY,
-            tag: notificationId,
-            data: { notificationId },
-          });
-          return { shown: 'already-read', notificationId };
-        } catch {
-          // fall through to the generic one
-        }
-      }
-      return this.#showGeneric(registration, notificationId, describeError(error));
+      outcome = await Promise.race([
+        this.#pushOutcome(event, state, limit.signal, timeoutMs).then(
+          (value) => ({ value }),
+          (error) => ({ error }),
+        ),
+        expired,
+      ]);
+    } finally {
+      limit.cancel();
     }
+    const notificationId = state.notificationId;
+    if (outcome === TIMED_OUT) {
+      return this.#showGeneric(registration, notificationId, `${ErrorCodes.timeout}: timed out after ${timeoutMs} ms`);
+    }
+    if (outcome.value?.generic) return this.#showGeneric(registration, notificationId, outcome.value.generic);
+    if (outcome.value?.challenge) return { shown: 'none', kind: 'challenge' };
+    if (outcome.value?.opened) {
+      try {
+        const { title, body } = presentPayload(outcome.value.opened.payload);
+        await registration.showNotification(title, { body, tag: notificationId, data: { notificationId } });
+        this.#tellWindows({ type: 'securepush-push', notificationId, payload: outcome.value.opened.payload });
+        return { shown: 'message', notificationId };
+      } catch (error) {
+        return this.#showGeneric(registration, notificationId, describeError(error));
+      }
+    }
+    const error = outcome.error;
+    if (error instanceof SecurePushError && error.code === ErrorCodes.gone) {
+      try {
+        await registration.showNotification(MESSAGE_TITLE, {
+          body: ALREADY_READ_BODY,
+          tag: notificationId,
+          data: { notificationId },
+        });
+        return { shown: 'already-read', notificationId };
+      } catch {
+        // fall through to the generic one
+      }
+    }
+    return this.#showGeneric(registration, notificationId, describeError(error));
+  }
+
+  /** What a push asks for: `{challenge}`, `{generic: reason}` or `{opened}`; throws what open() throws. */
+  async #pushOutcome(event, state, signal, timeoutMs) {
+    const data = readPushData(event);
+    if (data && typeof data.securepushChallenge === 'string') {
+      await this.#answerChallenge(data);
+      return { challenge: true };
+    }
+    if (!data || !isUUIDish(data.secureId)) return { generic: 'push data is not {"secureId": …}' };
+    state.notificationId = data.secureId;
+    const key = await this.#loadDeviceKey();
+    if (!key) return { generic: 'no device key in this browser' };
+    const opened = await this.open(data.secureId, {
+      traceparent: isTraceparent(data.traceparent) ? data.traceparent : undefined,
+      signal,
+      timeoutMs,
+    });
+    return { opened };
   }
 
   async #showGeneric(registration, notificationId, reason) {
@@ -862,9 +1014,14 @@ export class SecurePush {
    * with the bearer token), reconnecting with backoff. Each id is opened and given to `onNotification(opened)` (or
    * `onNotification({notificationId, error})` when it could not be opened), then acknowledged (`devices.ack`).
    * `onState({state, message, ...})` gets the states the CLI's `listen` prints: connecting, connected, reconnected,
-   * disconnected (with `retryInMs`), stopped. Returns `{stop(), done}`.
+   * disconnected (with `retryInMs`), stopped — and `another-tab` while another tab of this browser holds the stream.
+   *
+   * One tab listens per device: the stream is read under the Web Lock `securepush-listen:<deviceId>` (held until
+   * stop(), or the tab closes; the next waiting tab then takes over), and the listening tab passes each notification
+   * (opened or failed) to the other tabs over the BroadcastChannel `securepush`, whose `onNotification` is called too.
+   * Returns `{stop(), done, deviceId}`.
    */
-  listen({ onNotification, onState } = {}) {
+  listen({ onNotification, onState, connectTimeoutMs, idleTimeoutMs } = {}) {
     if (IN_SERVICE_WORKER) throw new SecurePushError(ErrorCodes.unsupported, 'listen() runs in a page');
     const controller = new AbortController();
     const reporter = new ConnectionReporter({ dispatchURL: this.#config.dispatchURL, deviceId: null, onState });
@@ -873,6 +1030,15 @@ export class SecurePush {
       deviceId: null,
       done: null,
     };
+    const deliver = async (result) => {
+      try {
+        await onNotification?.(result);
+      } catch {
+        // the page's handler failing does not stop the stream
+      }
+    };
+    let channel = null;
+    let holding = false;
     handle.done = (async () => {
       const device = await this.#store.get('device');
       if (!device?.deviceId || device.platform !== 'direct') {
@@ -880,48 +1046,128 @@ export class SecurePush {
       }
       handle.deviceId = device.deviceId;
       reporter.deviceId = device.deviceId;
-      await runEventStream({
-        dispatchURL: this.#config.dispatchURL,
-        deviceId: device.deviceId,
-        signal: controller.signal,
-        reporter,
-        accessToken: async () => {
-          const token = await this.accessToken();
-          if (!token) throw new SecurePushError(ErrorCodes.unauthenticated, 'the session expired');
-          return token;
-        },
-        refresh: (stale) => this.#refresh(stale),
-        onNotify: async ({ notificationId, traceparent }) => {
-          let opened;
-          let error;
-          try {
-            opened = await this.open(notificationId, { traceparent });
-          } catch (failure) {
-            error = failure;
-          }
-          try {
-            await onNotification?.(error ? { notificationId, error } : opened);
-          } catch {
-            // the page's handler failing does not stop the stream
-          }
-          if (error && isTransient(error)) return false;
-          try {
-            await this.acknowledge(device.deviceId, notificationId);
-          } catch {
-            return false;
-          }
-          return true;
-        },
+      if (typeof globalThis.BroadcastChannel === 'function') {
+        channel = new BroadcastChannel(LISTEN_CHANNEL);
+        channel.onmessage = (event) => {
+          const message = event.data;
+          if (!message || message.type !== 'securepush-notification' || message.deviceId !== device.deviceId) return;
+          if (holding || controller.signal.aborted) return;
+          const result = message.error
+            ? { notificationId: message.notificationId, error: reviveError(message.error), viaTab: true }
+            : { ...message.opened, viaTab: true };
+          deliver(result);
+        };
+      }
+      const run = async () => {
+        holding = true;
+        await runEventStream({
+          dispatchURL: this.#config.dispatchURL,
+          deviceId: device.deviceId,
+          signal: controller.signal,
+          reporter,
+          connectTimeoutMs,
+          idleTimeoutMs,
+          accessToken: async () => {
+            const token = await this.accessToken();
+            if (!token) throw new SecurePushError(ErrorCodes.unauthenticated, 'the session expired');
+            return token;
+          },
+          refresh: (stale) => this.#refresh(stale),
+          onNotify: async ({ notificationId, traceparent }) => {
+            let opened;
+            let error;
+            try {
+              opened = await this.open(notificationId, { traceparent });
+            } catch (failure) {
+              error = failure;
+            }
+            try {
+              channel?.postMessage({
+                type: 'securepush-notification',
+                deviceId: device.deviceId,
+                notificationId,
+                ...(error ? { error: serializeError(error) } : { opened }),
+              });
+            } catch {
+              // no other tab to tell
+            }
+            await deliver(error ? { notificationId, error } : opened);
+            if (error && isTransient(error)) return false;
+            try {
+              await this.acknowledge(device.deviceId, notificationId);
+            } catch {
+              return false;
+            }
+            return true;
+          },
+        });
+      };
+      const locks = globalThis.navigator?.locks;
+      if (!locks || typeof locks.request !== 'function') return run();
+      const lockName = `${LISTEN_LOCK_PREFIX}${device.deviceId}`;
+      const ranAtOnce = await locks.request(lockName, { ifAvailable: true }, async (lock) => {
+        if (!lock) return false;
+        await run();
+        return true;
       });
+      if (ranAtOnce || controller.signal.aborted) return undefined;
+      reporter.elsewhere();
+      try {
+        await locks.request(lockName, { signal: controller.signal }, () => run());
+      } catch (error) {
+        if (controller.signal.aborted) return undefined; // stopped while waiting for the lock
+        throw error;
+      }
+      return undefined;
     })().then(
       () => reporter.stopped(),
       (error) => {
         reporter.stopped(controller.signal.aborted ? null : error);
       },
-    ).finally(() => this.#listeners.delete(handle));
+    ).finally(() => {
+      channel?.close();
+      this.#listeners.delete(handle);
+    });
     this.#listeners.add(handle);
     return handle;
   }
+}
+
+/** Closes every notification shown by this origin's service worker registrations (signOut). */
+async function closeShownNotifications() {
+  try {
+    let registrations = [];
+    if (IN_SERVICE_WORKER) {
+      if (globalThis.registration) registrations = [globalThis.registration];
+    } else {
+      registrations = (await globalThis.navigator?.serviceWorker?.getRegistrations?.()) ?? [];
+    }
+    for (const registration of registrations) {
+      const shown = (await registration.getNotifications?.()) ?? [];
+      for (const notification of shown) notification.close();
+    }
+  } catch {
+    // best effort: no service worker, or notifications unsupported
+  }
+}
+
+/** An error as a BroadcastChannel message can carry it (structured clone drops `code` and `data`). */
+function serializeError(error) {
+  if (error instanceof SecurePushError) {
+    let data;
+    try {
+      data = error.data === undefined ? undefined : JSON.parse(JSON.stringify(error.data));
+    } catch {
+      data = undefined;
+    }
+    return { code: error.code, message: error.message, data };
+  }
+  return { message: String(error?.message ?? error) };
+}
+
+function reviveError(value) {
+  if (value && value.code !== undefined) return new SecurePushError(value.code, value.message, value.data);
+  return new Error(value?.message ?? 'failed in another tab');
 }
 
 function describeError(error) {

@@ -165,7 +165,7 @@ export const ErrorCodes = Object.freeze({
 
 """#)),
         "/sdk/eventstream.js": WebAsset(
-            contentType: "text/javascript; charset=utf-8", etag: #""7ea7bbff88856e80092cd85b232e83f4""#,
+            contentType: "text/javascript; charset=utf-8", etag: #""a636c2060ba940d7db190b897733c97c""#,
             content: .text(#"""
 // SecurePush browser SDK: the direct channel in a page (docs/rpc.md, "Direct channel"): `GET
 // <dispatchURL>/devices/{deviceId}/events` read with fetch() (EventSource cannot send a bearer token), parsed as
@@ -174,18 +174,52 @@ export const ErrorCodes = Object.freeze({
 import { SecurePushError, ErrorCodes } from './errors.js';
 import { joinURL } from './rpc.js';
 
-/** Splits a text/event-stream into events (WHATWG server-sent events): `{id, event, data}`. */
+/** The longest line, and the most data of one event, the parser keeps (characters): a stream past it is dropped. */
+export const MAX_EVENT_BYTES = 64 * 1024;
+/** How many notification ids a stream remembers as handled (the most recent ones). */
+export const MAX_SEEN_IDS = 1000;
+/** How long a connection may take to answer with its headers. */
+export const CONNECT_TIMEOUT_MS = 15000;
+/** How long a connected stream may stay silent (push-dispatch writes `: keepalive` every 15 s) before it is dropped. */
+export const IDLE_TIMEOUT_MS = 45000;
+
+/**
+ * Splits a text/event-stream into events (WHATWG server-sent events): `{id, event, data}`. A line or an event's data
+ * longer than `maxBytes` (default 64 KiB) throws SecurePushError 'oversized': the stream is not what push-dispatch
+ * sends, and is dropped (and reconnected) instead of growing without bound.
+ */
 export class ServerSentEventParser {
   #buffer = '';
   #id = null;
   #name = null;
   #data = '';
   #hasData = false;
+  #maxBytes;
+
+  constructor({ maxBytes = MAX_EVENT_BYTES } = {}) {
+    this.#maxBytes = maxBytes;
+  }
 
   /** Feeds text; returns the events it completed. */
   feed(text) {
     this.#buffer += text;
     const events = [];
+    try {
+      this.#drain(events);
+    } catch (error) {
+      this.#buffer = '';
+      this.#data = '';
+      this.#hasData = false;
+      throw error;
+    }
+    if (this.#buffer.length > this.#maxBytes) {
+      this.#buffer = '';
+      throw new SecurePushError(ErrorCodes.oversized, `an event-stream line is longer than ${this.#maxBytes} bytes`);
+    }
+    return events;
+  }
+
+  #drain(events) {
     for (;;) {
       const match = /\r\n|\r|\n/.exec(this.#buffer);
       if (!match) break;
@@ -196,7 +230,6 @@ export class ServerSentEventParser {
       const event = this.#line(line);
       if (event) events.push(event);
     }
-    return events;
   }
 
   #line(line) {
@@ -214,6 +247,10 @@ export class ServerSentEventParser {
     let value = colon < 0 ? '' : line.slice(colon + 1);
     if (value.startsWith(' ')) value = value.slice(1);
     if (field === 'data') {
+      const grown = this.#hasData ? this.#data.length + 1 + value.length : value.length;
+      if (grown > this.#maxBytes) {
+        throw new SecurePushError(ErrorCodes.oversized, `an event's data is longer than ${this.#maxBytes} bytes`);
+      }
       this.#data = this.#hasData ? this.#data + '\n' + value : value;
       this.#hasData = true;
     } else if (field === 'id') {
@@ -267,7 +304,8 @@ function formatSeconds(ms) {
  * `{state: 'connecting'}` "connecting to push-dispatch at <url>…" (once), `{state: 'connected'}` "connected:
  * listening for secure notifications on device <id>", `{state: 'reconnected'}` "reconnected", `{state:
  * 'disconnected', reason, retryInMs}` "connection lost: … — retrying in N s" / "not connected: …" / "still not
- * connected: …", `{state: 'stopped', reason?}` when it ended for good (stop(), signed out, device refused).
+ * connected: …", `{state: 'another-tab'}` while another tab of this browser holds the stream, `{state: 'stopped',
+ * reason?}` when it ended for good (stop(), signed out, device refused).
  */
 export class ConnectionReporter {
   #everConnected = false;
@@ -337,6 +375,15 @@ export class ConnectionReporter {
     });
   }
 
+  /** Another tab of this browser holds the stream (Web Lock): this one receives through it. */
+  elsewhere() {
+    this.#emit({
+      state: 'another-tab',
+      deviceId: this.deviceId,
+      message: 'receiving through another tab of this browser (it holds the connection to push-dispatch)',
+    });
+  }
+
   stopped(reason) {
     this.#connected = false;
     this.#emit({
@@ -369,15 +416,67 @@ function sleep(ms, signal) {
   });
 }
 
+/** A bounded set of recent ids: the oldest is forgotten past `limit`. */
+class RecentIds {
+  #ids = new Set();
+  #limit;
+
+  constructor(limit) {
+    this.#limit = limit;
+  }
+
+  has(id) {
+    return this.#ids.has(id);
+  }
+
+  add(id) {
+    this.#ids.delete(id);
+    this.#ids.add(id);
+    while (this.#ids.size > this.#limit) this.#ids.delete(this.#ids.values().next().value);
+  }
+
+  delete(id) {
+    this.#ids.delete(id);
+  }
+}
+
+/**
+ * An AbortSignal that aborts when `signal` or `local` does: AbortSignal.any where the browser has it, else forwarded
+ * by hand. (Not AbortSignal.timeout: its timer could not be stopped once the headers arrived, and it would then cut
+ * a healthy stream; the connect and idle deadlines are one resettable timer on `local`.)
+ */
+function eitherSignal(signal, local) {
+  if (typeof AbortSignal.any === 'function') return { signal: AbortSignal.any([signal, local.signal]), release() {} };
+  const onAbort = () => local.abort(signal.reason);
+  if (signal.aborted) local.abort(signal.reason);
+  else signal.addEventListener('abort', onAbort, { once: true });
+  return { signal: local.signal, release: () => signal.removeEventListener('abort', onAbort) };
+}
+
 /**
  * Runs the event stream of `deviceId` until `signal` aborts or the stream is refused for good.
- * - `accessToken()` returns a valid access token (refreshing when needed); `refresh(staleToken)` renews it after a 401.
- * - `onNotify({notificationId, traceparent})` is awaited for each new id (ids already handled in this run are skipped);
- *   it returns false to have the id offered again after a reconnect.
+ * - `accessToken()` returns a valid access token (refreshing when needed); `refresh(staleToken)` renews it after a 401
+ *   (once: a second 401 in a row backs off).
+ * - `onNotify({notificationId, traceparent})` is awaited for each new id (the last 1,000 ids handled in this run are
+ *   skipped); it returns false to have the id offered again after a reconnect.
+ * - A connection must answer with its headers within `connectTimeoutMs` (15 s) and, once up, send something (an
+ *   event or push-dispatch's `: keepalive`, every 15 s) at least every `idleTimeoutMs` (45 s); else it is dropped and
+ *   reconnected. A line or an event's data over 64 KiB drops it too.
  * Backoff: 1 s doubling to 30 s with jitter for failures in a row; a stream that was up reconnects after ~1 s.
  */
-export async function runEventStream({ dispatchURL, deviceId, accessToken, refresh, onNotify, reporter, signal }) {
-  const seen = new Set();
+export async function runEventStream({
+  dispatchURL,
+  deviceId,
+  accessToken,
+  refresh,
+  onNotify,
+  reporter,
+  signal,
+  connectTimeoutMs = CONNECT_TIMEOUT_MS,
+  idleTimeoutMs = IDLE_TIMEOUT_MS,
+  maxEventBytes = MAX_EVENT_BYTES,
+}) {
+  const seen = new RecentIds(MAX_SEEN_IDS);
   let backoff = INITIAL_BACKOFF_MS;
   let unauthorizedInARow = 0;
   const url = joinURL(dispatchURL, `/devices/${encodeURIComponent(deviceId)}/events`);
@@ -386,39 +485,62 @@ export async function runEventStream({ dispatchURL, deviceId, accessToken, refre
     let failure = null;
     let connected = false;
     let token = null;
+    const local = new AbortController();
+    const linked = eitherSignal(signal, local);
+    let timer = null;
+    let timedOut = null;
+    const arm = (ms, what) => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        timedOut = new SecurePushError(ErrorCodes.timeout, what);
+        local.abort(timedOut);
+      }, ms);
+    };
     try {
       token = await accessToken();
+      arm(connectTimeoutMs, `push-dispatch did not answer within ${formatSeconds(connectTimeoutMs)}`);
       const response = await fetch(url, {
         method: 'GET',
         headers: { Authorization: `Bearer ${token}`, Accept: 'text/event-stream' },
         mode: 'cors',
         credentials: 'omit',
         cache: 'no-store',
-        signal,
+        signal: linked.signal,
       });
       if (response.status === 200) {
         connected = true;
         unauthorizedInARow = 0;
         reporter.connected();
-        const parser = new ServerSentEventParser();
+        const idle = `no data from push-dispatch for ${formatSeconds(idleTimeoutMs)}`;
+        arm(idleTimeoutMs, idle);
+        const parser = new ServerSentEventParser({ maxBytes: maxEventBytes });
         const decoder = new TextDecoder();
         const reader = response.body.getReader();
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          for (const event of parser.feed(decoder.decode(value, { stream: true }))) {
-            const notify = notifyParams(event);
-            if (!notify || seen.has(notify.notificationId)) continue;
-            seen.add(notify.notificationId);
-            const handled = await onNotify(notify);
-            if (handled === false) seen.delete(notify.notificationId);
+        try {
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) break;
+            arm(idleTimeoutMs, idle); // every chunk (a keepalive too) proves the connection is alive
+            for (const event of parser.feed(decoder.decode(value, { stream: true }))) {
+              const notify = notifyParams(event);
+              if (!notify || seen.has(notify.notificationId)) continue;
+              seen.add(notify.notificationId);
+              // Handling (opening, acknowledging) has its own timeouts; the stream's silence meanwhile is not news.
+              clearTimeout(timer);
+              const handled = await onNotify(notify);
+              if (handled === false) seen.delete(notify.notificationId);
+              arm(idleTimeoutMs, idle);
+            }
           }
+        } finally {
+          reader.cancel().catch(() => {});
         }
         // The server ended a healthy stream (restart, token expiry): reconnect soon.
       } else if (response.status === 401) {
+        clearTimeout(timer);
         response.body?.cancel().catch(() => {});
         unauthorizedInARow += 1;
-        if (unauthorizedInARow <= 2) {
+        if (unauthorizedInARow <= 1) {
           await refresh(token);
           continue;
         }
@@ -447,7 +569,11 @@ export async function runEventStream({ dispatchURL, deviceId, accessToken, refre
         // The session cannot be renewed (refresh token spent or revoked): sign in again.
         if (error.code === ErrorCodes.unauthenticated) throw error;
       }
-      failure = error;
+      failure = timedOut ?? error;
+    } finally {
+      clearTimeout(timer);
+      linked.release();
+      local.abort(); // whatever is left of this connection
     }
     if (signal.aborted) break;
     if (connected) backoff = INITIAL_BACKOFF_MS;
@@ -1149,7 +1275,7 @@ export function jwtClaims(token) {
 
 """#)),
         "/sdk/securepush.js": WebAsset(
-            contentType: "text/javascript; charset=utf-8", etag: #""1263cba313475693d1fc5accbc432183""#,
+            contentType: "text/javascript; charset=utf-8", etag: #""3e5f688b273b7ed5925d3db9f4da1855""#,
             content: .text(#"""
 // SecurePush browser SDK — the entry module (served at /sdk/securepush.js). Plain ES modules, no dependencies, usable
 // from a page and from a module service worker. See docs/web.md.
@@ -1206,6 +1332,10 @@ export const PUSH_TIMEOUT_MS = 10000;
 export const MAX_PAYLOAD_BYTES = 64 * 1024;
 /** The Web Locks name under which pages refresh the session (one refresh at a time per origin). */
 export const REFRESH_LOCK = 'securepush-refresh';
+/** The Web Lock a tab holds while it reads a device's direct channel: `securepush-listen:<deviceId>`. */
+export const LISTEN_LOCK_PREFIX = 'securepush-listen:';
+/** The BroadcastChannel over which the listening tab passes notifications to the other tabs of this origin. */
+export const LISTEN_CHANNEL = 'securepush';
 
 const IN_SERVICE_WORKER =
   typeof ServiceWorkerGlobalScope !== 'undefined' && globalThis instanceof ServiceWorkerGlobalScope;
@@ -1278,6 +1408,21 @@ function isTransient(error) {
     ErrorCodes.unauthenticated,
     ErrorCodes.notSignedIn,
   ].includes(error.code);
+}
+
+/** Web Push is definitely not available here (enableNotifications then registers a direct device). */
+class WebPushRefused extends Error {}
+
+function isWebPushNotConfigured(error) {
+  return error instanceof SecurePushError && error.code === ErrorCodes.notFound;
+}
+
+/** push-dispatch refused a Web Push registration for good (not a passing failure): -32602, -32003, -32004. */
+function refusesSubscription(error) {
+  return (
+    error instanceof SecurePushError &&
+    [ErrorCodes.invalidParams, ErrorCodes.forbidden, ErrorCodes.notFound].includes(error.code)
+  );
 }
 
 /**
@@ -1501,7 +1646,8 @@ export class SecurePush {
 
   /**
    * Signs out: unless `keepDevice`, unregisters this browser's device (`devices.unregister`), ends its Web Push
-   * subscription and deletes its keys; then revokes the session (`auth.logout`) and forgets the tokens. Server errors
+   * subscription, closes the notifications its service worker(s) show (decrypted messages must not outlive the
+   * session in the tray) and deletes its keys; then revokes the session (`auth.logout`) and forgets the tokens. Server errors
    * do not stop the local clean-up.
    */
   async signOut({ keepDevice = false } = {}) {
@@ -1518,6 +1664,7 @@ export class SecurePush {
         }
       }
       await this.#unsubscribePush(device);
+      await closeShownNotifications();
       await this.#store.delete('device');
       await this.#store.delete('deviceKey');
     }
@@ -1698,10 +1845,15 @@ export class SecurePush {
   /**
    * Turns notifications on for this browser: asks for notification permission, makes the device key, subscribes to
    * Web Push with push-dispatch's VAPID key (`devices.webPushKey`) through `serviceWorker` (a
-   * ServiceWorkerRegistration; default: this page's), and registers a sealed `webpush` device — or, when any of that
-   * is not possible, a sealed `direct` device (read with listen() while a page is open). Enabling again reuses the
-   * device. Returns `{deviceId, platform: 'webpush'|'direct', sealed: true, permission, reason?}` (`reason`: why Web
-   * Push was not used).
+   * ServiceWorkerRegistration; default: this page's), and registers a sealed `webpush` device — or, when Web Push is
+   * definitely not possible (permission not granted, no service worker with a push manager, the browser's push
+   * service refusing to subscribe, push-dispatch answering -32004 "Web Push not configured" or refusing the
+   * subscription with -32602/-32003/-32004), a sealed `direct` device (read with listen() while a page is open).
+   * Any other failure (push-dispatch unreachable or -32050, a timeout, a worker that does not activate) is thrown and
+   * the device this browser already has is left as it was. Enabling again reuses the device: a `webpush` device
+   * keeps its subscription (`pushManager.getSubscription()`, even when push-dispatch cannot be asked for its key).
+   * Returns `{deviceId, platform: 'webpush'|'direct', sealed: true, permission, reason?}` (`reason`: why Web Push
+   * was not used).
    */
   async enableNotifications({ serviceWorker, name } = {}) {
     // Asked first, while the click that called us still counts as a user gesture.
@@ -1713,19 +1865,22 @@ export class SecurePush {
         permission = globalThis.Notification.permission;
       }
     }
-    if (!this.#session && !(await this.#loadSession())) {
-      throw new SecurePushError(ErrorCodes.notSignedIn, 'sign in first');
-    }
+    const session = this.#session ?? (await this.#loadSession());
+    if (!session) throw new SecurePushError(ErrorCodes.notSignedIn, 'sign in first');
     await this.#ensureDeviceKey();
+    const stored = await this.#store.get('device');
+    const previous = stored && stored.userId === session.userId ? stored : null;
     let reason;
     let subscription = null;
+    let fresh = false;
     if (permission !== 'granted') {
       reason = `notification permission is ${permission}`;
     } else {
       try {
-        subscription = await this.#subscribe(serviceWorker);
+        ({ subscription, fresh } = await this.#subscribe(serviceWorker, previous));
       } catch (error) {
-        reason = error?.message ?? String(error);
+        if (!(error instanceof WebPushRefused)) throw error; // passing: the device stays as it is
+        reason = error.message;
       }
     }
     if (subscription) {
@@ -1733,36 +1888,131 @@ export class SecurePush {
         const result = await this.registerDevice({ subscription, name });
         return { ...result, sealed: true, permission };
       } catch (error) {
-        if (error instanceof SecurePushError && error.code === ErrorCodes.notSignedIn) throw error;
+        if (!refusesSubscription(error)) throw error; // passing (network, -32050, …): leave the device alone
         reason = `push-dispatch refused the Web Push subscription: ${error?.message ?? error}`;
         // A subscription push-dispatch will not use (its push service is not allowed, say) only costs the push service.
-        if (typeof subscription.unsubscribe === 'function') await subscription.unsubscribe().catch(() => {});
+        if (fresh && typeof subscription.unsubscribe === 'function') await subscription.unsubscribe().catch(() => {});
       }
     }
     const result = await this.registerDevice({ name });
     return { ...result, sealed: true, permission, ...(reason ? { reason } : {}) };
   }
 
-  async #subscribe(serviceWorker) {
+  /**
+   * The push subscription to register: `{subscription, fresh}`. Throws WebPushRefused when Web Push is definitely not
+   * available here, anything else (passing failures) as it is.
+   */
+  async #subscribe(serviceWorker, previous) {
     let registration = serviceWorker;
     if (!registration) {
       registration = await globalThis.navigator?.serviceWorker?.getRegistration?.();
     }
-    if (!registration?.pushManager) throw new Error('no service worker with Web Push');
-    await waitUntilActive(registration, 10000);
+    if (!registration?.pushManager) throw new WebPushRefused('no service worker with Web Push');
     const params = this.#appId !== undefined ? { appId: this.#appId } : {};
-    const { vapidPublicKey } = await this.#rpc('dispatchURL', 'devices.webPushKey', params);
-    const serverKey = base64urlDecode(vapidPublicKey);
-    let subscription = await registration.pushManager.getSubscription();
-    if (subscription) {
-      const current = subscription.options?.applicationServerKey;
-      if (!current || !sameBytes(new Uint8Array(current), serverKey)) {
-        await subscription.unsubscribe();
-        subscription = null;
+    let existing = null;
+    if (previous?.platform === 'webpush') existing = await registration.pushManager.getSubscription().catch(() => null);
+    if (existing) {
+      // A working Web Push device: keep its subscription. push-dispatch's key is only checked when it answers.
+      let vapidPublicKey = null;
+      try {
+        ({ vapidPublicKey } = await this.#rpc('dispatchURL', 'devices.webPushKey', params));
+      } catch (error) {
+        if (isWebPushNotConfigured(error)) throw new WebPushRefused('Web Push is not configured on push-dispatch');
       }
+      const current = existing.options?.applicationServerKey;
+      if (!vapidPublicKey || !current || sameBytes(new Uint8Array(current), base64urlDecode(vapidPublicKey))) {
+        return { subscription: existing, fresh: false };
+      }
+      // push-dispatch has a new VAPID key: the old subscription cannot be pushed to any more.
     }
-    subscription ??= await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: serverKey });
-    return subscription;
+    await waitUntilActive(registration, 10000);
+    let vapidPublicKey;
+    try {
+      ({ vapidPublicKey } = await this.#rpc('dispatchURL', 'devices.webPushKey', params));
+    } catch (error) {
+      if (isWebPushNotConfigured(error)) throw new WebPushRefused('Web Push is not configured on push-dispatch');
+      throw error;
+    }
+    const serverKey = base64urlDecode(vapidPublicKey);
+    existing = await registration.pushManager.getSubscription();
+    if (existing) {
+      const current = existing.options?.applicationServerKey;
+      if (current && sameBytes(new Uint8Array(current), serverKey)) return { subscription: existing, fresh: false };
+      await existing.unsubscribe();
+      existing = null;
+    }
+    try {
+      const subscription = await registration.pushManager.subscribe({
+        userVisibleOnly: true,
+        applicationServerKey: serverKey,
+      });
+      return { subscription, fresh: true };
+    } catch (error) {
+      // The browser (its push service) refused: no Web Push here.
+      throw new WebPushRefused(`the browser could not subscribe to Web Push: ${error?.message ?? error}`);
+    }
+  }
+
+  /**
+   * Re-registers this browser's `webpush` device when its push subscription changed (the browser or the push service
+   * rotated it): call on page load, with the service worker registration. Compares `pushManager.getSubscription()`
+   * with the endpoint the device was registered with and registers the current one (subscribing again, with the same
+   * VAPID key, when the subscription is gone and permission is granted). Returns `{changed, deviceId?, reason?}`;
+   * failures are returned as `reason`, never thrown.
+   */
+  async syncSubscription({ serviceWorker } = {}) {
+    try {
+      const session = await this.#loadSession();
+      const device = await this.#store.get('device');
+      if (!session || !device || device.platform !== 'webpush' || device.userId !== session.userId) {
+        return { changed: false };
+      }
+      const registration =
+        serviceWorker ?? (await globalThis.navigator?.serviceWorker?.getRegistration?.());
+      if (!registration?.pushManager) return { changed: false, reason: 'no service worker with Web Push' };
+      let subscription = await registration.pushManager.getSubscription();
+      if (!subscription) {
+        if (globalThis.Notification?.permission !== 'granted') {
+          return { changed: false, reason: 'the push subscription is gone and notification permission is not granted' };
+        }
+        ({ subscription } = await this.#subscribe(registration, null));
+      }
+      if (subscription.endpoint === device.endpoint) return { changed: false, deviceId: device.deviceId };
+      const result = await this.registerDevice({ subscription });
+      return { changed: true, deviceId: result.deviceId };
+    } catch (error) {
+      return { changed: false, reason: describeError(error) };
+    }
+  }
+
+  /**
+   * Handles a `pushsubscriptionchange` event in a service worker: `event.waitUntil(sp.handleSubscriptionChange(event))`.
+   * Registers the new subscription (`event.newSubscription`, else the registration's current one, else a new one with
+   * the old subscription's key) with the access token while it is valid; a worker never refreshes, so otherwise the
+   * next page load re-registers it (syncSubscription). Never throws; resolves to `{changed, deviceId?, reason?}`.
+   */
+  async handleSubscriptionChange(event, { registration = globalThis.registration } = {}) {
+    try {
+      const device = await this.#store.get('device');
+      if (!device || device.platform !== 'webpush') return { changed: false, reason: 'no webpush device here' };
+      let subscription = event?.newSubscription ?? (await registration?.pushManager?.getSubscription());
+      if (!subscription) {
+        const applicationServerKey = event?.oldSubscription?.options?.applicationServerKey;
+        if (!applicationServerKey || !registration?.pushManager) {
+          return { changed: false, reason: 'no new subscription' };
+        }
+        subscription = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey });
+      }
+      if (subscription.endpoint === device.endpoint) return { changed: false, deviceId: device.deviceId };
+      const session = await this.#loadSession();
+      if (!accessTokenIsValid(session) || session.userId !== device.userId) {
+        return { changed: false, reason: 'no valid access token: a page re-registers it' };
+      }
+      const result = await this.registerDevice({ subscription });
+      return { changed: true, deviceId: result.deviceId };
+    } catch (error) {
+      return { changed: false, reason: describeError(error) };
+    }
   }
 
   /** The signed-in user's devices (`devices.list`). */
@@ -1846,11 +2096,23 @@ export class SecurePush {
     } catch (refused) {
       if (needsProof(refused)) return withProof(); // read-once sealed copy: only the device's proof consumes it
       if (refused instanceof SecurePushError && refused.code === ErrorCodes.unauthenticated) {
+        let proofError;
         try {
           return await withProof(); // the token was refused; the key may still fetch
         } catch (error) {
           if (error instanceof SecurePushError && error.code === ErrorCodes.gone) throw error;
-          throw refused;
+          proofError = error;
+        }
+        if (!this.#canRefresh) throw refused;
+        // A page: the token alone again, through the refreshing path (a refused token is refreshed, then retried).
+        try {
+          return await this.#authorized(async (t) => {
+            if (t === session.accessToken) throw refused; // the same token was refused a moment ago: refresh it
+            return this.#rpc('storeURL', 'store.get', params, { ...options, token: t });
+          });
+        } catch (error) {
+          if (needsProof(error)) throw proofError;
+          throw error;
         }
       }
       throw refused;
@@ -1903,60 +2165,76 @@ export class SecurePush {
    * throws; resolves to `{shown: 'message'|'generic'|'already-read'|'none', notificationId?, reason?}`.
    */
   async handlePush(event, { registration = globalThis.registration, timeoutMs = PUSH_TIMEOUT_MS } = {}) {
-    let notificationId;
+    // The deadline starts here, before anything is awaited (IndexedDB, the network): whatever hangs, the generic
+    // notification is shown in time. Only this function shows notifications, so nothing late replaces it.
+    const limit = deadline(undefined, timeoutMs);
+    const state = { notificationId: undefined };
+    const TIMED_OUT = Symbol('timed out');
+    const expired = new Promise((resolve) => {
+      if (limit.signal.aborted) resolve(TIMED_OUT);
+      limit.signal.addEventListener('abort', () => resolve(TIMED_OUT), { once: true });
+    });
+    let outcome;
     try {
-      const data = readPushData(event);
-      if (data && typeof data.securepushChallenge === 'string') {
-        await this.#answerChallenge(data);
-        return { shown: 'none', kind: 'challenge' };
-      }
-      if (!data || !isUUIDish(data.secureId)) {
-        return await this.#showGeneric(registration, undefined, 'push data is not {"secureId": …}');
-      }
-      notificationId = data.secureId;
-      const key = await this.#loadDeviceKey();
-      if (!key) return await this.#showGeneric(registration, notificationId, 'no device key in this browser');
-      const limit = deadline(undefined, timeoutMs);
-      let opened;
-      try {
-        opened = await Promise.race([
-          this.open(notificationId, {
-            traceparent: isTraceparent(data.traceparent) ? data.traceparent : undefined,
-            signal: limit.signal,
-            timeoutMs,
-          }),
-          new Promise((_, reject) =>
-            limit.signal.addEventListener('abort', () =>
-              reject(new SecurePushError(ErrorCodes.timeout, 'timed out')),
-            ),
-          ),
-        ]);
-      } finally {
-        limit.cancel();
-      }
-      const { title, body } = presentPayload(opened.payload);
-      await registration.showNotification(title, {
-        body,
-        tag: notificationId,
-        data: { notificationId },
-      });
-      this.#tellWindows({ type: 'securepush-push', notificationId, payload: opened.payload });
-      return { shown: 'message', notificationId };
-    } catch (error) {
-      if (error instanceof SecurePushError && error.code === ErrorCodes.gone) {
-        try {
-          await registration.showNotification(MESSAGE_TITLE, {
-            body: ALREADY_READ_BODY,
-            tag: notificationId,
-            data: { notificationId },
-          });
-          return { shown: 'already-read', notificationId };
-        } catch {
-          // fall through to the generic one
-        }
-      }
-      return this.#showGeneric(registration, notificationId, describeError(error));
+      outcome = await Promise.race([
+        this.#pushOutcome(event, state, limit.signal, timeoutMs).then(
+          (value) => ({ value }),
+          (error) => ({ error }),
+        ),
+        expired,
+      ]);
+    } finally {
+      limit.cancel();
     }
+    const notificationId = state.notificationId;
+    if (outcome === TIMED_OUT) {
+      return this.#showGeneric(registration, notificationId, `${ErrorCodes.timeout}: timed out after ${timeoutMs} ms`);
+    }
+    if (outcome.value?.generic) return this.#showGeneric(registration, notificationId, outcome.value.generic);
+    if (outcome.value?.challenge) return { shown: 'none', kind: 'challenge' };
+    if (outcome.value?.opened) {
+      try {
+        const { title, body } = presentPayload(outcome.value.opened.payload);
+        await registration.showNotification(title, { body, tag: notificationId, data: { notificationId } });
+        this.#tellWindows({ type: 'securepush-push', notificationId, payload: outcome.value.opened.payload });
+        return { shown: 'message', notificationId };
+      } catch (error) {
+        return this.#showGeneric(registration, notificationId, describeError(error));
+      }
+    }
+    const error = outcome.error;
+    if (error instanceof SecurePushError && error.code === ErrorCodes.gone) {
+      try {
+        await registration.showNotification(MESSAGE_TITLE, {
+          body: ALREADY_READ_BODY,
+          tag: notificationId,
+          data: { notificationId },
+        });
+        return { shown: 'already-read', notificationId };
+      } catch {
+        // fall through to the generic one
+      }
+    }
+    return this.#showGeneric(registration, notificationId, describeError(error));
+  }
+
+  /** What a push asks for: `{challenge}`, `{generic: reason}` or `{opened}`; throws what open() throws. */
+  async #pushOutcome(event, state, signal, timeoutMs) {
+    const data = readPushData(event);
+    if (data && typeof data.securepushChallenge === 'string') {
+      await this.#answerChallenge(data);
+      return { challenge: true };
+    }
+    if (!data || !isUUIDish(data.secureId)) return { generic: 'push data is not {"secureId": …}' };
+    state.notificationId = data.secureId;
+    const key = await this.#loadDeviceKey();
+    if (!key) return { generic: 'no device key in this browser' };
+    const opened = await this.open(data.secureId, {
+      traceparent: isTraceparent(data.traceparent) ? data.traceparent : undefined,
+      signal,
+      timeoutMs,
+    });
+    return { opened };
   }
 
   async #showGeneric(registration, notificationId, reason) {
@@ -2015,9 +2293,14 @@ export class SecurePush {
    * with the bearer token), reconnecting with backoff. Each id is opened and given to `onNotification(opened)` (or
    * `onNotification({notificationId, error})` when it could not be opened), then acknowledged (`devices.ack`).
    * `onState({state, message, ...})` gets the states the CLI's `listen` prints: connecting, connected, reconnected,
-   * disconnected (with `retryInMs`), stopped. Returns `{stop(), done}`.
+   * disconnected (with `retryInMs`), stopped — and `another-tab` while another tab of this browser holds the stream.
+   *
+   * One tab listens per device: the stream is read under the Web Lock `securepush-listen:<deviceId>` (held until
+   * stop(), or the tab closes; the next waiting tab then takes over), and the listening tab passes each notification
+   * (opened or failed) to the other tabs over the BroadcastChannel `securepush`, whose `onNotification` is called too.
+   * Returns `{stop(), done, deviceId}`.
    */
-  listen({ onNotification, onState } = {}) {
+  listen({ onNotification, onState, connectTimeoutMs, idleTimeoutMs } = {}) {
     if (IN_SERVICE_WORKER) throw new SecurePushError(ErrorCodes.unsupported, 'listen() runs in a page');
     const controller = new AbortController();
     const reporter = new ConnectionReporter({ dispatchURL: this.#config.dispatchURL, deviceId: null, onState });
@@ -2026,6 +2309,15 @@ export class SecurePush {
       deviceId: null,
       done: null,
     };
+    const deliver = async (result) => {
+      try {
+        await onNotification?.(result);
+      } catch {
+        // the page's handler failing does not stop the stream
+      }
+    };
+    let channel = null;
+    let holding = false;
     handle.done = (async () => {
       const device = await this.#store.get('device');
       if (!device?.deviceId || device.platform !== 'direct') {
@@ -2033,48 +2325,128 @@ export class SecurePush {
       }
       handle.deviceId = device.deviceId;
       reporter.deviceId = device.deviceId;
-      await runEventStream({
-        dispatchURL: this.#config.dispatchURL,
-        deviceId: device.deviceId,
-        signal: controller.signal,
-        reporter,
-        accessToken: async () => {
-          const token = await this.accessToken();
-          if (!token) throw new SecurePushError(ErrorCodes.unauthenticated, 'the session expired');
-          return token;
-        },
-        refresh: (stale) => this.#refresh(stale),
-        onNotify: async ({ notificationId, traceparent }) => {
-          let opened;
-          let error;
-          try {
-            opened = await this.open(notificationId, { traceparent });
-          } catch (failure) {
-            error = failure;
-          }
-          try {
-            await onNotification?.(error ? { notificationId, error } : opened);
-          } catch {
-            // the page's handler failing does not stop the stream
-          }
-          if (error && isTransient(error)) return false;
-          try {
-            await this.acknowledge(device.deviceId, notificationId);
-          } catch {
-            return false;
-          }
-          return true;
-        },
+      if (typeof globalThis.BroadcastChannel === 'function') {
+        channel = new BroadcastChannel(LISTEN_CHANNEL);
+        channel.onmessage = (event) => {
+          const message = event.data;
+          if (!message || message.type !== 'securepush-notification' || message.deviceId !== device.deviceId) return;
+          if (holding || controller.signal.aborted) return;
+          const result = message.error
+            ? { notificationId: message.notificationId, error: reviveError(message.error), viaTab: true }
+            : { ...message.opened, viaTab: true };
+          deliver(result);
+        };
+      }
+      const run = async () => {
+        holding = true;
+        await runEventStream({
+          dispatchURL: this.#config.dispatchURL,
+          deviceId: device.deviceId,
+          signal: controller.signal,
+          reporter,
+          connectTimeoutMs,
+          idleTimeoutMs,
+          accessToken: async () => {
+            const token = await this.accessToken();
+            if (!token) throw new SecurePushError(ErrorCodes.unauthenticated, 'the session expired');
+            return token;
+          },
+          refresh: (stale) => this.#refresh(stale),
+          onNotify: async ({ notificationId, traceparent }) => {
+            let opened;
+            let error;
+            try {
+              opened = await this.open(notificationId, { traceparent });
+            } catch (failure) {
+              error = failure;
+            }
+            try {
+              channel?.postMessage({
+                type: 'securepush-notification',
+                deviceId: device.deviceId,
+                notificationId,
+                ...(error ? { error: serializeError(error) } : { opened }),
+              });
+            } catch {
+              // no other tab to tell
+            }
+            await deliver(error ? { notificationId, error } : opened);
+            if (error && isTransient(error)) return false;
+            try {
+              await this.acknowledge(device.deviceId, notificationId);
+            } catch {
+              return false;
+            }
+            return true;
+          },
+        });
+      };
+      const locks = globalThis.navigator?.locks;
+      if (!locks || typeof locks.request !== 'function') return run();
+      const lockName = `${LISTEN_LOCK_PREFIX}${device.deviceId}`;
+      const ranAtOnce = await locks.request(lockName, { ifAvailable: true }, async (lock) => {
+        if (!lock) return false;
+        await run();
+        return true;
       });
+      if (ranAtOnce || controller.signal.aborted) return undefined;
+      reporter.elsewhere();
+      try {
+        await locks.request(lockName, { signal: controller.signal }, () => run());
+      } catch (error) {
+        if (controller.signal.aborted) return undefined; // stopped while waiting for the lock
+        throw error;
+      }
+      return undefined;
     })().then(
       () => reporter.stopped(),
       (error) => {
         reporter.stopped(controller.signal.aborted ? null : error);
       },
-    ).finally(() => this.#listeners.delete(handle));
+    ).finally(() => {
+      channel?.close();
+      this.#listeners.delete(handle);
+    });
     this.#listeners.add(handle);
     return handle;
   }
+}
+
+/** Closes every notification shown by this origin's service worker registrations (signOut). */
+async function closeShownNotifications() {
+  try {
+    let registrations = [];
+    if (IN_SERVICE_WORKER) {
+      if (globalThis.registration) registrations = [globalThis.registration];
+    } else {
+      registrations = (await globalThis.navigator?.serviceWorker?.getRegistrations?.()) ?? [];
+    }
+    for (const registration of registrations) {
+      const shown = (await registration.getNotifications?.()) ?? [];
+      for (const notification of shown) notification.close();
+    }
+  } catch {
+    // best effort: no service worker, or notifications unsupported
+  }
+}
+
+/** An error as a BroadcastChannel message can carry it (structured clone drops `code` and `data`). */
+function serializeError(error) {
+  if (error instanceof SecurePushError) {
+    let data;
+    try {
+      data = error.data === undefined ? undefined : JSON.parse(JSON.stringify(error.data));
+    } catch {
+      data = undefined;
+    }
+    return { code: error.code, message: error.message, data };
+  }
+  return { message: String(error?.message ?? error) };
+}
+
+function reviveError(value) {
+  if (value && value.code !== undefined) return new SecurePushError(value.code, value.message, value.data);
+  return new Error(value?.message ?? 'failed in another tab');
 }
 
 function describeError(error) {
@@ -2294,8 +2666,8 @@ button:disabled { cursor: progress; opacity: 0.7; }
 
 """#)),
         "/inbox/inbox.js": WebAsset(
-            contentType: "text/javascript; charset=utf-8", etag: #""5c6c31f8c7a9d2fe7a7bd7c1535f2766""#,
-            content: .text(#"""
+            contentType: "text/javascript; charset=utf-8", etag: #""b49fd0b71dac3cc61a3ef6ac8dcfbe28""#,
+            content: .text(##"""
 // SecurePush web inbox: sign in, turn on notifications for this browser, list and open sealed messages.
 // Everything from the network is rendered with textContent (never as HTML); no inline script or style (strict CSP).
 
@@ -2401,6 +2773,8 @@ async function showApp() {
   if (device && device.userId === session.userId) {
     showMode(device.platform);
     if (device.platform === 'direct') startListening();
+    // A push subscription the browser rotated while no page was open: register the new one.
+    if (device.platform === 'webpush') sp.syncSubscription({ serviceWorker: registration ?? undefined });
   } else {
     $('mode').hidden = true;
   }
@@ -2570,7 +2944,12 @@ async function openNotification(notificationId, { focus = false } = {}) {
 }
 
 async function openFromHash() {
-  const id = decodeURIComponent(location.hash.slice(1));
+  let id;
+  try {
+    id = decodeURIComponent(location.hash.slice(1));
+  } catch {
+    return; // a malformed hash (say "#%E0%A4%A"): nothing to open
+  }
   if (id && /^[0-9A-Za-z-]{1,128}$/.test(id) && sp?.isSignedIn()) await openNotification(id);
 }
 
@@ -2748,7 +3127,7 @@ async function main() {
 
 main();
 
-"""#)),
+"""##)),
         "/inbox/index.html": WebAsset(
             contentType: "text/html; charset=utf-8", etag: #""1a21b739ddb2a9a6beb6cc8b43fb3a60""#,
             content: .text(##"""
@@ -2839,25 +3218,38 @@ main();
 
 """##)),
         "/inbox/securepush-sw.js": WebAsset(
-            contentType: "text/javascript; charset=utf-8", etag: #""fe4983a3d1fbedbbc2f906a82e2fc110""#,
+            contentType: "text/javascript; charset=utf-8", etag: #""44cb22811b2dcf34107f4c69ee2b6b17""#,
             content: .text(#"""
 // SecurePush inbox service worker (a module worker: register it with {type: 'module', scope: '/inbox/'}).
 // On a Web Push message {"secureId": …} it fetches the sealed copy with this browser's device proof, opens it here,
 // and shows the plaintext; whenever that fails it shows the generic "You have a new secure message". It never
 // refreshes the session (pages do, under a Web Lock): it uses the access token while valid, else the proof alone.
 
-import { SecurePush, GENERIC_NOTIFICATION, handleNotificationClick } from '../sdk/securepush.js';
+import { SecurePush, GENERIC_NOTIFICATION, PUSH_TIMEOUT_MS, handleNotificationClick } from '../sdk/securepush.js';
+
+/** How long the worker waits for config.json (the URLs a page stored are used when it does not answer). */
+const CONFIG_TIMEOUT_MS = 3000;
 
 let securePush = null;
 
+function timeoutSignal(ms) {
+  if (typeof AbortSignal.timeout === 'function') return AbortSignal.timeout(ms);
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), ms);
+  return controller.signal;
+}
+
 async function loadConfig() {
   try {
-    const response = await fetch(new URL('./config.json', self.location.href), { cache: 'no-store' });
+    const response = await fetch(new URL('./config.json', self.location.href), {
+      cache: 'no-store',
+      signal: timeoutSignal(CONFIG_TIMEOUT_MS),
+    });
     if (!response.ok) return {};
     const config = await response.json();
     return config && typeof config === 'object' ? config : {};
   } catch {
-    return {}; // offline or push-dispatch restarting: the URLs a page stored last are used
+    return {}; // offline, slow, or push-dispatch restarting: the URLs a page stored last are used
   }
 }
 
@@ -2877,21 +3269,49 @@ function sdk() {
   return securePush;
 }
 
-async function onPush(event) {
+/** `promise`, or a rejection after `ms`. */
+function within(promise, ms) {
+  let timer;
+  return Promise.race([
+    promise,
+    new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error('timed out')), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+async function showGeneric() {
   try {
-    const sp = await sdk();
-    return await sp.handlePush(event);
+    await self.registration.showNotification(GENERIC_NOTIFICATION.title, {
+      body: GENERIC_NOTIFICATION.body,
+      tag: 'securepush',
+    });
   } catch {
-    // Not even the SDK could start (no IndexedDB, no configuration): still tell the user something arrived.
-    try {
-      await self.registration.showNotification(GENERIC_NOTIFICATION.title, {
-        body: GENERIC_NOTIFICATION.body,
-        tag: 'securepush',
-      });
-    } catch {
-      // nothing more to do
-    }
-    return { shown: 'generic' };
+    // nothing more to do
+  }
+  return { shown: 'generic' };
+}
+
+async function onPush(event) {
+  // One deadline for the whole push, from its first moment: starting the SDK (config.json, IndexedDB) counts too.
+  const started = Date.now();
+  let sp;
+  try {
+    sp = await within(sdk(), PUSH_TIMEOUT_MS - 1000);
+  } catch {
+    // Not even the SDK could start (no IndexedDB, no configuration, too slow): still tell the user something arrived.
+    return showGeneric();
+  }
+  const left = Math.max(1000, PUSH_TIMEOUT_MS - (Date.now() - started));
+  return sp.handlePush(event, { timeoutMs: left });
+}
+
+async function onSubscriptionChange(event) {
+  try {
+    const sp = await within(sdk(), PUSH_TIMEOUT_MS);
+    return await sp.handleSubscriptionChange(event);
+  } catch {
+    return { changed: false }; // the next page load re-registers the subscription
   }
 }
 
@@ -2905,6 +3325,12 @@ self.addEventListener('activate', (event) => {
 
 self.addEventListener('push', (event) => {
   event.waitUntil(onPush(event));
+});
+
+// The browser or its push service replaced the subscription: register the new one (with a valid access token; else
+// the next page load does it).
+self.addEventListener('pushsubscriptionchange', (event) => {
+  event.waitUntil(onSubscriptionChange(event));
 });
 
 self.addEventListener('notificationclick', (event) => {
