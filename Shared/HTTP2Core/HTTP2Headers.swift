@@ -23,6 +23,11 @@ public struct HTTP2Headers: Sendable, Hashable, ExpressibleByDictionaryLiteral {
         fields.append(Field(name: name.lowercased(), value: value))
     }
 
+    /// Appends every field of `other`, in order (their names are lowercase already).
+    public mutating func append(contentsOf other: HTTP2Headers) {
+        fields.append(contentsOf: other.fields)
+    }
+
     /// Appends a field whose name is already lowercase (HTTP/2 requires it, and nghttp2 checks it).
     mutating func append(lowercased name: String, _ value: String) {
         fields.append(Field(name: name, value: value))

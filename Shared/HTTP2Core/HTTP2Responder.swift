@@ -20,14 +20,14 @@ public struct HTTP2Responder: Sendable {
     /// Sends a complete response (once; later calls are ignored).
     public func respond(_ response: HTTP2Response) {
         var response = response
-        for field in extraHeaders.fields { response.headers.add(field.name, field.value) }
+        response.headers.append(contentsOf: extraHeaders)
         onLoop { [response] in $0.respond(stream: $1, with: response) }
     }
 
     /// Sends a streaming response's status and headers now; the body follows through the returned stream.
     public func startStream(status: Int = 200, headers: HTTP2Headers = [:]) -> HTTP2ResponseStream {
         var headers = headers
-        for field in extraHeaders.fields { headers.add(field.name, field.value) }
+        headers.append(contentsOf: extraHeaders)
         onLoop { [headers] in _ = $0.startStreaming(stream: $1, status: status, headers: headers) }
         return HTTP2ResponseStream(responder: self)
     }
@@ -35,7 +35,7 @@ public struct HTTP2Responder: Sendable {
     /// This responder, adding `headers` to whatever it sends.
     public func adding(_ headers: HTTP2Headers) -> HTTP2Responder {
         var copy = self
-        for field in headers.fields { copy.extraHeaders.add(field.name, field.value) }
+        copy.extraHeaders.append(contentsOf: headers)
         return copy
     }
 

@@ -72,12 +72,12 @@ struct RPCRequestRouter: Sendable {
         let headers = cors.responseHeaders(origin: origin)
         switch route(request, responder.adding(headers)) {
         case .response(var response):
-            for field in headers.fields { response.headers.add(field.name, field.value) }
+            response.headers.append(contentsOf: headers)
             return .response(response)
         case .async(let work):
             return .async {
                 var response = await work()
-                for field in headers.fields { response.headers.add(field.name, field.value) }
+                response.headers.append(contentsOf: headers)
                 return response
             }
         case .deferred:

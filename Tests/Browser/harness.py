@@ -429,6 +429,25 @@ class BrowserTestCase:
             log(f"{self.id()}: browser console:\n  " + "\n  ".join(self.console[-80:]))
 
 
+class StaticPageTestCase(BrowserTestCase):
+    """Mixin: Clients/Web from a `StaticServer` (no services), one browser and context per class, and each test on a
+    fresh blank page of that origin (`self.page`)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = StaticServer()
+        cls.addClassCleanup(cls.server.close)
+        cls.start_browser()
+        cls.context = new_context(cls.browser)
+        cls.addClassCleanup(cls.context.close)
+
+    def setUp(self):
+        self.page = self.context.new_page()
+        self.addCleanup(self.page.close)
+        self.collect_console(self.page)
+        self.page.goto(self.server.origin + "/__test__/blank.html")
+
+
 # --- the SDK's IndexedDB, read from a page of its origin -----------------------------------------------------------
 
 IDB_DUMP_JS = """async (onlyDb) => {

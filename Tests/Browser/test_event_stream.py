@@ -72,20 +72,7 @@ def notify(notification_id):
             % notification_id)
 
 
-class EventStreamTests(harness.BrowserTestCase, unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.server = harness.StaticServer()
-        cls.addClassCleanup(cls.server.close)
-        cls.start_browser()
-        cls.context = harness.new_context(cls.browser)
-        cls.addClassCleanup(cls.context.close)
-
-    def setUp(self):
-        self.page = self.context.new_page()
-        self.addCleanup(self.page.close)
-        self.collect_console(self.page)
-        self.page.goto(self.server.origin + "/__test__/blank.html")
+class EventStreamTests(harness.StaticPageTestCase, unittest.TestCase):
 
     def run_stream(self, connections, stop_after_ids, limit_ms=20000, **options):
         return self.page.evaluate(RUN_JS, {"connections": connections, "stopAfterIds": stop_after_ids,

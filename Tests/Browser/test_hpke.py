@@ -33,20 +33,9 @@ window.__t = window.__t || (async () => {
 """
 
 
-class HPKEInBrowserTests(harness.BrowserTestCase, unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.server = harness.StaticServer()
-        cls.addClassCleanup(cls.server.close)
-        cls.start_browser()
-        cls.context = harness.new_context(cls.browser)
-        cls.addClassCleanup(cls.context.close)
-
+class HPKEInBrowserTests(harness.StaticPageTestCase, unittest.TestCase):
     def setUp(self):
-        self.page = self.context.new_page()
-        self.addCleanup(self.page.close)
-        self.collect_console(self.page)
-        self.page.goto(self.server.origin + "/__test__/blank.html")
+        super().setUp()
         self.page.add_script_tag(content=COMMON_JS)
 
     def fixture(self):

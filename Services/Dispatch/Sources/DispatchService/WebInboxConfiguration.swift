@@ -1,4 +1,5 @@
 import Foundation
+import RPCServer
 import ServiceCore
 
 /// Where the web inbox's page (and the browser SDK in it) reaches the services: the URLs a browser uses, which can
@@ -66,6 +67,7 @@ public struct WebInboxConfiguration: Sendable, Hashable {
             components.user == nil, components.password == nil
         else { return nil }
         let shownHost = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-        return "\(scheme)://\(shownHost.lowercased())" + (components.port.map { ":\($0)" } ?? "")
+        // Spelled as CORS spells origins (lowercase, no default port): one normalization for both.
+        return CORSPolicy.normalize("\(scheme)://\(shownHost)" + (components.port.map { ":\($0)" } ?? ""))
     }
 }
