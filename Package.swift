@@ -171,8 +171,9 @@ let package = Package(
         .target(
             name: "ServiceCore",
             dependencies: [
-                "JSONRPC", "SharedModels", "RPCServer", "HTTP2Client", grdb, postgresNIO, jwtKit, serviceLifecycle,
-                logging, metrics, prometheus, tracing, otel,
+                "JSONRPC", "SharedModels", "RPCServer", "HTTP2Client", "PrivateFiles", grdb, postgresNIO, jwtKit,
+                crypto,
+                serviceLifecycle, logging, metrics, prometheus, tracing, otel,
             ],
             path: "Services/Common",
             swiftSettings: swiftSettings
@@ -227,7 +228,8 @@ let package = Package(
             .executableTarget(
                 name: "securepush",
                 dependencies: [
-                    "SecurePushClient", "SecurePushStack", "AuthService", "ServiceCore", "SharedModels",
+                    "SecurePushClient", "SecurePushStack", "AuthService", "DispatchService", "ServiceCore",
+                    "SharedModels",
                     "DevelopmentPKI", "HTTP2Client", "PrivateFiles",
                     argumentParser,
                     serviceLifecycle, logging,

@@ -16,9 +16,15 @@ struct AuthDatabaseOptions: ParsableArguments {
     }
 
     /// Runs `body`, explaining auth's domain errors as the CLI explains RPC errors (`error:` and `hint:`).
-    /// - Parameter conflictHint: what to do when the name is taken.
-    func reportingAuthErrors<T>(conflictHint: String, _ body: () async throws -> T) async throws -> T {
-        try await explainingFailures(FailureContext(.local, role: .account, conflictHint: conflictHint)) {
+    /// - Parameters:
+    ///   - conflictHint: what to do when the name is taken.
+    ///   - flags: the command's option for each field a `-32602` may name.
+    func reportingAuthErrors<T>(
+        conflictHint: String, flags: [String: String] = [:], _ body: () async throws -> T
+    ) async throws -> T {
+        var context = FailureContext(.local, role: .account, conflictHint: conflictHint)
+        context.flags = flags
+        return try await explainingFailures(context) {
             do {
                 return try await body()
             } catch let error as any RPCErrorConvertible {

@@ -12,7 +12,7 @@ struct ClientsCommand: AsyncParsableCommand {
         subcommands: [Create.self]
     )
 
-    /// `securepush clients create --id billing --scope push:send`.
+    /// `securepush clients create --id billing --scope push:send [--app retail-ios …]`.
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create a client with chosen scopes; prints its secret once.",
@@ -22,19 +22,26 @@ struct ClientsCommand: AsyncParsableCommand {
 
         @Option(help: "client id") var id: String
         @Option(name: .customLong("scope"), help: "a scope to grant, e.g. push:send (repeatable)") var scopes: [String]
+        @Option(
+            name: .customLong("app"), help: "an app this client may send for (repeatable; none: the default app)")
+        var apps: [String] = []
         @Option(help: "the secret (default: a random 256-bit one)") var secret: String?
         @OptionGroup var database: AuthDatabaseOptions
+
+        /// The option behind each field auth's `-32602` names.
+        static let flags = ["clientId": "--id", "scopes": "--scope", "apps": "--app", "secret": "--secret"]
 
         func run() async throws {
             let hint = "choose another --id; a client's secret is shown only once"
             let credentials = try await ClientRegistry.with(
                 configuration: try database.configuration(), logger: cliLogger()
             ) { registry in
-                try await database.reportingAuthErrors(conflictHint: hint) {
-                    try await registry.createClient(id: id, scopes: scopes, secret: secret)
+                try await database.reportingAuthErrors(conflictHint: hint, flags: Self.flags) {
+                    try await registry.createClient(id: id, scopes: scopes, apps: apps, secret: secret)
                 }
             }
-            print("created client '\(credentials.clientId)' with scopes \(scopes.joined(separator: " "))")
+            let forApps = apps.isEmpty ? "" : " for apps \(apps.joined(separator: " "))"
+            print("created client '\(credentials.clientId)' with scopes \(scopes.joined(separator: " "))\(forApps)")
             print("secret: \(credentials.secret)")
             print("(shown once: auth keeps only its bcrypt hash)")
         }

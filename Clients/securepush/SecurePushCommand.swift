@@ -16,7 +16,7 @@ struct SecurePushCommand: AsyncParsableCommand {
         subcommands: [
             UpCommand.self, RegisterCommand.self, LoginCommand.self, ListenCommand.self, SendCommand.self,
             StatusCommand.self, FetchCommand.self, DemoCommand.self, ClientsCommand.self, UsersCommand.self,
-            StoreKeysCommand.self, CertsCommand.self, DevicesCommand.self, ConfigCommand.self,
+            StoreKeysCommand.self, CertsCommand.self, DevicesCommand.self, ConfigCommand.self, AppsCommand.self,
             HealthCommand.self,
         ]
     )

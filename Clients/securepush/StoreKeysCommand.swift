@@ -52,7 +52,7 @@ struct StoreKeysCommand: AsyncParsableCommand {
                     "refused configuration: \(error.description)",
                     hint: "fix the SECUREPUSH_* variable it names, or pass --key-file")
             }
-            let file = StoreKeyFile(path: configuration.storeKeys.path ?? "")
+            let file = EncryptionKeyFile(path: configuration.storeKeys.path ?? "", purpose: .store)
             let (ring, appended) = try prepareKeys(in: file)
             let sealer = AESGCMPayloadSealer(ring: ring)
             let newest = sealer.ring.current.id
@@ -85,7 +85,7 @@ struct StoreKeysCommand: AsyncParsableCommand {
 
         /// Adds the new key to `file` (creating it when missing) unless `--reencrypt-only`; returns the file's keys and
         /// whether a key was added beside older ones.
-        private func prepareKeys(in file: StoreKeyFile) throws -> (ring: StoreKeyRing, appended: Bool) {
+        private func prepareKeys(in file: EncryptionKeyFile) throws -> (ring: EncryptionKeyRing, appended: Bool) {
             let hint = "fix the line it names (key bytes are never printed), or restore the file from its backup"
             do {
                 if !FileManager.default.fileExists(atPath: file.path) {
@@ -94,14 +94,14 @@ struct StoreKeysCommand: AsyncParsableCommand {
                             "there is no store key file at \(file.path)",
                             hint: "run `securepush store-keys rotate` without --reencrypt-only to create one")
                     }
-                    let key = StoreKey.generate(now: Date())
+                    let key = EncryptionKey.generate(now: Date())
                     _ = try file.create(with: key)
                     emit("created \(file.path) with key '\(key.id)'")
                     return (try file.load(), false)
                 }
                 guard !reencryptOnly else { return (try file.load(), false) }
                 _ = try file.load()
-                let key = StoreKey.generate(now: Date())
+                let key = EncryptionKey.generate(now: Date())
                 try file.append(key)
                 emit("added key '\(key.id)' to \(file.path): it encrypts from now on, older keys still decrypt")
                 return (try file.load(), true)

@@ -19,11 +19,17 @@ public struct AccessTokenClaims: JWTPayload, Equatable {
     /// The sign-in session (refresh-token family) a user token was issued in; absent in client tokens. Services that
     /// hold requests open (event streams) end them when `auth.revokedSessions` lists it.
     public var sid: String?
+    /// The apps a client token may act for (`["retail-ios"]`); absent in user tokens and in tokens of clients bound
+    /// to no app, which act for the deployment's default app only.
+    public var apps: [String]?
 
+    /// - Parameter apps: written as the `apps` claim when not empty; left out of the token otherwise.
     public init(
-        subject: String, scopes: [String], issuedAt: Date, expiresAt: Date, tokenID: String, sessionID: String? = nil
+        subject: String, scopes: [String], issuedAt: Date, expiresAt: Date, tokenID: String, sessionID: String? = nil,
+        apps: [String] = []
     ) {
         sid = sessionID
+        self.apps = apps.isEmpty ? nil : apps
         sub = SubjectClaim(value: subject)
         scope = scopes.joined(separator: " ")
         exp = ExpirationClaim(value: expiresAt)

@@ -121,7 +121,8 @@ public actor AccessTokenVerifier {
         // jwt-kit judged `exp` by the system clock; the cache judges it by `now`, so this must too.
         guard now() < claims.exp.value else { throw RPCError.unauthenticated("token expired or not valid here") }
         let principal = Principal(
-            subject: claims.sub.value, scopes: claims.scopes, expiresAt: claims.exp.value, sessionID: claims.sid)
+            subject: claims.sub.value, scopes: claims.scopes, expiresAt: claims.exp.value, sessionID: claims.sid,
+            apps: claims.apps ?? [])
         verified.insert(token, .init(principal: principal, expiresAt: claims.exp.value, keyID: kid), now: now())
         return principal
     }

@@ -11,12 +11,18 @@ public struct Principal: Sendable, Hashable {
     public var expiresAt: Date?
     /// The sign-in session a user token was issued in (`sid`); `nil` for client tokens.
     public var sessionID: String?
+    /// The apps a client token may act for (`apps`); empty when the token names none: the default app only, as
+    /// push-dispatch interprets it.
+    public var apps: [String]
 
-    public init(subject: String, scopes: Set<String>, expiresAt: Date? = nil, sessionID: String? = nil) {
+    public init(
+        subject: String, scopes: Set<String>, expiresAt: Date? = nil, sessionID: String? = nil, apps: [String] = []
+    ) {
         self.subject = subject
         self.scopes = scopes
         self.expiresAt = expiresAt
         self.sessionID = sessionID
+        self.apps = apps
     }
 
     /// Whether this is a person's (device's) token.

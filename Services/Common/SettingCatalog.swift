@@ -154,6 +154,19 @@ public enum SettingCatalog {
         #"seconds between the one sweep (for the whole service) that wakes streams whose device has queued ids whose wake-up was lost, and ends the streams of signed-out sessions (`auth.revokedSessions`)"#
     )
 
+    /// `SECUREPUSH_APPS_REFRESH_INTERVAL`.
+    public static let appsRefreshInterval = IntegerSetting(
+        #"SECUREPUSH_APPS_REFRESH_INTERVAL"#, group: .dispatch, default: 5, in: 1...3_600, unit: " s",
+        usedBy: #"dispatch"#,
+        #"seconds between two reads of the apps' revisions: an app created, changed or deleted (by `securepush apps` or on another replica) is served within this bound, and a replaced credential is no longer used after it"#
+    )
+
+    /// `SECUREPUSH_DEFAULT_APP`.
+    public static let defaultApp = TextSetting(
+        #"SECUREPUSH_DEFAULT_APP"#, group: .dispatch, default: #"default"#, usedBy: #"dispatch"#,
+        #"the app an omitted `appId` means (`devices.register`, `push.send`) and the one app of a client created without `--app`; `default` is the app of the `SECUREPUSH_APNS_*`, `_FCM_*`, `_WNS_*` and `_VAPID_*` variables (see [docs/operations.md](operations.md#operations-apps))"#
+    )
+
     /// `SECUREPUSH_APNS_PING_INTERVAL`.
     public static let apnsPingInterval = IntegerSetting(
         #"SECUREPUSH_APNS_PING_INTERVAL"#, group: .providers, default: 60, in: 0...3_600, unit: " s",
@@ -487,6 +500,15 @@ public enum SettingCatalog {
         storePurgeInterval.setting,
         dispatchKeepalive.setting,
         dispatchSweepInterval.setting,
+        appsRefreshInterval.setting,
+        defaultApp.setting,
+        Setting(
+            #"SECUREPUSH_APPS_KEY_FILE"#, group: .dispatch,
+            default:
+                #"`<data dir>/apps-keys`, generated (0600) on first start; required in production once an app is created"#,
+            usedBy: #"dispatch, `securepush apps`"#,
+            #"the AES-256 keys apps' provider credentials are encrypted at rest under, in the store key file's format; the last key encrypts, every key listed still decrypts (see [docs/operations.md](operations.md#operations-apps))"#
+        ),
         Setting(
             #"SECUREPUSH_MAX_DEVICES_PER_USER"#, group: .dispatch, default: #"20"#, usedBy: #"dispatch"#,
             #"devices one user may register (every row counts, active or not); one more is `-32029` with `data: {quota: "devicesPerUser", limit}`"#

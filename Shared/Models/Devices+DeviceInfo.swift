@@ -19,10 +19,13 @@ extension Devices {
         public var sealed: Bool?
         /// `"pending"` for a registration waiting for `devices.verify`; absent for a registered device.
         public var verification: String?
+        /// The app the device belongs to.
+        public var appId: String?
         public init(
             deviceId: String, platform: Platform, name: String? = nil, createdAt: Date, active: Bool? = nil,
-            apnsMode: String? = nil, sealed: Bool? = nil, verification: String? = nil
+            apnsMode: String? = nil, sealed: Bool? = nil, verification: String? = nil, appId: String? = nil
         ) {
+            self.appId = appId
             self.verification = verification
             self.sealed = sealed
             self.deviceId = deviceId

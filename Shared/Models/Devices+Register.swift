@@ -1,7 +1,7 @@
 import Foundation
 
 extension Devices {
-    /// `devices.register {platform, token?, name?, apnsMode?, publicKey?}` (user token) → `{deviceId, verification?}`.
+    /// `devices.register {platform, token?, name?, apnsMode?, publicKey?, appId?}` (user token) → `{deviceId, verification?}`.
     /// Registering the same platform token again updates that device instead of adding one (its key included). An
     /// APNs, FCM or WNS token registered to another user is not moved: the result is a new pending device
     /// (`verification: "pending"`), and a challenge is pushed to the token for `devices.verify`.
@@ -20,10 +20,13 @@ extension Devices {
             /// The device's P-256 public key (X9.62 uncompressed, base64url without padding): payloads sent to this
             /// device are sealed to it, and it signs the device's `SecurePush-Device-Proof`. Unset: an unsealed device.
             public var publicKey: String?
+            /// The app the device belongs to (its sends reach the device); unset: the deployment's default app.
+            public var appId: String?
             public init(
                 platform: Platform, token: String? = nil, name: String? = nil, apnsMode: String? = nil,
-                publicKey: String? = nil
+                publicKey: String? = nil, appId: String? = nil
             ) {
+                self.appId = appId
                 self.platform = platform
                 self.token = token
                 self.name = name

@@ -1,8 +1,8 @@
 import Foundation
 
 extension Push {
-    /// `push.send {recipientId, payload, ttlSeconds?, idempotencyKey?, sealedOnly?, readOnce?}` (scope `push:send`) →
-    /// `{notificationId, deliveries}`. The payload goes to the store; only the id goes to devices.
+    /// `push.send {recipientId, payload, ttlSeconds?, idempotencyKey?, sealedOnly?, readOnce?, appId?}` (scope
+    /// `push:send`) → `{notificationId, deliveries}`. The payload goes to the store; only the id goes to devices.
     public enum Send: RPCMethod {
         public static let name = "push.send"
 
@@ -19,10 +19,14 @@ extension Push {
             public var sealedOnly: Bool?
             /// `true`: the recipient's first successful fetch (any device, any way) erases every copy.
             public var readOnce: Bool?
+            /// The app whose devices are targeted (its credentials push); unset: the deployment's default app. The
+            /// client's token must list it (`-32003` otherwise).
+            public var appId: String?
             public init(
                 recipientId: String, payload: String, ttlSeconds: Int? = nil, idempotencyKey: String? = nil,
-                sealedOnly: Bool? = nil, readOnce: Bool? = nil
+                sealedOnly: Bool? = nil, readOnce: Bool? = nil, appId: String? = nil
             ) {
+                self.appId = appId
                 self.recipientId = recipientId
                 self.payload = payload
                 self.ttlSeconds = ttlSeconds

@@ -46,6 +46,8 @@ public struct APNsMock: Sendable {
 ///   - certificates: the TLS identity; a fresh test CA when `nil` (removed afterwards).
 ///   - clock: the mock's clock for judging provider token age (the system clock when `nil`), and `clockSkew`
 ///     seconds added to it: APNs' clock need not agree with ours.
+///   - otherApps: more apps (a provider key of another team and its topic) the mock serves beside `key` and `topic`:
+///     each key pushes only to its own topic.
 public func withAPNsMock<T>(
     key: APNsTestKey = APNsTestKey(),
     topic: String = "com.example.securepush",
@@ -55,6 +57,7 @@ public func withAPNsMock<T>(
     clock: TestClock? = nil,
     clockSkew: TimeInterval = 0,
     blackHole: BlackHole? = nil,
+    otherApps: [(key: APNsTestKey, topic: String)] = [],
     _ body: (APNsMock) async throws -> T
 ) async throws -> T {
     let generated = certificates == nil ? try TestCertificates.make() : nil
@@ -62,10 +65,16 @@ public func withAPNsMock<T>(
     let certificates = certificates ?? generated!
 
     let keys = JWTKeyCollection()
-    await keys.add(ecdsa: try ES256PublicKey(backing: key.privateKey.publicKey), kid: JWKIdentifier(string: key.keyID))
+    var identities: [String: (key: APNsTestKey, topic: String)] = [:]
+    for identity in [(key: key, topic: topic)] + otherApps {
+        await keys.add(
+            ecdsa: try ES256PublicKey(backing: identity.key.privateKey.publicKey),
+            kid: JWKIdentifier(string: identity.key.keyID))
+        identities[identity.key.keyID] = identity
+    }
     let router = Router()
     let now: @Sendable () -> Date = { (clock?.now ?? Date()).addingTimeInterval(clockSkew) }
-    APNsMockRoutes(key: key, topic: topic, keys: keys, state: state, now: now).register(on: router)
+    APNsMockRoutes(identities: identities, keys: keys, state: state, now: now).register(on: router)
 
     let connections = ConnectionLog()
     let tlsConfiguration = try certificates.makeServerTLSConfiguration()

@@ -23,8 +23,9 @@ struct APNsMockRoutes: Sendable {
         "pushtotalk", "widgets",
     ]
 
-    let key: APNsTestKey
-    let topic: String
+    /// Every provider key the mock accepts, by key id, with the one topic it may push to (as keys of different teams
+    /// at Apple: a key pushes only to its own team's apps).
+    let identities: [String: (key: APNsTestKey, topic: String)]
     let keys: JWTKeyCollection
     let state: APNsMockState
     let now: @Sendable () -> Date
@@ -60,7 +61,11 @@ struct APNsMockRoutes: Sendable {
         let isHex = token.unicodeScalars.allSatisfy { $0.properties.isASCIIHexDigit }
         guard isHex, token.count >= 64, token.count % 2 == 0 else { return .badDeviceToken }
         guard let jwt else { return .missingProviderToken }
-        if let failure = await verify(jwt) { return failure }
+        let topic: String
+        switch await verify(jwt) {
+        case .refused(let failure): return failure
+        case .valid(let keyTopic): topic = keyTopic
+        }
         guard let requestTopic = headers["apns-topic"] else { return .missingTopic }
         guard requestTopic == topic else { return .deviceTokenNotForTopic }
         guard let pushType = headers["apns-push-type"], Self.pushTypes.contains(pushType) else {
@@ -78,28 +83,31 @@ struct APNsMockRoutes: Sendable {
         return state.nextAnswer(for: token)
     }
 
-    /// Header `alg` ES256 and `kid` = the key id, signature by the team's key, `iss` = team id, `iat` < 1 h old.
-    private func verify(_ jwt: String) async -> APNsMockAnswer? {
+    /// Header `alg` ES256 and `kid` = a key id the mock knows, signature by that key, `iss` = its team id, `iat` < 1 h
+    /// old; the key's topic when it checks out.
+    private func verify(_ jwt: String) async -> ProviderTokenCheck {
         struct Header: Decodable {
             var alg: String?
             var kid: String?
         }
         // Like APNs, verify a provider token's signature once and then recognise it (it is reused for up to an hour).
-        if let iat = verified.tokens.withLock({ $0[jwt] }) {
-            return now().timeIntervalSince1970 - TimeInterval(iat) > 3600 ? .expiredProviderToken : nil
+        if let (iat, topic) = verified.tokens.withLock({ $0[jwt] }) {
+            return now().timeIntervalSince1970 - TimeInterval(iat) > 3600
+                ? .refused(.expiredProviderToken) : .valid(topic: topic)
         }
         let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let headerData = Data(base64URLEncoded: String(parts[0])),
             let header = try? JSONDecoder().decode(Header.self, from: headerData),
-            header.alg == "ES256", header.kid == key.keyID
-        else { return .invalidProviderToken }
-        guard let claims = try? await keys.verify(jwt, as: APNsMockClaims.self), claims.iss == key.teamID else {
-            return .invalidProviderToken
+            header.alg == "ES256", let kid = header.kid, let identity = identities[kid]
+        else { return .refused(.invalidProviderToken) }
+        guard let claims = try? await keys.verify(jwt, as: APNsMockClaims.self), claims.iss == identity.key.teamID
+        else {
+            return .refused(.invalidProviderToken)
         }
-        verified.tokens.withLock { $0[jwt] = claims.iat }
+        verified.tokens.withLock { $0[jwt] = (claims.iat, identity.topic) }
         let age = now().timeIntervalSince1970 - TimeInterval(claims.iat)
-        if age > 3600 { return .expiredProviderToken }
-        return nil
+        if age > 3600 { return .refused(.expiredProviderToken) }
+        return .valid(topic: identity.topic)
     }
 
     private func respond(_ answer: APNsMockAnswer, apnsID: String?) -> Response {
@@ -116,7 +124,13 @@ struct APNsMockRoutes: Sendable {
     }
 }
 
+/// What checking a provider token found: the topic its key may push to, or APNs' refusal.
+enum ProviderTokenCheck {
+    case valid(topic: String)
+    case refused(APNsMockAnswer)
+}
+
 /// Provider tokens the mock has already verified, with their `iat`.
 final class VerifiedProviderTokens: Sendable {
-    let tokens = Mutex<[String: Int]>([:])
+    let tokens = Mutex<[String: (iat: Int, topic: String)]>([:])
 }

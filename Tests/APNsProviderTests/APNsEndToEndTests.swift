@@ -146,7 +146,8 @@ func withAPNsStack(
 /// The whole stack in one process, delivering to the APNs mock (backoff 1 s), with the backend client `backend`;
 /// every service traces with `tracer` when one is given.
 func startStack(
-    against mock: APNsMock, in directory: URL, backendSecret: String, logger: Logger, tracer: (any Tracer)? = nil
+    against mock: APNsMock, in directory: URL, backendSecret: String, logger: Logger, tracer: (any Tracer)? = nil,
+    extra: [String: String] = [:]
 ) async throws -> LocalStack {
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     let keyFile = directory.appendingPathComponent("AuthKey.p8").path
@@ -163,5 +164,6 @@ func startStack(
         "SECUREPUSH_APNS_URL": mock.baseURL, "SECUREPUSH_APNS_CA_FILE": mock.certificates.caCertificatePath,
         "SECUREPUSH_DELIVERY_BACKOFF_BASE": "1", "SECUREPUSH_DELIVERY_BACKOFF_MAX": "1",
     ]
-    return try await LocalStack.start(environment: environment, logger: logger, tracer: tracer)
+    return try await LocalStack.start(
+        environment: environment.merging(extra) { _, new in new }, logger: logger, tracer: tracer)
 }

@@ -10,16 +10,16 @@ struct DevicesContractTests {
     /// A P-256 public key as devices register it (base64url, X9.62 uncompressed).
     static let publicKey = "BGD-1LolWp0xyWHrdMY1bWjASbiSO2H6bOZpYi5g8p-2eQP-EAi4vJmkGunpVii8ZPLxsgwtfp9Rd6PClNRGIpk"
 
-    @Test("devices.register {platform, token?, name?, apnsMode?, publicKey?} → {deviceId}")
+    @Test("devices.register {platform, token?, name?, apnsMode?, publicKey?, appId?} → {deviceId}")
     func register() throws {
         let full = try Fixture.params(Devices.Register.self, "devices.register")
         #expect(
             full
                 == Devices.Register.Params(
                     platform: .apns, token: "740f4707bebcf74f9b7c25d48e3358945f6aa01da5ddb387462c7eaf61bb78ad",
-                    name: "Ada's phone", apnsMode: "background", publicKey: Self.publicKey))
+                    name: "Ada's phone", apnsMode: "background", publicKey: Self.publicKey, appId: "retail-ios"))
         let minimal = try Fixture.params(Devices.Register.self, "devices.register", minimal: true)
-        #expect(minimal.publicKey == nil)
+        #expect(minimal.publicKey == nil && minimal.appId == nil)
         #expect(minimal == Devices.Register.Params(platform: .direct))
         #expect(
             try Fixture.result(Devices.Register.self, "devices.register")
@@ -60,15 +60,15 @@ struct DevicesContractTests {
                 Devices.DeviceInfo(
                     deviceId: Self.phone, platform: .apns, name: "Ada's phone",
                     createdAt: Fixture.utc(2026, 11, 20, 8, 15, 0),
-                    active: true, apnsMode: "background", sealed: true),
+                    active: true, apnsMode: "background", sealed: true, appId: "retail-ios"),
                 Devices.DeviceInfo(
                     deviceId: Self.tablet, platform: .fcm, name: "Old tablet",
                     createdAt: Fixture.utc(2026, 10, 2, 19, 45, 12),
-                    active: false, sealed: false),
+                    active: false, sealed: false, appId: "default"),
                 Devices.DeviceInfo(
                     deviceId: "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f", platform: .apns, name: "New phone",
                     createdAt: Fixture.utc(2026, 11, 26, 9, 30, 0), active: false, sealed: true,
-                    verification: "pending"),
+                    verification: "pending", appId: "retail-ios"),
             ])
         let minimal = try Fixture.result(Devices.List.self, "devices.list", minimal: true)
         #expect(

@@ -7,7 +7,7 @@ struct PushContractTests {
     static let payload = "Your order #81723 has shipped and arrives Tuesday."
 
     @Test(
-        "push.send {recipientId, payload, ttlSeconds?, idempotencyKey?, sealedOnly?, readOnce?} → {notificationId, deliveries}"
+        "push.send {recipientId, payload, ttlSeconds?, idempotencyKey?, sealedOnly?, readOnce?, appId?} → {notificationId, deliveries}"
     )
     func send() throws {
         let full = try Fixture.params(Push.Send.self, "push.send")
@@ -15,9 +15,9 @@ struct PushContractTests {
             full
                 == Push.Send.Params(
                     recipientId: AuthContractTests.userId, payload: Self.payload, ttlSeconds: 86_400,
-                    idempotencyKey: "order-81723-shipped", sealedOnly: true, readOnce: true))
+                    idempotencyKey: "order-81723-shipped", sealedOnly: true, readOnce: true, appId: "retail-ios"))
         let minimal = try Fixture.params(Push.Send.self, "push.send", minimal: true)
-        #expect(minimal.sealedOnly == nil && minimal.readOnce == nil)
+        #expect(minimal.sealedOnly == nil && minimal.readOnce == nil && minimal.appId == nil)
         #expect(minimal == Push.Send.Params(recipientId: AuthContractTests.userId, payload: Self.payload))
 
         let result = try Fixture.result(Push.Send.self, "push.send")

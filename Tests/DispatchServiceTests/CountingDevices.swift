@@ -21,12 +21,12 @@ final class CountingDevices: DeviceRepository {
 
     func register(
         ownerID: String, platform: Platform, token: String?, name: String?, apnsMode: String?, publicKey: String?,
-        maxDevices: Int?, now: Date
+        appID: String, maxDevices: Int?, now: Date
     ) async throws -> DeviceRegistration {
         counted()
         return try await base.register(
             ownerID: ownerID, platform: platform, token: token, name: name, apnsMode: apnsMode, publicKey: publicKey,
-            maxDevices: maxDevices, now: now)
+            appID: appID, maxDevices: maxDevices, now: now)
     }
 
     func devices(ownerID: String) async throws -> [DeviceRecord] {

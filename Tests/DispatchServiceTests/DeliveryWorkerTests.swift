@@ -66,7 +66,7 @@ struct DeliveryWorkerTests {
             Mirror(reflecting: job).children.compactMap(\.label)
                 == [
                     "sequence", "notificationID", "deviceID", "platform", "deviceToken", "status", "attempts",
-                    "expiresAt", "apnsMode", "traceParent", "sentAt", "challenge",
+                    "expiresAt", "apnsMode", "traceParent", "sentAt", "challenge", "appID",
                 ])
         #expect(job.challenge == nil)
         #expect(!String(describing: job).contains(payload))
@@ -127,7 +127,9 @@ struct DeliveryWorkerTests {
         let harness = try await DispatchHarness.remote([provider])
         _ = try await harness.registerDevice(user: "alice", platform: .apns, token: "d6d6")
         let sent = try await harness.send(to: "alice").notificationId
-        let group = ServiceGroup(configuration: .init(services: harness.components.workers, logger: .quiet))
+        // The app loader owns the providers: it comes first, so it stops (shutting them down) after the workers.
+        let services: [any Service] = [harness.components.appLoader] + harness.components.workers
+        let group = ServiceGroup(configuration: .init(services: services, logger: .quiet))
         let stopped = Mutex(false)
         let run = Task {
             try await group.run()

@@ -35,6 +35,7 @@ struct DispatchHarness {
     init(
         configuration: DispatchConfiguration = DispatchHarness.configuration(),
         providers: [any RemotePushProvider] = [],
+        appProviders: AppCatalogLoader.ProviderFactory? = nil,
         clock: any AdjustableClock = TestClock(),
         storeClient: RPCClient? = nil,
         logger: Logger = .quiet,
@@ -45,7 +46,7 @@ struct DispatchHarness {
         let store = FakeStore(clock: clock)
         let components = try DispatchComponents.make(
             configuration: configuration, auth: auth.client, store: storeClient ?? store.client, providers: providers,
-            logger: logger, now: { clock.now }, metrics: metrics)
+            appProviders: appProviders, logger: logger, now: { clock.now }, metrics: metrics)
         let loaded = await components.verifier.refresh()
         try #require(loaded)
         let dispatcher = components.dispatcher

@@ -21,7 +21,7 @@ struct DispatchMigrationsTests {
         shipped(on: dialect).filter {
             ![
                 "v7 idempotency owners", "v8 device revocation outbox", "v9 direct tokens per owner",
-                "v10 device verification",
+                "v10 device verification", "v11 apps",
             ].contains($0.version)
         }
     }
@@ -34,13 +34,13 @@ struct DispatchMigrationsTests {
             Self.shipped(on: .sqlite).map(\.version) == [
                 "v1", "v2 delivery leases", "v3 device apns mode", "v4 unfinished deliveries by device",
                 "v5 device public key", "v6 delivery trace context", "v7 idempotency owners",
-                "v8 device revocation outbox", "v9 direct tokens per owner", "v10 device verification",
+                "v8 device revocation outbox", "v9 direct tokens per owner", "v10 device verification", "v11 apps",
             ])
         #expect(
             Self.shipped(on: .postgresql).map(\.version) == [
                 "v1", "v2 unfinished deliveries by device", "v5 device public key", "v6 delivery trace context",
                 "v7 idempotency owners", "v8 device revocation outbox", "v9 direct tokens per owner",
-                "v10 device verification",
+                "v10 device verification", "v11 apps",
             ])
     }
 
@@ -115,6 +115,9 @@ struct DispatchMigrationsTests {
         #expect(waiting.map(\.notificationID) == ["n0"])
         #expect(waiting.map(\.sentAt) == [start])
         #expect(waiting.map(\.traceParent) == [nil])
+        // Everything from before apps belongs to the environment's app `default`, and its sends reach it.
+        #expect(waiting.map(\.appID) == [AppCatalog.environmentAppID])
+        #expect(try await SQLDeviceRepository(database: database).devices(ownerID: "ada").map(\.appID) == ["default"])
         let recorded = try await SQLDeliveryRepository(database: database).recordSend(
             SendRecord(
                 notificationID: "n1", clientID: "backend", recipientID: "ada",
@@ -122,6 +125,7 @@ struct DispatchMigrationsTests {
             claim: nil)
         #expect(recorded.jobs.map(\.deviceID) == [device.id])
         #expect(recorded.jobs.map(\.deviceToken) == ["aa11"])
+        #expect(recorded.jobs.map(\.appID) == ["default"])
         // The ownerless reservation is judged by its age alone: in progress until the timeout, then taken over.
         let deliveries = SQLDeliveryRepository(database: database)
         let soon = start.addingTimeInterval(5)

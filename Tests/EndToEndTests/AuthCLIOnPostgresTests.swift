@@ -24,7 +24,10 @@ struct AuthCLIOnPostgresTests {
         let secret = "billing-secret-\(UUID().uuidString)"
 
         let madeClient = try await ClosedRegistrationEndToEndTests.securepush(
-            ["clients", "create", "--id", "billing", "--scope", "push:send", "--secret", secret],
+            [
+                "clients", "create", "--id", "billing", "--scope", "push:send", "--app", "retail-ios", "--secret",
+                secret,
+            ],
             environment: environment)
         let madeUser = try await ClosedRegistrationEndToEndTests.securepush(
             ["users", "create", "--username", "alice", "--password", "correct horse"], environment: environment)
@@ -32,14 +35,16 @@ struct AuthCLIOnPostgresTests {
         #expect(madeUser == 0)
         #expect(!FileManager.default.fileExists(atPath: AuthConfiguration.databasePath(inDataDirectory: dataDirectory)))
 
-        // What auth on that database sees: the client authenticates with its scopes, the account exists.
+        // What auth on that database sees: the client authenticates with its scopes and app, the account exists.
         try await TestPostgres.withDatabase(
             serviceName: "auth", migrations: AuthMigrations.all.postgres, url: try PostgresURL(urlString)
         ) { database in
             let repository = SQLAuthRepository(database: PostgresSQLDatabase(database))
             let clients = ClientRegistry(
                 repository: repository, hasher: try await PasswordHasher(cost: 10), minimumSecretLength: 16)
-            #expect(try await clients.authenticate(clientId: "billing", secret: secret) == ["push:send"])
+            #expect(
+                try await clients.grant(clientId: "billing", secret: secret)
+                    == .init(scopes: ["push:send"], apps: ["retail-ios"]))
             #expect(try await repository.user(named: "alice") != nil)
         }
     }

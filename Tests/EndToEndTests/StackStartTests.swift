@@ -1,5 +1,6 @@
 import Foundation
 import SecurePushStack
+import ServiceCore
 import StoreService
 import Testing
 
@@ -46,7 +47,7 @@ struct StackStartTests {
         let keyFile = directory + "/store-keys"
         let keys = try FileManager.default.attributesOfItem(atPath: keyFile)
         #expect((keys[.posixPermissions] as? Int) == 0o600)
-        #expect(try StoreKeyFile(path: keyFile).load().keys.count == 1)
+        #expect(try EncryptionKeyFile(path: keyFile, purpose: .store).load().keys.count == 1)
     }
 }
 

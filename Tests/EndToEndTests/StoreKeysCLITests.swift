@@ -32,12 +32,12 @@ struct StoreKeysCLITests {
         let current = try await StoreComponents.make(
             configuration: configuration, auth: Self.unusedAuth, logger: logger
         ).store.put(recipientID: "ada", payload: "under the first key", ttlSeconds: nil).id
-        let firstKey = try StoreKeyFile(path: keyPath).load().current.id
+        let firstKey = try EncryptionKeyFile(path: keyPath, purpose: .store).load().current.id
 
         let run = try await Self.securepush(["store-keys", "rotate", "--data-dir", directory.path])
         #expect(run.status == 0, "\(run.output)")
         #expect(run.output.contains("re-encrypted 2 payloads"), "\(run.output)")
-        let keys = try StoreKeyFile(path: keyPath).load().keys
+        let keys = try EncryptionKeyFile(path: keyPath, purpose: .store).load().keys
         #expect(keys.count == 2)
         #expect(keys.first?.id == firstKey)
 

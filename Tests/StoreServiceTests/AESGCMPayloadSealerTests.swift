@@ -1,4 +1,5 @@
 import Foundation
+import ServiceCore
 import StoreService
 import Synchronization
 import Testing
@@ -9,7 +10,7 @@ struct AESGCMPayloadSealerTests {
 
     @Test("a payload round-trips; what is stored is nonce, ciphertext and tag under `aes256gcm:<key id>`")
     func roundTrip() throws {
-        let ring = StoreKeyRing.generate()
+        let ring = EncryptionKeyRing.generate()
         let sealer = AESGCMPayloadSealer(ring: ring)
         let sealed = try sealer.seal(payload, notificationID: "n1")
         #expect(sealed.scheme == "aes256gcm:\(ring.current.id)")
@@ -58,8 +59,8 @@ struct AESGCMPayloadSealerTests {
         #expect(missing == .missingKey(keyID, notificationID: "n1"))
         #expect(missing?.description.contains("'\(keyID)'") == true)
 
-        let impostor = try #require(StoreKey(id: keyID, bytes: Data(repeating: 9, count: 32)))
-        let confused = AESGCMPayloadSealer(ring: try #require(StoreKeyRing([impostor])))
+        let impostor = try #require(EncryptionKey(id: keyID, bytes: Data(repeating: 9, count: 32)))
+        let confused = AESGCMPayloadSealer(ring: try #require(EncryptionKeyRing([impostor])))
         #expect(throws: PayloadSealerError.authenticationFailed(keyID: keyID, notificationID: "n1")) {
             try confused.open(sealed.bytes, scheme: sealed.scheme, notificationID: "n1")
         }
@@ -77,8 +78,8 @@ struct AESGCMPayloadSealerTests {
 
     @Test("a row under a key added to the file after start opens: the sealer re-reads the file, at most once a second")
     func reloadsOnUnknownKey() throws {
-        let old = StoreKeyRing.generate()
-        let rotated = try #require(StoreKeyRing(old.keys + [StoreKey.generate(now: Date())]))
+        let old = EncryptionKeyRing.generate()
+        let rotated = try #require(EncryptionKeyRing(old.keys + [EncryptionKey.generate(now: Date())]))
         let sealed = try AESGCMPayloadSealer(ring: rotated).seal(payload, notificationID: "n1")
         let reloads = Mutex(0)
         let clock = Mutex(Date(timeIntervalSince1970: 0))

@@ -20,9 +20,9 @@ struct PayloadReencryptionTests {
         arguments: TestPostgres.backends)
     func rotates(backend: TestDatabaseBackend) async throws {
         try await withDatabase(backend) { database in
-            let old = StoreKeyRing.generate()
-            let new = StoreKey.generate(now: Self.start)
-            let rotated = try #require(StoreKeyRing(old.keys + [new]))
+            let old = EncryptionKeyRing.generate()
+            let new = EncryptionKey.generate(now: Self.start)
+            let rotated = try #require(EncryptionKeyRing(old.keys + [new]))
             let legacy = SQLNotificationRepository(database: database, sealer: IdentityPayloadSealer())
             let before = SQLNotificationRepository(database: database, sealer: AESGCMPayloadSealer(ring: old))
             for index in 0..<7 { try await legacy.insert(record("p\(index)", payload: "plain \(index)")) }
@@ -52,7 +52,7 @@ struct PayloadReencryptionTests {
             #expect(try sealedCopy?.decode(0, as: Data.self) == Data([1, 2, 3]))
 
             let onlyNew = SQLNotificationRepository(
-                database: database, sealer: AESGCMPayloadSealer(ring: try #require(StoreKeyRing([new]))))
+                database: database, sealer: AESGCMPayloadSealer(ring: try #require(EncryptionKeyRing([new]))))
             for index in 0..<7 {
                 #expect(
                     try await onlyNew.find(id: "p\(index)", recipientID: "ada", now: Self.start)?.payload

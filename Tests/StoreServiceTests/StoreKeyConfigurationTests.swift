@@ -87,12 +87,12 @@ struct StoreKeyConfigurationTests {
     @Test("a running store reads payloads re-encrypted under a key added to its file after it started")
     func runningStoreFollowsRotation() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
-        let file = StoreKeyFile(path: directory.appendingPathComponent("store-keys").path)
+        let file = EncryptionKeyFile(path: directory.appendingPathComponent("store-keys").path, purpose: .store)
         _ = try file.loadOrCreate(now: Date())
         let harness = try await StoreHarness(configuration: StoreConfiguration(storeKeys: .file(file.path)))
         let put = try await harness.put(to: "ada", payload: "still readable")
 
-        try file.append(StoreKey.generate(now: Date()))
+        try file.append(EncryptionKey.generate(now: Date()))
         let rotated = AESGCMPayloadSealer(ring: try file.load())
         // The service's own database value: a second one over its writer would not share its write lock.
         #expect(

@@ -9,7 +9,7 @@ import Testing
 struct StoreKeyFileTests {
     static let keyA = Data(repeating: 0xA1, count: 32).base64EncodedString()
     static let keyB = Data(repeating: 0xB2, count: 32).base64EncodedString()
-    let file = StoreKeyFile(path: "/etc/securepush/store-keys")
+    let file = EncryptionKeyFile(path: "/etc/securepush/store-keys", purpose: .store)
 
     @Test("keys are read in order, comments and blank lines skipped; the last one encrypts")
     func parsesKeys() throws {
@@ -51,7 +51,9 @@ struct StoreKeyFileTests {
     @Test("a missing file is refused naming it and how to create one")
     func missingFile() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("absent-\(UUID())").path
-        let error = #expect(throws: ConfigurationError.self) { try StoreKeyFile(path: path).load() }
+        let error = #expect(throws: ConfigurationError.self) {
+            try EncryptionKeyFile(path: path, purpose: .store).load()
+        }
         #expect(error?.description.contains("'\(path)'") == true)
         #expect(error?.description.contains("securepush store-keys rotate") == true)
     }
@@ -60,7 +62,7 @@ struct StoreKeyFileTests {
     func generatesAndAppends() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keys-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let file = StoreKeyFile(path: directory.appendingPathComponent("store-keys").path)
+        let file = EncryptionKeyFile(path: directory.appendingPathComponent("store-keys").path, purpose: .store)
         let now = Date(timeIntervalSince1970: 1_795_996_800)  // 2026-11-30
         let (first, created) = try file.loadOrCreate(now: now)
         #expect(created)
@@ -71,11 +73,11 @@ struct StoreKeyFileTests {
         #expect(!createdAgain)
         #expect(again.keys.map(\.id) == first.keys.map(\.id))
 
-        let next = StoreKey.generate(now: now)
+        let next = EncryptionKey.generate(now: now)
         try file.append(next)
         #expect(try file.load().keys.map(\.id) == [first.current.id, next.id])
         #expect(try Self.mode(file.path) == 0o600)
-        #expect(try !file.create(with: StoreKey.generate(now: now)), "never replaces an existing file")
+        #expect(try !file.create(with: EncryptionKey.generate(now: now)), "never replaces an existing file")
     }
 
     @Test("the file `securepush certs --secrets-dir` generates is a valid key file")
@@ -84,7 +86,7 @@ struct StoreKeyFileTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let secrets = DevelopmentSecrets(directory: directory)
         _ = try secrets.ensure()
-        let ring = try StoreKeyFile(path: secrets.path(.storeKeys)).load()
+        let ring = try EncryptionKeyFile(path: secrets.path(.storeKeys), purpose: .store).load()
         #expect(ring.keys.count == 1)
     }
 
@@ -100,7 +102,7 @@ struct StoreKeyFileEdgeTests {
     @Test("replicas generating the file at the same moment end up with one key file and the same key")
     func concurrentFirstStarts() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
-        let file = StoreKeyFile(path: directory.appendingPathComponent("store-keys").path)
+        let file = EncryptionKeyFile(path: directory.appendingPathComponent("store-keys").path, purpose: .store)
         let ids = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<8 { group.addTask { try file.loadOrCreate(now: Date()).ring.current.id } }
             return try await group.reduce(into: Set<String>()) { $0.insert($1) }
@@ -117,14 +119,16 @@ struct StoreKeyFileEdgeTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let path = directory.appendingPathComponent("store-keys").path
         try Data(repeating: UInt8(ascii: "#"), count: (1 << 20) + 1).write(to: URL(fileURLWithPath: path))
-        let error = #expect(throws: ConfigurationError.self) { try StoreKeyFile(path: path).load() }
+        let error = #expect(throws: ConfigurationError.self) {
+            try EncryptionKeyFile(path: path, purpose: .store).load()
+        }
         #expect(error?.description.contains("larger than 1 MiB") == true)
     }
 
     @Test("a key file others can read starts the store with a warning naming the file and its mode")
     func readableByOthers() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
-        let file = StoreKeyFile(path: directory.appendingPathComponent("store-keys").path)
+        let file = EncryptionKeyFile(path: directory.appendingPathComponent("store-keys").path, purpose: .store)
         _ = try file.loadOrCreate(now: Date())
         let log = RecordedLog()
         _ = try StoreKeySource.file(file.path).makeSealer(logger: log.logger())

@@ -33,7 +33,8 @@ public struct TestSigner: Sendable {
         issuedAt: Date = Date(),
         lifetime: TimeInterval = 900,
         sessionID: String? = nil,
-        kid overridingKID: String? = nil
+        kid overridingKID: String? = nil,
+        apps: [String] = []
     ) async throws -> String {
         let claims = AccessTokenClaims(
             subject: subject,
@@ -41,7 +42,8 @@ public struct TestSigner: Sendable {
             issuedAt: issuedAt,
             expiresAt: issuedAt.addingTimeInterval(lifetime),
             tokenID: UUID().uuidString,
-            sessionID: sessionID
+            sessionID: sessionID,
+            apps: apps
         )
         var header = JWTHeader()
         header.kid = overridingKID ?? kid
@@ -59,7 +61,7 @@ public struct TestSigner: Sendable {
     }
 
     /// An app backend's token (scope `push:send`).
-    public func senderToken(_ clientID: String = "app-backend") async throws -> String {
-        try await token(subject: clientID, scopes: [Scope.pushSend])
+    public func senderToken(_ clientID: String = "app-backend", apps: [String] = []) async throws -> String {
+        try await token(subject: clientID, scopes: [Scope.pushSend], apps: apps)
     }
 }

@@ -35,8 +35,11 @@ public struct AccessTokenSigner: Sendable {
         await keys.add(ecdsa: currentKey.privateKey, kid: JWKIdentifier(string: currentKey.kid))
     }
 
-    /// A signed token for `subject` with `scopes`, issued at `now`, carrying `sessionID` as `sid` when given.
-    public func sign(subject: String, scopes: [String], sessionID: String? = nil, at now: Date) async throws -> String {
+    /// A signed token for `subject` with `scopes`, issued at `now`, carrying `apps` as `apps` when not empty and
+    /// `sessionID` as `sid` when given.
+    public func sign(
+        subject: String, scopes: [String], apps: [String] = [], sessionID: String? = nil, at now: Date
+    ) async throws -> String {
         // Whole seconds: NumericDate allows fractions, but other verifiers handle integers best.
         let issuedAt = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
         let claims = AccessTokenClaims(
@@ -45,7 +48,8 @@ public struct AccessTokenSigner: Sendable {
             issuedAt: issuedAt,
             expiresAt: issuedAt.addingTimeInterval(TimeInterval(tokenTTL)),
             tokenID: UUID.random().uuidString.lowercased(),
-            sessionID: sessionID
+            sessionID: sessionID,
+            apps: apps
         )
         return try await keys.sign(claims, kid: JWKIdentifier(string: currentKey.kid))
     }

@@ -8,7 +8,7 @@ import ServiceCore
 /// twice; `v4` converts both to milliseconds.
 public enum AuthMigrations {
     /// Every step, in order.
-    public static let all: [SQLMigration] = [v1, v2, v3, v4]
+    public static let all: [SQLMigration] = [v1, v2, v3, v4, v5]
 
     /// The service's schema: `auth` on PostgreSQL, built by ``all``.
     public static let schema = ServiceSchema(service: "auth", postgresSchema: "auth", migrations: all)
@@ -135,6 +135,10 @@ public enum AuthMigrations {
             "CREATE INDEX refresh_tokens_by_expiry ON refresh_tokens (expires_at)",
         ]
     }
+
+    // The apps a client may act for (issue 27), space-separated like `scopes`; `NULL`, as every existing client gets,
+    // means none: the deployment's default app only.
+    static let v5 = SQLMigration("v5 client apps", ["ALTER TABLE clients ADD COLUMN apps TEXT"])
 
     /// SQLite: GRDB's date text (`YYYY-MM-DD HH:MM:SS.SSS`, UTC) as milliseconds since 1970, exactly; `NULL` stays.
     static func sqliteMilliseconds(of column: String) -> String {

@@ -18,7 +18,7 @@ public protocol AuthRepository: Sendable {
     func client(id: String) async throws -> ClientRecord?
     /// Stores a new client; throws `AuthError.clientExists` when the id is taken.
     func insertClient(_ client: ClientRecord) async throws
-    /// Creates the client or replaces its secret hash and scopes (keeping its creation date).
+    /// Creates the client or replaces its secret hash, scopes and apps (keeping its creation date).
     func upsertClient(_ client: ClientRecord) async throws
 
     /// Starts a token family for `userID` with its first refresh token.
@@ -64,12 +64,15 @@ public struct ClientRecord: Sendable, Hashable {
     public var secretHash: String
     /// Never contains `user`.
     public var scopes: [String]
+    /// The app ids its tokens may act for (the `apps` claim); empty: the deployment's default app only.
+    public var apps: [String]
     public var createdAt: Date
 
-    public init(id: String, secretHash: String, scopes: [String], createdAt: Date) {
+    public init(id: String, secretHash: String, scopes: [String], apps: [String] = [], createdAt: Date) {
         self.id = id
         self.secretHash = secretHash
         self.scopes = scopes
+        self.apps = apps
         self.createdAt = createdAt
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import ServiceCore
 import SharedModels
 
@@ -10,7 +11,8 @@ extension AuthenticationService {
         return try await hashing.run(for: address, work)
     }
 
-    /// An access token for a service client, carrying the client's scopes (never `user`).
+    /// An access token for a service client, carrying the client's scopes (never `user`) and, when it is bound to
+    /// apps, their ids as the `apps` claim.
     ///
     /// A wrong id and a wrong secret both throw the same `-32001` after the same bcrypt work.
     /// Limited like `login` (account = client id), so failures from elsewhere never refuse the right secret.
@@ -18,35 +20,38 @@ extension AuthenticationService {
         -> Auth.ClientToken.Result
     {
         let attempt = try await limiter.reserveAttempt(.client, account: clientId, from: address, at: now())
-        let scopes: [String]?
+        let grant: ClientRegistry.Grant?
         do {
             let clients = clients
-            scopes = try await checkPassword(from: address) {
-                try await clients.authenticate(clientId: clientId, secret: clientSecret)
+            grant = try await checkPassword(from: address) {
+                try await clients.grant(clientId: clientId, secret: clientSecret)
             }
         } catch {
             await limiter.abandoned(attempt, at: now())
             throw error
         }
-        guard let scopes else {
+        guard let grant else {
             logger.debug("auth.client_token.failed")
             throw AuthError.invalidClientCredentials
         }
         await limiter.succeeded(attempt, at: now())
-        let token = try await signer.sign(subject: clientId, scopes: scopes, at: now())
-        logger.security(
-            .init("auth.client_token.issued"),
-            metadata: [
-                LogMetadataKey.clientID: "\(clientId)", "auth.scopes": "\(scopes.joined(separator: " "))",
-                LogMetadataKey.clientAddress: "\(address ?? "in-process")",
-            ])
+        let scopes = grant.scopes
+        let token = try await signer.sign(subject: clientId, scopes: scopes, apps: grant.apps, at: now())
+        var metadata: Logger.Metadata = [
+            LogMetadataKey.clientID: "\(clientId)", "auth.scopes": "\(scopes.joined(separator: " "))",
+            LogMetadataKey.clientAddress: "\(address ?? "in-process")",
+        ]
+        if !grant.apps.isEmpty { metadata["auth.apps"] = "\(grant.apps.joined(separator: " "))" }
+        logger.security(.init("auth.client_token.issued"), metadata: metadata)
         return Auth.ClientToken.Result(
             accessToken: token, tokenType: "Bearer", expiresIn: signer.tokenTTL, scopes: scopes)
     }
 
     /// Creates a service client (the `securepush clients create` command); see `ClientRegistry.createClient`.
-    public func createClient(id: String, scopes: [String], secret: String?) async throws -> ClientRegistry.Credentials {
-        try await clients.createClient(id: id, scopes: scopes, secret: secret)
+    public func createClient(id: String, scopes: [String], apps: [String] = [], secret: String?) async throws
+        -> ClientRegistry.Credentials
+    {
+        try await clients.createClient(id: id, scopes: scopes, apps: apps, secret: secret)
     }
 
     /// The public keys that verify access tokens, this replica's current key first.

@@ -1,6 +1,6 @@
 import SharedModels
 
-/// The shape rules for usernames, passwords, client ids, client secrets and scopes.
+/// The shape rules for usernames, passwords, client ids, client secrets, scopes and apps.
 ///
 /// Each check throws `AuthError.invalidField` naming the field, so callers get a precise `-32602`.
 public enum CredentialRules {
@@ -15,6 +15,8 @@ public enum CredentialRules {
     public static let maximumSecretBytes = 72
     /// Each scope is at most this many characters of `[a-z0-9:._-]`.
     public static let maximumScopeLength = 64
+    /// A client may be bound to at most this many apps (each a well-formed ``AppID``).
+    public static let maximumClientApps = 64
 
     /// Checks a username for `auth.register`.
     public static func validateUsername(_ username: String, field: String = "username") throws(AuthError) {
@@ -83,6 +85,19 @@ public enum CredentialRules {
             }
         }
         return Array(Set(scopes)).sorted()
+    }
+
+    /// Checks and normalises the apps a client may act for: each a well-formed ``AppID``, at most
+    /// ``maximumClientApps`` of them; sorted, without duplicates. None is allowed: the deployment's default app.
+    public static func normalizeClientApps(_ apps: [String], field: String = "apps") throws(AuthError) -> [String] {
+        for app in apps where !AppID.isValid(app) {
+            throw .invalidField(field, "each app id \(AppID.requirement) (got '\(app.prefix(80))')")
+        }
+        let normalized = Array(Set(apps)).sorted()
+        guard normalized.count <= maximumClientApps else {
+            throw .invalidField(field, "must name at most \(maximumClientApps) apps (got \(normalized.count))")
+        }
+        return normalized
     }
 
     private static func isUsernameByte(_ byte: UInt8) -> Bool {

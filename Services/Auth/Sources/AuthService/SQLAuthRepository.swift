@@ -38,13 +38,15 @@ public struct SQLAuthRepository: AuthRepository {
     }
 
     public func client(id: String) async throws -> ClientRecord? {
-        try await database.readOne("SELECT id, secret_hash, scopes, created_at FROM clients WHERE id = ?", [id]).map {
-            row in
+        try await database.readOne(
+            "SELECT id, secret_hash, scopes, apps, created_at FROM clients WHERE id = ?", [id]
+        ).map { row in
             ClientRecord(
                 id: try row.decode(0),
                 secretHash: try row.decode(1),
                 scopes: try row.decode(2, as: String.self).split(separator: " ").map(String.init),
-                createdAt: try row.date(3)
+                apps: try row.decode(3, as: String?.self)?.split(separator: " ").map(String.init) ?? [],
+                createdAt: try row.date(4)
             )
         }
     }
@@ -52,7 +54,7 @@ public struct SQLAuthRepository: AuthRepository {
     public func insertClient(_ client: ClientRecord) async throws {
         let inserted = try await database.execute(
             """
-            INSERT INTO clients (id, secret_hash, scopes, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+            INSERT INTO clients (id, secret_hash, scopes, apps, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT DO NOTHING
             """, Self.binds(client))
         guard inserted == 1 else { throw AuthError.clientExists(client.id) }
@@ -61,9 +63,10 @@ public struct SQLAuthRepository: AuthRepository {
     public func upsertClient(_ client: ClientRecord) async throws {
         _ = try await database.execute(
             """
-            INSERT INTO clients (id, secret_hash, scopes, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+            INSERT INTO clients (id, secret_hash, scopes, apps, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT (id) DO UPDATE SET
-                secret_hash = excluded.secret_hash, scopes = excluded.scopes, updated_at = excluded.updated_at
+                secret_hash = excluded.secret_hash, scopes = excluded.scopes, apps = excluded.apps,
+                updated_at = excluded.updated_at
             """, Self.binds(client))
     }
 
@@ -74,9 +77,10 @@ public struct SQLAuthRepository: AuthRepository {
     }
 
     static func binds(_ client: ClientRecord) -> [any SQLBindable] {
-        // Space-separated, like the token's `scope` claim.
+        // Space-separated, like the token's `scope` claim; no apps is `NULL`.
         let created = client.createdAt.millisecondsSince1970
-        return [client.id, client.secretHash, client.scopes.joined(separator: " "), created, created]
+        let apps: String? = client.apps.isEmpty ? nil : client.apps.joined(separator: " ")
+        return [client.id, client.secretHash, client.scopes.joined(separator: " "), apps, created, created]
     }
 }
 

@@ -26,12 +26,15 @@ public struct DeliveryJob: Sendable, Hashable {
     /// A device-verification challenge to push instead of a notification id (``DeviceVerification``); such a job is
     /// never stored and its `notificationID` is empty.
     public var challenge: String?
+    /// The app of the job's device: its credentials push the job.
+    public var appID: String
 
     /// A one-off job pushing `challenge` to a pending device's token, valid for the verification window.
     public static func challenge(_ challenge: String, to device: DeviceRecord, until expiresAt: Date) -> DeliveryJob {
         var job = DeliveryJob(
             sequence: 0, notificationID: "", deviceID: device.id, platform: device.platform, deviceToken: device.token,
-            status: .queued, attempts: 0, expiresAt: expiresAt, apnsMode: APNsPushMode.background.rawValue)
+            status: .queued, attempts: 0, expiresAt: expiresAt, apnsMode: APNsPushMode.background.rawValue,
+            appID: device.appID)
         job.challenge = challenge
         return job
     }
@@ -39,8 +42,9 @@ public struct DeliveryJob: Sendable, Hashable {
     public init(
         sequence: Int64, notificationID: String, deviceID: String, platform: Platform, deviceToken: String?,
         status: DeliveryStatus, attempts: Int, expiresAt: Date, apnsMode: String? = nil,
-        traceParent: TraceParent? = nil, sentAt: Date? = nil
+        traceParent: TraceParent? = nil, sentAt: Date? = nil, appID: String = AppCatalog.environmentAppID
     ) {
+        self.appID = appID
         self.sequence = sequence
         self.notificationID = notificationID
         self.deviceID = deviceID

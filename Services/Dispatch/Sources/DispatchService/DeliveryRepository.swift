@@ -118,11 +118,14 @@ public struct SendRecord: Sendable, Hashable {
     /// The trace context of the `push.send` span, when the send was traced: kept with the send, so its jobs' attempts
     /// join its trace.
     public var traceParent: TraceParent?
+    /// The app whose devices of the recipient are targeted.
+    public var appID: String
 
     public init(
         notificationID: String, clientID: String, recipientID: String, expiresAt: Date, createdAt: Date,
-        deviceIDs: Set<String>? = nil, traceParent: TraceParent? = nil
+        deviceIDs: Set<String>? = nil, traceParent: TraceParent? = nil, appID: String = AppCatalog.environmentAppID
     ) {
+        self.appID = appID
         self.deviceIDs = deviceIDs
         self.traceParent = traceParent
         self.notificationID = notificationID

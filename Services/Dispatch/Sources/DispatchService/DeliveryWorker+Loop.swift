@@ -28,7 +28,7 @@ extension DeliveryWorker {
                 let wanted = limit - inFlight
                 do {
                     let jobs = try await deliveries.claimDue(
-                        platform: provider.platform, owner: owner, now: current,
+                        platform: platform, owner: owner, now: current,
                         leaseUntil: current.adding(configuration.leaseTimeout), limit: wanted)
                     if inFlight == 0 { renewAt = current.adding(renewalInterval) }
                     for job in jobs {
@@ -75,8 +75,14 @@ extension DeliveryWorker {
 
     /// One attempt at `job`, recorded (or, when abandoned at shutdown, handed back) before it returns.
     func attempt(_ job: DeliveryJob, owner: String) async -> Event {
-        let span = tracing.start("push.deliver", job: job, platform: provider.platform, kind: .client)
-        let outcome = await tracing.run(in: span) { await provider.deliver(job, responses: responses) }
+        let span = tracing.start("push.deliver", job: job, platform: platform, kind: .client)
+        let outcome: DeliveryOutcome
+        if let provider = await catalog.provider(appID: job.appID, platform: platform) {
+            outcome = await tracing.run(in: span) { await provider.deliver(job, responses: responses) }
+        } else {
+            // The app was deleted, or no longer has credentials for this platform: nothing can push the job.
+            outcome = .failed(reason: "app '\(job.appID)' has no \(platform) credentials")
+        }
         if let span {
             span.attributes["securepush.delivery.result"] = outcome.metricResult
             if case .sent = outcome {} else { span.setStatus(SpanStatus(code: .error)) }
@@ -132,7 +138,7 @@ extension DeliveryWorker {
 
     private func nextDueDate(after date: Date) async -> Date? {
         do {
-            return try await deliveries.nextDueDate(platform: provider.platform, after: date)
+            return try await deliveries.nextDueDate(platform: platform, after: date)
         } catch {
             logger.warning("delivery.next_due_failed", metadata: ["error": "\(error)"])
             return nil

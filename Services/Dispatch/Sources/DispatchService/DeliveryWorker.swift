@@ -6,16 +6,20 @@ import ServiceLifecycle
 import SharedModels
 
 /// Delivers one remote provider's jobs (APNs, FCM, WNS or Web Push) from the database: claims due jobs in batches,
-/// leases them, attempts each once through the provider, and records every outcome in one transaction.
+/// leases them, attempts each once through the provider of the job's app (looked up in the ``AppCatalog`` per attempt,
+/// so a rotated credential is used at once), and records every outcome in one transaction.
 ///
 /// Nothing lives only in memory: a job is a `delivery` row from the moment `push.send` answers, so whatever a crash
 /// interrupts is claimed again on the next start (once its lease lapses). At most `concurrency` attempts are in
 /// flight, and never more jobs than that are held, however large the backlog. The worker sleeps when nothing is due:
 /// `push.send` rings its doorbell, and it wakes by itself for the earliest retry or lapsing lease (at the latest
-/// after the idle interval). On graceful shutdown it stops claiming, lets attempts in flight finish, then shuts the
-/// provider down.
+/// after the idle interval). On graceful shutdown it stops claiming and lets attempts in flight finish (the
+/// ``AppCatalogLoader`` shuts the providers down after the workers).
 public struct DeliveryWorker: Service {
-    let provider: any RemotePushProvider
+    /// The platform whose jobs this worker delivers.
+    public let platform: Platform
+    /// The apps, with their providers.
+    let catalog: AppCatalog
     let deliveries: any DeliveryRepository
     let doorbell: WakeUpSignal
     let configuration: DeliveryConfiguration
@@ -43,7 +47,8 @@ public struct DeliveryWorker: Service {
     }
 
     /// - Parameters:
-    ///   - provider: the remote provider whose platform's jobs this worker delivers.
+    ///   - platform: the remote platform whose jobs this worker delivers.
+    ///   - catalog: the apps, whose providers push the jobs.
     ///   - deliveries: where the jobs are.
     ///   - doorbell: rung when jobs were queued (the registry rings it after `push.send`).
     ///   - configuration: concurrency, leases, idle interval and retry policy.
@@ -51,6 +56,39 @@ public struct DeliveryWorker: Service {
     ///   - logger: the service's logger.
     ///   - metrics: counts attempts, deliveries and the provider's responses, and measures delivery latency.
     ///   - tracing: traces each attempt (off by default).
+    public init(
+        platform: Platform,
+        catalog: AppCatalog,
+        deliveries: any DeliveryRepository,
+        doorbell: WakeUpSignal,
+        configuration: DeliveryConfiguration,
+        now: @escaping @Sendable () -> Date,
+        logger: Logger,
+        metrics: DispatchMetrics = .disabled,
+        tracing: DeliveryTracing = .off
+    ) {
+        self.platform = platform
+        self.catalog = catalog
+        self.deliveries = deliveries
+        self.doorbell = doorbell
+        self.configuration = configuration
+        self.now = now
+        var logger = logger
+        logger[metadataKey: LogMetadataKey.platform] = "\(platform)"
+        self.logger = logger
+        deliveryCounts = metrics.deliveries(platform)
+        attemptCounts = metrics.attempts(platform)
+        deactivationCounts = metrics.deactivations(platform)
+        deliveryLatency = metrics.deliveryLatency(platform)
+        responses = metrics.responses(platform)
+        self.tracing = tracing
+    }
+
+    /// The most attempts in flight at once.
+    var concurrency: Int { configuration.concurrency(for: platform) }
+
+    /// A worker for `provider`'s platform, with `provider` as the `default` app's (tests and embedding). The worker
+    /// shuts the provider down when it stops, as no ``AppCatalogLoader`` owns it.
     public init(
         provider: any RemotePushProvider,
         deliveries: any DeliveryRepository,
@@ -61,30 +99,20 @@ public struct DeliveryWorker: Service {
         metrics: DispatchMetrics = .disabled,
         tracing: DeliveryTracing = .off
     ) {
-        self.provider = provider
-        self.deliveries = deliveries
-        self.doorbell = doorbell
-        self.configuration = configuration
-        self.now = now
-        var logger = logger
-        logger[metadataKey: LogMetadataKey.platform] = "\(provider.platform)"
-        self.logger = logger
-        deliveryCounts = metrics.deliveries(provider.platform)
-        attemptCounts = metrics.attempts(provider.platform)
-        deactivationCounts = metrics.deactivations(provider.platform)
-        deliveryLatency = metrics.deliveryLatency(provider.platform)
-        responses = metrics.responses(provider.platform)
-        self.tracing = tracing
+        self.init(
+            platform: provider.platform, catalog: AppCatalog(environmentProviders: [provider]), deliveries: deliveries,
+            doorbell: doorbell, configuration: configuration, now: now, logger: logger, metrics: metrics,
+            tracing: tracing)
+        ownedProvider = provider
     }
 
-    /// The most attempts in flight at once.
-    var concurrency: Int { configuration.concurrency(for: provider.platform) }
+    /// The provider this worker shuts down when it stops (made by ``init(provider:deliveries:doorbell:configuration:now:logger:metrics:tracing:)``).
+    private var ownedProvider: (any RemotePushProvider)?
 
-    /// Delivers until graceful shutdown (or cancellation), then waits for the attempts in flight and shuts the
-    /// provider down.
+    /// Delivers until graceful shutdown (or cancellation), then waits for the attempts in flight.
     public func run() async throws {
         // Unique per run, so a lease taken before a restart is never mistaken for ours.
-        let owner = "\(provider.platform)-\(UUID.random().uuidString.lowercased())"
+        let owner = "\(platform)-\(UUID.random().uuidString.lowercased())"
         logger.debug("delivery.worker.started", metadata: ["delivery.concurrency": "\(concurrency)"])
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Event.self) { group in
@@ -95,7 +123,7 @@ public struct DeliveryWorker: Service {
         } onGracefulShutdown: {
             doorbell.close()
         }
-        await provider.shutdown()
+        await ownedProvider?.shutdown()
         logger.debug("delivery.worker.stopped")
     }
 }

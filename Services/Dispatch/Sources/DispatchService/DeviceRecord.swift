@@ -22,12 +22,15 @@ public struct DeviceRecord: Sendable, Hashable {
     /// A registration of another user's platform token that waits for `devices.verify` (see ``DeviceVerification``):
     /// inactive, never targeted, listed to its owner only.
     public var isPendingVerification: Bool
+    /// The app the device belongs to: only that app's sends reach it, through that app's credentials.
+    public var appID: String
 
     public init(
         id: String, ownerID: String, platform: Platform, token: String?, name: String?,
         createdAt: Date, lastRegisteredAt: Date, isActive: Bool, apnsMode: String? = nil, publicKey: String? = nil,
-        isPendingVerification: Bool = false
+        isPendingVerification: Bool = false, appID: String = AppCatalog.environmentAppID
     ) {
+        self.appID = appID
         self.isPendingVerification = isPendingVerification
         self.publicKey = publicKey
         self.id = id
@@ -45,6 +48,7 @@ public struct DeviceRecord: Sendable, Hashable {
     public var info: Devices.DeviceInfo {
         Devices.DeviceInfo(
             deviceId: id, platform: platform, name: name, createdAt: createdAt, active: isActive, apnsMode: apnsMode,
-            sealed: publicKey != nil, verification: isPendingVerification ? DeviceVerification.pending : nil)
+            sealed: publicKey != nil, verification: isPendingVerification ? DeviceVerification.pending : nil,
+            appId: appID)
     }
 }

@@ -49,11 +49,15 @@ public struct DeviceRegistry: Sendable {
     /// Registers a device for `ownerID`, or updates the device already registered with this platform token.
     /// `apnsMode` (`alert` or `background`, APNs devices only) overrides the deployment's mode for this device.
     /// `publicKey` (base64url X9.62 P-256) makes it a sealed device; re-registering without one makes it unsealed.
+    /// `appID` names the device's app (`nil`: the deployment's default app); the app must exist (else `-32602` naming
+    /// `appId`) and have the platform configured (else `-32602` naming `platform`).
     public func register(
         ownerID: String, platform: Platform, token: String?, name: String?, apnsMode: String? = nil,
-        publicKey: String? = nil
+        publicKey: String? = nil, appID: String? = nil
     ) async throws -> DeviceRecord {
-        let provider = try providers.provider(for: platform)
+        let app = try await providers.app(appID ?? providers.catalog.defaultAppID)
+        let provider = try providers.provider(for: platform, of: app)
+        let maxDevicesPerUser = app.maxDevicesPerUser ?? self.maxDevicesPerUser
         if let apnsMode {
             guard platform == .apns else {
                 throw DispatchError.invalidField("apnsMode", "only applies to platform apns")
@@ -81,11 +85,14 @@ public struct DeviceRegistry: Sendable {
         do {
             registration = try await devices.register(
                 ownerID: ownerID, platform: platform, token: storedToken, name: name, apnsMode: apnsMode,
-                publicKey: storedKey, maxDevices: maxDevicesPerUser, now: now())
+                publicKey: storedKey, appID: app.id, maxDevices: maxDevicesPerUser, now: now())
         } catch let error as DispatchError where error.rpcError.code == RPCErrorCode.rateLimited {
             logger.security(
                 SecurityEvent("devices.quota_exceeded"),
-                metadata: [LogMetadataKey.userID: "\(ownerID)", "quota.limit": "\(maxDevicesPerUser ?? 0)"])
+                metadata: [
+                    LogMetadataKey.userID: "\(ownerID)", "quota.limit": "\(maxDevicesPerUser ?? 0)",
+                    "app.id": "\(app.id)",
+                ])
             throw error
         }
         let device = registration.device

@@ -12,9 +12,11 @@ public protocol DeviceRepository: Sendable {
     /// When `maxDevices` is set and the registration would give `ownerID` a device more than that (a new device, or
     /// one moving from another user), throws `DispatchError.quotaExceeded` and changes nothing. The count and the
     /// insert are atomic per owner, so concurrent registrations cannot overshoot; updating an own device never counts.
+    ///
+    /// Tokens are unique per app: the same token registered for another app is another device.
     func register(
         ownerID: String, platform: Platform, token: String?, name: String?, apnsMode: String?, publicKey: String?,
-        maxDevices: Int?, now: Date
+        appID: String, maxDevices: Int?, now: Date
     ) async throws -> DeviceRegistration
 
     /// The owner's devices, oldest first.
@@ -51,7 +53,7 @@ extension DeviceRepository {
     ) async throws -> DeviceRecord {
         try await register(
             ownerID: ownerID, platform: platform, token: token, name: name, apnsMode: apnsMode, publicKey: nil,
-            maxDevices: nil, now: now
+            appID: AppCatalog.environmentAppID, maxDevices: nil, now: now
         ).device
     }
 
@@ -62,7 +64,17 @@ extension DeviceRepository {
     ) async throws -> DeviceRegistration {
         try await register(
             ownerID: ownerID, platform: platform, token: token, name: name, apnsMode: apnsMode, publicKey: nil,
-            maxDevices: maxDevices, now: now)
+            appID: AppCatalog.environmentAppID, maxDevices: maxDevices, now: now)
+    }
+
+    /// Registers a device of the environment's app (`default`).
+    public func register(
+        ownerID: String, platform: Platform, token: String?, name: String?, apnsMode: String?, publicKey: String?,
+        maxDevices: Int?, now: Date
+    ) async throws -> DeviceRegistration {
+        try await register(
+            ownerID: ownerID, platform: platform, token: token, name: name, apnsMode: apnsMode, publicKey: publicKey,
+            appID: AppCatalog.environmentAppID, maxDevices: maxDevices, now: now)
     }
 }
 

@@ -24,8 +24,8 @@ public enum DeviceVerification {
     public static let deviceField = "securepushDeviceId"
 
     /// The lock that serialises every registration and verification of one token, taken before any row lock.
-    static func tokenLock(_ platform: Platform, _ token: String) -> String {
-        "dispatch.device.token:\(platform.rawValue):\(token)"
+    static func tokenLock(_ appID: String, _ platform: Platform, _ token: String) -> String {
+        "dispatch.device.token:\(appID):\(platform.rawValue):\(token)"
     }
     /// `Devices.Register.Result.verification` of a pending device.
     public static let pending = "pending"

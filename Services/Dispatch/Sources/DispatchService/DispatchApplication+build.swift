@@ -15,6 +15,8 @@ import Tracing
 ///     `nil` opens the one `configuration` names and runs it with the application.
 ///   - providers: the remote push providers (see `PushProviders.remoteProviders(environment:logger:)`), each run by
 ///     its own `DeliveryWorker`; the direct channel is always there.
+///   - appProviders: builds the providers of the apps in the database (`PushProviders.appProviderFactory`); `nil`:
+///     with the process environment's connection settings.
 ///   - logger: the service's logger.
 ///   - metrics: where metrics are recorded and what `GET /metrics` serves; `nil`: a registry of its own, or nothing
 ///     when `configuration.server.metricsEnabled` is false (`SECUREPUSH_METRICS=off`).
@@ -27,6 +29,7 @@ public func buildDispatchApplication(
     store: RPCClient,
     database: ServiceDatabase? = nil,
     providers: [any RemotePushProvider] = [],
+    appProviders: AppCatalogLoader.ProviderFactory? = nil,
     logger: Logger,
     metrics: ServiceMetrics? = nil,
     tracer: (any Tracer)? = nil,
@@ -36,7 +39,7 @@ public func buildDispatchApplication(
         metrics ?? .serving(configuration.server, durationHistogramBuckets: DispatchMetrics.durationHistogramBuckets)
     let components = try DispatchComponents.make(
         configuration: configuration, auth: auth, store: store, database: database, providers: providers,
-        logger: logger,
+        appProviders: appProviders, logger: logger,
         metrics: metrics.factory, tracer: tracer)
     return try buildDispatchApplication(
         components: components, configuration: configuration, logger: logger, metrics: metrics,

@@ -33,8 +33,12 @@ public struct DispatchComponents: RPCServiceComponents {
     /// Background work: the signing-key loader, the expiry sweep, the direct channel's sweep and one delivery worker per
     /// remote provider.
     public let services: [any Service]
-    /// The delivery workers, one per remote provider (also in `services`).
+    /// The delivery workers, one per remote platform (also in `services`).
     public let workers: [DeliveryWorker]
+    /// The apps served, kept equal to the database by ``appLoader``.
+    public var apps: AppCatalog { providers.catalog }
+    /// Reads the apps from the database (also in `services`, before the workers, so it stops after them).
+    public let appLoader: AppCatalogLoader
     /// Sends device revocations to the store (also in `services`).
     public let revocations: RevocationSender
     /// Traces calls, provider attempts and events written; `nil` when tracing is off.
@@ -52,9 +56,12 @@ public struct DispatchComponents: RPCServiceComponents {
     ///   - store: a client to the notification store (`store.put`); its `peerName` names it in `-32050` errors.
     ///   - database: push-dispatch's database, run by the caller; `nil` opens the one `configuration` names, first of
     ///     ``services``.
-    ///   - providers: the remote providers (APNs, FCM, WNS, Web Push; at most one per platform) beside the built-in
-    ///     direct channel. Each gets a `DeliveryWorker` in `services`, which shuts its provider down when it stops.
-    ///     `devices.register` accepts exactly `direct` and these platforms.
+    ///   - providers: the remote providers of the `default` app (APNs, FCM, WNS, Web Push; at most one per platform)
+    ///     beside the built-in direct channel. `devices.register` accepts exactly `direct` and these platforms for the
+    ///     `default` app. Every remote platform gets a `DeliveryWorker` in `services` (apps in the database may
+    ///     configure any of them); the app loader shuts every provider down after the workers stopped.
+    ///   - appProviders: builds the providers of an app in the database from its credentials (default: the real
+    ///     providers with the deployment's connection settings from the process environment).
     ///   - logger: the service's logger.
     ///   - now: the clock for expiry and delivery times (tests move it forward instead of sleeping).
     ///   - metrics: where push-dispatch's metrics are recorded.
@@ -66,6 +73,7 @@ public struct DispatchComponents: RPCServiceComponents {
         store: RPCClient,
         database: ServiceDatabase? = nil,
         providers remoteProviders: [any RemotePushProvider] = [],
+        appProviders: AppCatalogLoader.ProviderFactory? = nil,
         logger: Logger,
         now: @escaping @Sendable () -> Date = { Date() },
         metrics: any MetricsFactory = NOOPMetricsHandler.instance,
@@ -98,13 +106,21 @@ public struct DispatchComponents: RPCServiceComponents {
             auth: auth, clientID: configuration.dispatchClientID, clientSecret: configuration.dispatchClientSecret,
             now: now)
         let hub = DirectHub(maxStreamsPerDevice: configuration.maxStreamsPerDevice)
-        let workers = remoteProviders.map { provider in
+        let catalog = AppCatalog(
+            environmentProviders: remoteProviders, defaultAppID: configuration.defaultAppID, loadsDatabase: true)
+        let appLoader = AppCatalogLoader(
+            catalog: catalog, repository: SQLAppRepository(database: database.sql),
+            keys: configuration.appsKeys,
+            makeProviders: appProviders
+                ?? PushProviders.appProviderFactory(environment: ServiceEnvironment(), logger: logger),
+            interval: configuration.appsRefreshInterval, logger: logger)
+        let workers = Platform.remote.sorted { $0.rawValue < $1.rawValue }.map { platform in
             DeliveryWorker(
-                provider: provider, deliveries: deliveryRepository, doorbell: WakeUpSignal(),
+                platform: platform, catalog: catalog, deliveries: deliveryRepository, doorbell: WakeUpSignal(),
                 configuration: configuration.delivery, now: now, logger: logger, metrics: dispatchMetrics,
                 tracing: tracing)
         }
-        let providers = PushProviderRegistry(direct: DirectProvider(hub: hub), workers: workers)
+        let providers = PushProviderRegistry(direct: DirectProvider(hub: hub), catalog: catalog, workers: workers)
         let storeWriter = NotificationStoreWriter(store: store, tokens: tokens)
         let revocationSender = RevocationSender(
             outbox: DeviceRevocationOutbox(database: database.sql), store: storeWriter,
@@ -129,7 +145,7 @@ public struct DispatchComponents: RPCServiceComponents {
         let revocations = RevokedSessionsFeed(auth: auth, tokens: tokens, now: now)
         let sweep = DirectSweep(
             hub: hub, deliveries: deliveryRepository, revocations: revocations, now: now, logger: logger)
-        let doorbells = Dictionary(uniqueKeysWithValues: workers.map { ($0.provider.platform, $0.doorbell) })
+        let doorbells = Dictionary(uniqueKeysWithValues: workers.map { ($0.platform, $0.doorbell) })
         // The database comes first so that graceful shutdown stops it last; replicas wake each other through it.
         let clusterServices: [any Service] =
             (given == nil ? database.services : [])
@@ -145,6 +161,7 @@ public struct DispatchComponents: RPCServiceComponents {
         let services: [any Service] =
             clusterServices + [
                 SigningKeyLoader(verifier: verifier, logger: logger),
+                appLoader,
                 revocationSender,
                 PeriodicService(name: "dispatch.expiry", interval: configuration.expiryInterval, logger: logger) {
                     try await pushes.expireAndPurge()
@@ -180,6 +197,7 @@ public struct DispatchComponents: RPCServiceComponents {
                 maxBatchLength: configuration.server.maxBatchLength),
             services: services,
             workers: workers,
+            appLoader: appLoader,
             revocations: revocationSender,
             tracer: tracer,
             sweep: sweep,

@@ -1,6 +1,7 @@
 import Foundation
 import RPCServer
 import ServiceCore
+import SharedModels
 
 /// Everything push-dispatch needs to know to run, read from `SECUREPUSH_*` variables or given by tests.
 public struct DispatchConfiguration: ServiceDatabaseConfiguration, Sendable {
@@ -47,6 +48,12 @@ public struct DispatchConfiguration: ServiceDatabaseConfiguration, Sendable {
     /// Most open event streams per device; a new one closes the oldest (`SECUREPUSH_MAX_STREAMS_PER_DEVICE`).
     public var maxStreamsPerDevice: Int = DispatchConfiguration.defaultMaxStreamsPerDevice
     /// The services' URLs as browsers reach them, for the web inbox (`/inbox/config.json` and its CSP).
+    /// The app an omitted `appId` means (`SECUREPUSH_DEFAULT_APP`).
+    public var defaultAppID: String = AppCatalog.environmentAppID
+    /// How often the apps' revisions are read (`SECUREPUSH_APPS_REFRESH_INTERVAL`).
+    public var appsRefreshInterval: Duration = .seconds(SettingCatalog.appsRefreshInterval.defaultValue)
+    /// The key apps' credentials are sealed with (`SECUREPUSH_APPS_KEY_FILE`).
+    public var appsKeys: AppsKeySource = .keys(.generate())
     public var inbox = WebInboxConfiguration(
         authURL: SettingCatalog.authURL.defaultValue!, storeURL: SettingCatalog.storeURL.defaultValue!)
     /// How often deliveries past expiry are marked `expired` and old sends purged.
@@ -119,5 +126,12 @@ public struct DispatchConfiguration: ServiceDatabaseConfiguration, Sendable {
         maxStreamsPerDevice = try environment.int(
             "SECUREPUSH_MAX_STREAMS_PER_DEVICE", default: Self.defaultMaxStreamsPerDevice, in: 1...100)
         inbox = try WebInboxConfiguration(environment: environment)
+        defaultAppID = environment.string(SettingCatalog.defaultApp)!
+        guard AppID.isValid(defaultAppID) else {
+            throw ConfigurationError(
+                "SECUREPUSH_DEFAULT_APP \(AppID.requirement), got '\(defaultAppID.prefix(64))'")
+        }
+        appsRefreshInterval = .seconds(try environment.int(SettingCatalog.appsRefreshInterval))
+        appsKeys = AppsKeySource.fromEnvironment(environment)
     }
 }

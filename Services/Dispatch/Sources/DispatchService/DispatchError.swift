@@ -10,6 +10,8 @@ public struct DispatchError: Error, Hashable, RPCErrorConvertible, CustomStringC
         case sendInProgress
         case dependencyUnavailable(dependency: String, reason: String)
         case quotaExceeded(quota: Quota, limit: Int)
+        case appNotAllowed(String)
+        case conflict(String)
     }
 
     /// A per-user or per-device quota, named in `-32029`'s `data.quota`.
@@ -51,6 +53,17 @@ public struct DispatchError: Error, Hashable, RPCErrorConvertible, CustomStringC
         DispatchError(.quotaExceeded(quota: quota, limit: limit))
     }
 
+    /// The caller's token does not list this app (`apps` claim; none: the default app only): `-32003` with
+    /// `data: {appId}`.
+    public static func appNotAllowed(_ appID: String) -> DispatchError {
+        DispatchError(.appNotAllowed(appID))
+    }
+
+    /// What the caller asked to create exists: `-32009`.
+    public static func conflict(_ reason: String) -> DispatchError {
+        DispatchError(.conflict(reason))
+    }
+
     public var rpcError: RPCError {
         switch code {
         case .invalidField(let field, let reason): .invalidParams(field: field, reason)
@@ -72,6 +85,14 @@ public struct DispatchError: Error, Hashable, RPCErrorConvertible, CustomStringC
                 code: RPCErrorCode.rateLimited,
                 message: "Quota exceeded: \(quota.rawValue) is limited to \(limit)",
                 data: .object(["quota": .string(quota.rawValue), "limit": .int(Int64(limit))]))
+        case .appNotAllowed(let appID):
+            RPCError(
+                code: RPCErrorCode.forbidden,
+                message:
+                    "Forbidden: this client may not send for app '\(appID)' (its apps are set with "
+                    + "`securepush clients create --app`)",
+                data: .object(["appId": .string(appID)]))
+        case .conflict(let reason): .conflict(reason)
         }
     }
 
@@ -84,6 +105,8 @@ public struct DispatchError: Error, Hashable, RPCErrorConvertible, CustomStringC
         case .sendInProgress: "send with this idempotency key in progress"
         case .dependencyUnavailable(let dependency, let reason): "\(dependency) unavailable: \(reason)"
         case .quotaExceeded(let quota, let limit): "quota \(quota.rawValue) of \(limit) exceeded"
+        case .appNotAllowed(let appID): "app '\(appID)' not allowed for this client"
+        case .conflict(let reason): reason
         }
     }
 }

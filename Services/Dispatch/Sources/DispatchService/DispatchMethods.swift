@@ -36,7 +36,7 @@ public enum DispatchMethods {
         methods.register(Devices.Register.self, requires: .user) { params, user, _ in
             let device = try await devices.register(
                 ownerID: user.subject, platform: params.platform, token: params.token, name: params.name,
-                apnsMode: params.apnsMode, publicKey: params.publicKey)
+                apnsMode: params.apnsMode, publicKey: params.publicKey, appID: params.appId)
             return Devices.Register.Result(
                 deviceId: device.id, verification: device.isPendingVerification ? DeviceVerification.pending : nil)
         }
@@ -63,7 +63,7 @@ public enum DispatchMethods {
         }
 
         methods.register(Push.Send.self, requires: .scope(Scope.pushSend)) { params, client, _ in
-            try await pushes.send(clientID: client.subject, params: params)
+            try await pushes.send(clientID: client.subject, apps: client.apps, params: params)
         }
 
         methods.register(Push.Status.self, requires: .scope(Scope.pushSend)) { params, client, _ in

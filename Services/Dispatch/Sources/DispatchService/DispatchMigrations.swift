@@ -159,6 +159,46 @@ public enum DispatchMigrations {
                 """,
             ]
         },
+        // Several apps in one deployment (issue 27). Every device, pending device and send belongs to one app; rows made
+        // before this step belong to `default`, the app of the `SECUREPUSH_*` provider variables. Platform tokens are
+        // unique per app (one phone can hold a retail and a business app with one APNs token each). `app` holds the
+        // apps created with `securepush apps create`: `credentials` is sealed under SECUREPUSH_APPS_KEY_FILE
+        // (`aes256gcm:<key id>:<base64>`), never clear text; `revision` grows with every change, so replicas reload
+        // only what changed. Code from before this step must not run on the migrated database (it would ignore apps).
+        SQLMigration("v11 apps") { dialect in
+            let integer = dialect == .postgresql ? "BIGINT" : "INTEGER"
+            return [
+                """
+                CREATE TABLE app (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    display_name TEXT NOT NULL,
+                    credentials TEXT NOT NULL,
+                    max_devices_per_user \(integer),
+                    created_at \(integer) NOT NULL,
+                    updated_at \(integer) NOT NULL,
+                    revision \(integer) NOT NULL
+                )
+                """,
+                "ALTER TABLE device ADD COLUMN app_id TEXT NOT NULL DEFAULT 'default'",
+                "ALTER TABLE device_verification ADD COLUMN app_id TEXT NOT NULL DEFAULT 'default'",
+                "ALTER TABLE push_send ADD COLUMN app_id TEXT NOT NULL DEFAULT 'default'",
+                "DROP INDEX device_by_platform_token",
+                "DROP INDEX device_by_owner_direct_token",
+                "DROP INDEX device_verification_by_token",
+                """
+                CREATE UNIQUE INDEX device_by_platform_token ON device (app_id, platform, token)
+                    WHERE platform <> 'direct'
+                """,
+                """
+                CREATE UNIQUE INDEX device_by_owner_direct_token ON device (app_id, owner_id, token)
+                    WHERE platform = 'direct'
+                """,
+                """
+                CREATE UNIQUE INDEX device_verification_by_token
+                    ON device_verification (app_id, platform, token, owner_id)
+                """,
+            ]
+        },
     ]
 
     /// The service's schema: `dispatch` on PostgreSQL, built by ``all``.

@@ -31,7 +31,9 @@ public enum DispatchPlan: ServicePlanning {
             application: {
                 try await buildDispatchApplication(
                     configuration: configuration, auth: auth.rpc, store: store.rpc, database: database,
-                    providers: providers, logger: logger, metrics: metrics, tracer: tracer,
+                    providers: providers,
+                    appProviders: PushProviders.appProviderFactory(environment: environment, logger: logger),
+                    logger: logger, metrics: metrics, tracer: tracer,
                     onServerRunning: onServerRunning)
             },
             shutdownTimeout: configuration.server.shutdownTimeout)

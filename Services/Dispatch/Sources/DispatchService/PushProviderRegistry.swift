@@ -1,39 +1,52 @@
 import SharedModels
 
-/// The push providers push-dispatch runs, keyed by platform: the direct channel, and the remote providers with the
-/// doorbells of their delivery workers.
+/// The push providers push-dispatch runs: the direct channel (every app has it), each app's remote providers (in the
+/// ``AppCatalog``), and the doorbells of the delivery workers (one per remote platform, for every app).
 public struct PushProviderRegistry: Sendable {
     private let direct: DirectProvider
-    private let providers: [Platform: any PushProvider]
+    /// The apps and their providers.
+    public let catalog: AppCatalog
     private let doorbells: [Platform: WakeUpSignal]
 
     /// - Parameters:
     ///   - direct: the built-in direct channel.
-    ///   - workers: the delivery worker of each configured remote platform (one per platform), rung when jobs for it
-    ///     are queued.
-    public init(direct: DirectProvider, workers: [DeliveryWorker]) {
-        var byPlatform: [Platform: any PushProvider] = [direct.platform: direct]
-        var doorbells: [Platform: WakeUpSignal] = [:]
-        for worker in workers {
-            byPlatform[worker.provider.platform] = worker.provider
-            doorbells[worker.provider.platform] = worker.doorbell
-        }
+    ///   - catalog: the apps, with their remote providers.
+    ///   - workers: the delivery worker of each remote platform (one per platform), rung when jobs for it are queued.
+    public init(direct: DirectProvider, catalog: AppCatalog, workers: [DeliveryWorker]) {
         self.direct = direct
-        self.providers = byPlatform
-        self.doorbells = doorbells
+        self.catalog = catalog
+        self.doorbells = Dictionary(workers.map { ($0.platform, $0.doorbell) }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// The supported platforms, sorted by name.
-    public var platforms: [Platform] { providers.keys.sorted { $0.rawValue < $1.rawValue } }
+    /// The platforms some app can deliver to now, sorted by name.
+    public var platforms: [Platform] {
+        Set(catalog.apps.flatMap(\.platforms)).sorted { $0.rawValue < $1.rawValue }
+    }
 
-    /// The provider for `platform`, or `-32602` naming `platform` when there is none.
-    public func provider(for platform: Platform) throws(DispatchError) -> any PushProvider {
-        if let provider = providers[platform] { return provider }
-        let supported = platforms.map(\.rawValue).joined(separator: ", ")
+    /// App `id`, or `-32602` naming `appId` when it is malformed or no app has it.
+    public func app(_ id: String) async throws(DispatchError) -> ServedApp {
+        guard AppID.isValid(id) else { throw .invalidField("appId", AppID.requirement) }
+        guard let app = await catalog.app(id) else {
+            throw .invalidField("appId", "no app '\(id)' on this server")
+        }
+        return app
+    }
+
+    /// The provider for `platform` of `app`, or `-32602` naming `platform` when the app has none.
+    public func provider(for platform: Platform, of app: ServedApp) throws(DispatchError) -> any PushProvider {
+        if platform == direct.platform { return direct }
+        if let provider = app.providers[platform] { return provider }
+        let supported = app.platforms.map(\.rawValue).joined(separator: ", ")
         if Platform.remote.contains(platform) {
-            throw .invalidField("platform", "'\(platform)' is not configured on this server (supported: \(supported))")
+            let whose = app.id == AppCatalog.environmentAppID ? "this server" : "app '\(app.id)'"
+            throw .invalidField("platform", "'\(platform)' is not configured on \(whose) (supported: \(supported))")
         }
         throw .invalidField("platform", "must be one of: \(supported)")
+    }
+
+    /// The provider for `platform` of the environment's app (`default`).
+    public func provider(for platform: Platform) async throws(DispatchError) -> any PushProvider {
+        try provider(for: platform, of: try await app(AppCatalog.environmentAppID))
     }
 
     /// Wakes whoever delivers freshly committed jobs: the direct channel's event streams of their devices, and the

@@ -32,4 +32,30 @@ extension PushProviders {
         }
         return providers
     }
+
+    /// Builds an app's providers from its credentials (issue 27), with the deployment's connection settings
+    /// (`SECUREPUSH_APNS_URL`, `SECUREPUSH_FCM_URL`, CA files…). Throws `ConfigurationError` naming the credential
+    /// field that is wrong, after shutting down the providers already created.
+    public static func appProviderFactory(environment: ServiceEnvironment, logger: Logger)
+        -> AppCatalogLoader.ProviderFactory
+    {
+        { credentials in
+            var providers: [any RemotePushProvider] = []
+            do {
+                if let apns = credentials.apns {
+                    providers.append(
+                        try APNsProvider(
+                            configuration: .forApp(apns, environment: environment), logger: logger))
+                }
+                if let fcm = credentials.fcm {
+                    providers.append(
+                        try FCMProvider(configuration: .forApp(fcm, environment: environment), logger: logger))
+                }
+            } catch {
+                for provider in providers { await provider.shutdown() }
+                throw error
+            }
+            return providers
+        }
+    }
 }

@@ -70,8 +70,18 @@ public struct PushSender: Sendable {
     ///
     /// Nothing is recorded unless auth knows the recipient and the store accepted the payload; the same idempotency
     /// key from the same client returns the first result without sending again.
-    public func send(clientID: String, params: Push.Send.Params) async throws -> Push.Send.Result {
+    ///
+    /// `apps` are the apps the client's token lists (empty: the default app only); `params.appId` (default: the
+    /// deployment's default app) must be one of them (`-32003` with `data: {appId}`) and exist (`-32602` naming
+    /// `appId`). Only that app's devices of the recipient are targeted.
+    public func send(clientID: String, apps: [String] = [], params: Push.Send.Params) async throws -> Push.Send.Result {
         try validate(params)
+        let appID = params.appId ?? providers.catalog.defaultAppID
+        guard AppID.isValid(appID) else { throw DispatchError.invalidField("appId", AppID.requirement) }
+        guard (apps.isEmpty ? [providers.catalog.defaultAppID] : apps).contains(appID) else {
+            throw DispatchError.appNotAllowed(appID)
+        }
+        _ = try await providers.app(appID)
         // No payload for nobody: a recipient auth does not know (or auth down) stops the send before anything is kept.
         try await recipients.requireKnown(params.recipientId)
         var claim: IdempotencyClaim?
@@ -88,7 +98,7 @@ public struct PushSender: Sendable {
         let stored: Store.Put.Result
         let targets: Set<String>?
         do {
-            let plan = try await sealing(params)
+            let plan = try await sealing(params, appID: appID)
             targets = plan.targets
             stored = try await store.put(
                 .init(
@@ -107,7 +117,7 @@ public struct PushSender: Sendable {
                 SendRecord(
                     notificationID: stored.notificationId, clientID: clientID, recipientID: params.recipientId,
                     expiresAt: stored.expiresAt, createdAt: now(), deviceIDs: targets,
-                    traceParent: currentTraceParent()),
+                    traceParent: currentTraceParent(), appID: appID),
                 claim: claim
             )
         } catch let error as DispatchError where error == .sendInProgress {
@@ -137,8 +147,8 @@ public struct PushSender: Sendable {
     }
 
     /// Reads the recipient's active devices: sealed ones get their own copy; `sealedOnly` targets only them.
-    func sealing(_ params: Push.Send.Params) async throws -> SealingPlan {
-        let active = try await devices.devices(ownerID: params.recipientId).filter(\.isActive)
+    func sealing(_ params: Push.Send.Params, appID: String) async throws -> SealingPlan {
+        let active = try await devices.devices(ownerID: params.recipientId).filter { $0.isActive && $0.appID == appID }
         let sealed = active.filter { $0.publicKey != nil }
         let sealedOnly = params.sealedOnly == true
         guard !sealed.isEmpty || sealedOnly else { return SealingPlan(keys: nil, sealedOnly: false, targets: nil) }

@@ -37,7 +37,7 @@ public struct SQLDeliveryRepository: DeliveryRepository {
     static let jobColumns = """
         delivery.sequence, delivery.notification_id, delivery.device_id, delivery.platform, device.token,
         delivery.status, delivery.attempts, delivery.expires_at, device.apns_mode, delivery.send_created_at,
-        delivery.traceparent
+        delivery.traceparent, device.app_id
         """
     /// Jobs with their devices: one primary-key lookup per job.
     static let jobSource = "delivery LEFT JOIN device ON device.id = delivery.device_id"
@@ -56,9 +56,9 @@ public struct SQLDeliveryRepository: DeliveryRepository {
         return try await database.transaction { db in
             let devices = try await db.query(
                 """
-                SELECT id, platform, token, apns_mode FROM device WHERE owner_id = ? AND active = TRUE
+                SELECT id, platform, token, apns_mode FROM device WHERE owner_id = ? AND app_id = ? AND active = TRUE
                 ORDER BY created_at, \(DispatchMigrations.registrationOrder(db.dialect))
-                """, [send.recipientID]
+                """, [send.recipientID, send.appID]
             ).map { row in
                 (
                     id: try row.decode(0, as: String.self), platform: Platform(rawValue: try row.decode(1)),
@@ -71,9 +71,10 @@ public struct SQLDeliveryRepository: DeliveryRepository {
             let resultJSON = String(decoding: try RPCCodec.makeEncoder().encode(result), as: UTF8.self)
             _ = try await db.execute(
                 """
-                INSERT INTO push_send (notification_id, client_id, recipient_id, expires_at, created_at, result)
-                VALUES (?, ?, ?, ?, ?, ?)
-                """, [send.notificationID, send.clientID, send.recipientID, expiresMS, createdMS, resultJSON])
+                INSERT INTO push_send (notification_id, client_id, recipient_id, expires_at, created_at, result, app_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+                [send.notificationID, send.clientID, send.recipientID, expiresMS, createdMS, resultJSON, send.appID])
             let traceParent = send.traceParent?.description
             // One statement per `insertBatchSize` devices, not one per device: a user with 10,000 devices is 50
             // round trips. Each row's sequence comes back with its device id.
@@ -107,7 +108,7 @@ public struct SQLDeliveryRepository: DeliveryRepository {
                     sequence: sequence, notificationID: send.notificationID, deviceID: device.id,
                     platform: device.platform, deviceToken: device.token, status: .queued, attempts: 0,
                     expiresAt: Date(millisecondsSince1970: expiresMS), apnsMode: device.apnsMode,
-                    traceParent: send.traceParent, sentAt: Date(millisecondsSince1970: createdMS))
+                    traceParent: send.traceParent, sentAt: Date(millisecondsSince1970: createdMS), appID: send.appID)
             }
             // Completes the claim, unless it was taken over meanwhile: then nothing of this send is kept.
             if let claim, try await !Self.complete(claim, notificationID: send.notificationID, db) {
@@ -268,6 +269,8 @@ public struct SQLDeliveryRepository: DeliveryRepository {
             status: DeliveryStatus(rawValue: try row.decode(5)), attempts: try row.decode(6),
             expiresAt: Date(millisecondsSince1970: try row.decode(7)), apnsMode: try row.decode(8),
             traceParent: (try? row.decode(10, as: String?.self)).flatMap(TraceParent.init),
-            sentAt: try row.decode(9, as: Int64?.self).map(Date.init(millisecondsSince1970:)))
+            sentAt: try row.decode(9, as: Int64?.self).map(Date.init(millisecondsSince1970:)),
+            // A job whose device is gone keeps no app: its attempt ends the job without a provider.
+            appID: try row.decode(11, as: String?.self) ?? "")
     }
 }

@@ -10,6 +10,7 @@ struct DeviceRegistrationRequest: Sendable {
     var name: String?
     var apnsMode: String?
     var publicKey: String?
+    var appID: String
 }
 
 /// Pending devices (``DeviceVerification``): an APNs, FCM or WNS token registered by someone other than its device's
@@ -18,7 +19,7 @@ extension SQLDeviceRepository {
     /// The pending device columns, in ``pendingDevice(from:)``'s order.
     static let pendingColumns =
         "device_id, owner_id, platform, token, name, created_at, apns_mode, public_key, challenge_digest, failed_tries, "
-        + "challenge_sent_at, expires_at"
+        + "challenge_sent_at, expires_at, app_id"
 
     /// Registers (or registers again) the caller's pending device for a token another user's device holds, in the
     /// registration's transaction (which holds the token's lock). A challenge is pushed when the token's push slot is
@@ -31,9 +32,10 @@ extension SQLDeviceRepository {
         guard let token = request.token else { preconditionFailure("a pending registration without a token") }
         if let row = try await db.query(
             """
-            SELECT \(pendingColumns) FROM device_verification WHERE platform = ? AND token = ? AND owner_id = ?
+            SELECT \(pendingColumns) FROM device_verification
+            WHERE app_id = ? AND platform = ? AND token = ? AND owner_id = ?
             \(db.dialect.lockRows)
-            """, [request.platform.rawValue, token, request.ownerID]
+            """, [request.appID, request.platform.rawValue, token, request.ownerID]
         ).first {
             let pending = try pendingDevice(from: row)
             if pending.expiresAtMS > nowMS {
@@ -62,7 +64,7 @@ extension SQLDeviceRepository {
             }
             _ = try await db.execute("DELETE FROM device_verification WHERE device_id = ?", [pending.device.id])
         }
-        try await checkQuota(maxDevices, ownerID: request.ownerID, nowMS: nowMS, db)
+        try await checkQuota(maxDevices, ownerID: request.ownerID, appID: request.appID, nowMS: nowMS, db)
         let challenge = DeviceVerification.makeChallenge()
         let pushed = try await claimChallengePush(request.platform, token, nowMS: nowMS, db)
         let windowMS = Int64(DeviceVerification.window.components.seconds * 1000)
@@ -70,20 +72,20 @@ extension SQLDeviceRepository {
             id: UUID.random().uuidString.lowercased(), ownerID: request.ownerID, platform: request.platform,
             token: token, name: request.name, createdAt: Date(millisecondsSince1970: nowMS),
             lastRegisteredAt: Date(millisecondsSince1970: nowMS), isActive: false, apnsMode: request.apnsMode,
-            publicKey: request.publicKey, isPendingVerification: true)
+            publicKey: request.publicKey, isPendingVerification: true, appID: request.appID)
         // Under the token's lock the same user cannot insert this token twice; the unique index stays the last word.
         let inserted = try await db.execute(
             """
             INSERT INTO device_verification (
                 device_id, owner_id, platform, token, name, apns_mode, public_key, challenge_digest, failed_tries,
-                created_at, challenge_sent_at, expires_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)
+                created_at, challenge_sent_at, expires_at, app_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)
             ON CONFLICT DO NOTHING
             """,
             [
                 device.id, request.ownerID, request.platform.rawValue, token, request.name, request.apnsMode,
                 request.publicKey, DeviceVerification.digest(challenge), nowMS, pushed ? nowMS : 0,
-                nowMS + windowMS,
+                nowMS + windowMS, request.appID,
             ])
         return inserted > 0 ? DeviceRegistration(device: device, challenge: pushed ? challenge : nil) : nil
     }
@@ -151,7 +153,7 @@ extension SQLDeviceRepository {
                 peek.device.ownerID == ownerID, let token = peek.device.token
             else { return .notFound }
             if maxDevices != nil { try await db.lock("dispatch.device.owner:" + ownerID) }
-            try await db.lock(DeviceVerification.tokenLock(peek.device.platform, token))
+            try await db.lock(DeviceVerification.tokenLock(peek.device.appID, peek.device.platform, token))
             guard
                 let row = try await db.query(
                     "SELECT \(Self.pendingColumns) FROM device_verification WHERE device_id = ? \(db.dialect.lockRows)",
@@ -176,16 +178,18 @@ extension SQLDeviceRepository {
             }
             // The caller may have registered other devices since (this one stopped counting if it expired): the move
             // must still fit. Nothing changed yet, no try used.
-            try await Self.checkQuota(maxDevices, ownerID: ownerID, nowMS: nowMS, excluding: id, db)
+            try await Self.checkQuota(
+                maxDevices, ownerID: ownerID, appID: pending.device.appID, nowMS: nowMS, excluding: id, db)
             _ = try await db.execute("DELETE FROM device_verification WHERE device_id = ?", [id])
             var device = pending.device
             var previousOwnerID: String?
             var replacedDeviceID: String?
             if let existingRow = try await db.query(
                 """
-                SELECT \(Self.columns) FROM device WHERE platform = ? AND token = ? AND platform <> 'direct'
+                SELECT \(Self.columns) FROM device
+                WHERE app_id = ? AND platform = ? AND token = ? AND platform <> 'direct'
                 \(db.dialect.lockRows)
-                """, [device.platform.rawValue, device.token]
+                """, [device.appID, device.platform.rawValue, device.token]
             ).first {
                 let existing = try Self.device(from: existingRow)
                 // Moved to the caller meanwhile (another of their verifications won): nothing left to move.
@@ -204,13 +208,14 @@ extension SQLDeviceRepository {
             let inserted = try await db.execute(
                 """
                 INSERT INTO device (
-                    id, owner_id, platform, token, name, created_at, last_registered_at, active, apns_mode, public_key)
-                VALUES (?, ?, ?, ?, ?, ?, ?, TRUE, ?, ?)
+                    id, owner_id, platform, token, name, created_at, last_registered_at, active, apns_mode, public_key,
+                    app_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?, TRUE, ?, ?, ?)
                 ON CONFLICT DO NOTHING
                 """,
                 [
                     device.id, ownerID, device.platform.rawValue, device.token, device.name,
-                    device.createdAt.millisecondsSince1970, nowMS, device.apnsMode, device.publicKey,
+                    device.createdAt.millisecondsSince1970, nowMS, device.apnsMode, device.publicKey, device.appID,
                 ])
             // Another transaction registered the token since the SELECT above: roll back and look again.
             guard inserted > 0 else { throw TokenRaceLost() }
@@ -236,7 +241,8 @@ extension SQLDeviceRepository {
             device: DeviceRecord(
                 id: try row.decode(0), ownerID: try row.decode(1), platform: Platform(rawValue: try row.decode(2)),
                 token: try row.decode(3), name: try row.decode(4), createdAt: createdAt, lastRegisteredAt: createdAt,
-                isActive: false, apnsMode: try row.decode(6), publicKey: try row.decode(7), isPendingVerification: true),
+                isActive: false, apnsMode: try row.decode(6), publicKey: try row.decode(7), isPendingVerification: true,
+                appID: try row.decode(12)),
             challengeDigest: try row.decode(8), failedTries: try row.decode(9), challengeSentAtMS: try row.decode(10),
             expiresAtMS: try row.decode(11))
     }

@@ -18,19 +18,21 @@ public struct SQLDeviceRepository: DeviceRepository {
 
     /// The device columns, in ``device(from:)``'s order.
     static let columns =
-        "id, owner_id, platform, token, name, created_at, last_registered_at, active, apns_mode, public_key"
+        "id, owner_id, platform, token, name, created_at, last_registered_at, active, apns_mode, public_key, app_id"
 
     /// How often a registration that lost the race for a new token is tried again (as an update).
     static let attempts = 3
 
     public func register(
         ownerID: String, platform: Platform, token: String?, name: String?, apnsMode: String?, publicKey: String?,
-        maxDevices: Int?, now: Date
+        appID: String, maxDevices: Int?, now: Date
     ) async throws -> DeviceRegistration {
         for _ in 0..<Self.attempts {
             if let registration = try await registerOnce(
-                ownerID: ownerID, platform: platform, token: token, name: name, apnsMode: apnsMode,
-                publicKey: publicKey, maxDevices: maxDevices, now: now)
+                DeviceRegistrationRequest(
+                    ownerID: ownerID, platform: platform, token: token, name: name, apnsMode: apnsMode,
+                    publicKey: publicKey, appID: appID),
+                maxDevices: maxDevices, now: now)
             {
                 return registration
             }
@@ -40,9 +42,10 @@ public struct SQLDeviceRepository: DeviceRepository {
 
     /// One registration transaction; `nil` when another transaction inserted the same token first.
     private func registerOnce(
-        ownerID: String, platform: Platform, token: String?, name: String?, apnsMode: String?, publicKey: String?,
-        maxDevices: Int?, now: Date
+        _ request: DeviceRegistrationRequest, maxDevices: Int?, now: Date
     ) async throws -> DeviceRegistration? {
+        let (ownerID, platform, token, name) = (request.ownerID, request.platform, request.token, request.name)
+        let (apnsMode, publicKey, appID) = (request.apnsMode, request.publicKey, request.appID)
         let nowMS = now.millisecondsSince1970
         return try await database.transaction { db in
             if maxDevices != nil {
@@ -52,7 +55,7 @@ public struct SQLDeviceRepository: DeviceRepository {
             }
             if let token, platform != .direct {
                 // Registrations and verifications of one token queue here, before any row lock, on every replica.
-                try await db.lock(DeviceVerification.tokenLock(platform, token))
+                try await db.lock(DeviceVerification.tokenLock(appID, platform, token))
             }
             // A direct token names a device among its owner's only: another user's same token is another device.
             // The literal platform conditions let SQLite use the matching partial unique index.
@@ -60,44 +63,44 @@ public struct SQLDeviceRepository: DeviceRepository {
                 platform == .direct ? "AND platform = 'direct' AND owner_id = ?" : "AND platform <> 'direct'"
             if let token,
                 let row = try await db.query(
-                    "SELECT \(Self.columns) FROM device WHERE platform = ? AND token = ? \(sameOwner) \(db.dialect.lockRows)",
-                    [platform.rawValue, token] + (platform == .direct ? [ownerID] : [])
+                    """
+                    SELECT \(Self.columns) FROM device WHERE app_id = ? AND platform = ? AND token = ? \(sameOwner)
+                    \(db.dialect.lockRows)
+                    """,
+                    [appID, platform.rawValue, token] + (platform == .direct ? [ownerID] : [])
                 ).first
             {
                 let existing = try Self.device(from: row)
                 if existing.ownerID != ownerID, DeviceVerification.challengedPlatforms.contains(platform) {
                     // Knowing another user's token proves nothing: the caller gets a pending device to verify.
-                    return try await Self.pend(
-                        DeviceRegistrationRequest(
-                            ownerID: ownerID, platform: platform, token: token, name: name, apnsMode: apnsMode,
-                            publicKey: publicKey),
-                        maxDevices: maxDevices, nowMS: nowMS, db)
+                    return try await Self.pend(request, maxDevices: maxDevices, nowMS: nowMS, db)
                 }
                 return try await Self.update(
                     existing, ownerID: ownerID, name: name, apnsMode: apnsMode,
                     publicKey: publicKey, maxDevices: maxDevices, nowMS: nowMS, db)
             }
-            try await Self.checkQuota(maxDevices, ownerID: ownerID, nowMS: nowMS, db)
+            try await Self.checkQuota(maxDevices, ownerID: ownerID, appID: appID, nowMS: nowMS, db)
             let device = DeviceRecord(
                 id: UUID.random().uuidString.lowercased(), ownerID: ownerID, platform: platform, token: token,
                 name: name,
                 createdAt: Date(millisecondsSince1970: nowMS), lastRegisteredAt: Date(millisecondsSince1970: nowMS),
-                isActive: true, apnsMode: apnsMode, publicKey: publicKey)
+                isActive: true, apnsMode: apnsMode, publicKey: publicKey, appID: appID)
             // A token another replica registered since the SELECT above conflicts here (on either unique index:
             // platform tokens, or one owner's direct tokens): nothing is inserted.
             let inserted = try await db.execute(
                 """
                 INSERT INTO device (
-                    id, owner_id, platform, token, name, created_at, last_registered_at, active, apns_mode, public_key)
-                VALUES (?, ?, ?, ?, ?, ?, ?, TRUE, ?, ?)
+                    id, owner_id, platform, token, name, created_at, last_registered_at, active, apns_mode, public_key,
+                    app_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?, TRUE, ?, ?, ?)
                 ON CONFLICT DO NOTHING
-                """, [device.id, ownerID, platform.rawValue, token, name, nowMS, nowMS, apnsMode, publicKey])
+                """, [device.id, ownerID, platform.rawValue, token, name, nowMS, nowMS, apnsMode, publicKey, appID])
             guard inserted > 0 else { return nil }
             if DeviceVerification.challengedPlatforms.contains(platform) {
                 // The token's device is gone: a pending registration of it by this user has nothing left to prove.
                 _ = try await db.execute(
-                    "DELETE FROM device_verification WHERE platform = ? AND token = ? AND owner_id = ?",
-                    [platform.rawValue, token, ownerID])
+                    "DELETE FROM device_verification WHERE app_id = ? AND platform = ? AND token = ? AND owner_id = ?",
+                    [appID, platform.rawValue, token, ownerID])
             }
             return DeviceRegistration(device: device)
         }
@@ -112,7 +115,7 @@ public struct SQLDeviceRepository: DeviceRepository {
         var device = existing
         let changesHands = existing.ownerID != ownerID
         if changesHands {
-            try await checkQuota(maxDevices, ownerID: ownerID, nowMS: nowMS, db)
+            try await checkQuota(maxDevices, ownerID: ownerID, appID: existing.appID, nowMS: nowMS, db)
             try await failUnfinishedJobs(of: existing.id, reason: "device re-registered by another user", nowMS, db)
         }
         device.ownerID = ownerID
@@ -136,17 +139,19 @@ public struct SQLDeviceRepository: DeviceRepository {
         return DeviceRegistration(device: device, previousOwnerID: changesHands ? existing.ownerID : nil)
     }
 
-    /// Throws `quotaExceeded` when `ownerID` already has `maxDevices` devices (active or not: each is a row; a
-    /// pending device counts until it expires), not counting the pending device `excluding` (the one being verified).
+    /// Throws `quotaExceeded` when `ownerID` already has `maxDevices` devices of `appID` (active or not: each is a row;
+    /// a pending device counts until it expires), not counting the pending device `excluding` (the one being verified).
     static func checkQuota(
-        _ maxDevices: Int?, ownerID: String, nowMS: Int64, excluding pendingID: String? = nil, _ db: any SQLTransaction
+        _ maxDevices: Int?, ownerID: String, appID: String, nowMS: Int64, excluding pendingID: String? = nil,
+        _ db: any SQLTransaction
     ) async throws {
         guard let maxDevices else { return }
         let count = try await db.query(
             """
-            SELECT (SELECT COUNT(*) FROM device WHERE owner_id = ?)
-                + (SELECT COUNT(*) FROM device_verification WHERE owner_id = ? AND expires_at > ? AND device_id <> ?)
-            """, [ownerID, ownerID, nowMS, pendingID ?? ""]
+            SELECT (SELECT COUNT(*) FROM device WHERE owner_id = ? AND app_id = ?)
+                + (SELECT COUNT(*) FROM device_verification
+                    WHERE owner_id = ? AND app_id = ? AND expires_at > ? AND device_id <> ?)
+            """, [ownerID, appID, ownerID, appID, nowMS, pendingID ?? ""]
         ).first?.decode(0, as: Int.self)
         if (count ?? 0) >= maxDevices { throw DispatchError.quotaExceeded(.devicesPerUser, limit: maxDevices) }
     }
@@ -210,6 +215,6 @@ public struct SQLDeviceRepository: DeviceRepository {
             token: try row.decode(3), name: try row.decode(4),
             createdAt: Date(millisecondsSince1970: try row.decode(5)),
             lastRegisteredAt: Date(millisecondsSince1970: try row.decode(6)), isActive: try row.decode(7),
-            apnsMode: try row.decode(8), publicKey: try row.decode(9))
+            apnsMode: try row.decode(8), publicKey: try row.decode(9), appID: try row.decode(10))
     }
 }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ServiceCore
 import Synchronization
 
 /// Encrypts payloads at rest with AES-256-GCM under the store's newest key.
@@ -16,12 +17,12 @@ public final class AESGCMPayloadSealer: PayloadSealer {
     static let reloadInterval: TimeInterval = 1
 
     private struct State {
-        var ring: StoreKeyRing
+        var ring: EncryptionKeyRing
         var lastReload: Date?
     }
 
     private let state: Mutex<State>
-    private let reload: (@Sendable () throws -> StoreKeyRing)?
+    private let reload: (@Sendable () throws -> EncryptionKeyRing)?
     private let now: @Sendable () -> Date
 
     /// - Parameters:
@@ -29,7 +30,7 @@ public final class AESGCMPayloadSealer: PayloadSealer {
     ///   - reload: reads the keys again (from the key file), when a row names a key the ring lacks.
     ///   - now: the clock that spaces reloads.
     public init(
-        ring: StoreKeyRing, reload: (@Sendable () throws -> StoreKeyRing)? = nil,
+        ring: EncryptionKeyRing, reload: (@Sendable () throws -> EncryptionKeyRing)? = nil,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.state = Mutex(State(ring: ring))
@@ -38,12 +39,12 @@ public final class AESGCMPayloadSealer: PayloadSealer {
     }
 
     /// The keys in use now.
-    public var ring: StoreKeyRing { state.withLock { $0.ring } }
+    public var ring: EncryptionKeyRing { state.withLock { $0.ring } }
 
     public var scheme: String { Self.scheme(for: ring.current) }
 
     /// The scheme of rows encrypted under `key`.
-    public static func scheme(for key: StoreKey) -> String { schemePrefix + key.id }
+    public static func scheme(for key: EncryptionKey) -> String { schemePrefix + key.id }
 
     public func seal(_ payload: Data, notificationID: String) throws -> SealedPayload {
         let key = ring.current
@@ -80,7 +81,7 @@ public final class AESGCMPayloadSealer: PayloadSealer {
     }
 
     /// The key named `id`, re-reading the key source once when the ring lacks it.
-    private func key(id: String) throws -> StoreKey? {
+    private func key(id: String) throws -> EncryptionKey? {
         if let key = ring.key(id: id) { return key }
         guard let reload else { return nil }
         let shouldReload = state.withLock { state in

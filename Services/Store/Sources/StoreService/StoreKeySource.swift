@@ -1,10 +1,11 @@
 import Foundation
 import Logging
+import ServiceCore
 
 /// Where the store's AES-256 keys come from.
 public enum StoreKeySource: Sendable {
     /// Keys given directly (tests, embedding).
-    case keys(StoreKeyRing)
+    case keys(EncryptionKeyRing)
     /// `SECUREPUSH_STORE_KEY_FILE`: the file must exist and hold at least one key.
     case file(String)
     /// The development default, `<data dir>/store-keys`: generated (0600) on first start, then reused.
@@ -30,7 +31,7 @@ public enum StoreKeySource: Sendable {
         case .keys(let ring):
             return AESGCMPayloadSealer(ring: ring, now: now)
         case .file(let path):
-            let file = StoreKeyFile(path: path)
+            let file = EncryptionKeyFile(path: path, purpose: .store)
             let ring = try file.load()
             if let mode = file.permissions, mode & 0o077 != 0 {
                 // Not refused: mounted secrets (Kubernetes' default 0644) may be readable by others inside a container.
@@ -40,7 +41,7 @@ public enum StoreKeySource: Sendable {
             }
             return AESGCMPayloadSealer(ring: ring, reload: { try file.load() }, now: now)
         case .generatedFile(let path):
-            let file = StoreKeyFile(path: path)
+            let file = EncryptionKeyFile(path: path, purpose: .store)
             let (ring, created) = try file.loadOrCreate(now: now())
             if created {
                 logger.notice(
@@ -50,4 +51,11 @@ public enum StoreKeySource: Sendable {
             return AESGCMPayloadSealer(ring: ring, reload: { try file.load() }, now: now)
         }
     }
+}
+
+extension EncryptionKeyFile.Purpose {
+    /// The store key file, `SECUREPUSH_STORE_KEY_FILE`.
+    public static let store = EncryptionKeyFile.Purpose(
+        name: "store key file", variable: "SECUREPUSH_STORE_KEY_FILE", encrypts: "new payloads",
+        rotateCommand: "securepush store-keys rotate", otherCreation: "`securepush certs --secrets-dir`")
 }

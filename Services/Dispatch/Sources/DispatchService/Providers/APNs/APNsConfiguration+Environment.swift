@@ -42,14 +42,46 @@ extension APNsConfiguration {
         return configuration
     }
 
-    private static func baseURL(_ environment: ServiceEnvironment) throws -> String {
+    /// The configuration of an app's APNs credentials (issue 27): the connection settings (`SECUREPUSH_APNS_URL`,
+    /// `_CA_FILE`, `_MODE`, `_PING_INTERVAL`) are the deployment's; the environment and alert texts default to it.
+    /// - Throws: `ConfigurationError` naming the credential field that is wrong.
+    public static func forApp(_ credentials: AppCredentials.APNs, environment: ServiceEnvironment) throws
+        -> APNsConfiguration
+    {
+        if let chosen = credentials.environment, !["production", "sandbox"].contains(chosen) {
+            throw ConfigurationError("apns.environment must be production or sandbox, got '\(chosen.prefix(64))'")
+        }
+        let signingKey: P256.Signing.PrivateKey
+        do {
+            signingKey = try P256.Signing.PrivateKey(pemRepresentation: credentials.privateKey)
+        } catch {
+            throw ConfigurationError("apns.privateKey is not a P-256 private key in PEM (the AuthKey_<id>.p8 file)")
+        }
+        let configuration = APNsConfiguration(
+            baseURL: try baseURL(environment, chosen: credentials.environment),
+            caFile: try caFile(environment),
+            signingKey: signingKey,
+            keyID: try identifier(credentials.keyId, name: "apns.keyId"),
+            teamID: try identifier(credentials.teamId, name: "apns.teamId"),
+            topic: try topic(credentials.topic, name: "apns.topic"),
+            mode: try mode(environment),
+            alertTitle: credentials.alertTitle ?? environment.string(SettingCatalog.apnsAlertTitle)!,
+            alertBody: credentials.alertBody ?? environment.string(SettingCatalog.apnsAlertBody)!,
+            pingInterval: try pingInterval(environment)
+        )
+        try configuration.validate()
+        return configuration
+    }
+
+    private static func baseURL(_ environment: ServiceEnvironment, chosen: String? = nil) throws -> String {
         if let url = environment.string("SECUREPUSH_APNS_URL") {
             guard url.lowercased().hasPrefix("https://") || url.lowercased().hasPrefix("http://") else {
                 throw ConfigurationError("SECUREPUSH_APNS_URL must be an https:// URL, got '\(url)'")
             }
             return url
         }
-        return try environment.choice(SettingCatalog.apnsEnvironment) == "sandbox" ? sandboxURL : productionURL
+        let named = try chosen ?? environment.choice(SettingCatalog.apnsEnvironment)
+        return named == "sandbox" ? sandboxURL : productionURL
     }
 
     private static func caFile(_ environment: ServiceEnvironment) throws -> String? {
@@ -79,20 +111,26 @@ extension APNsConfiguration {
 
     /// Key and team ids are short alphanumeric strings (10 characters at Apple).
     private static func identifier(_ environment: ServiceEnvironment, _ name: String) throws -> String {
-        let value = environment.string(name)!
+        try identifier(environment.string(name)!, name: name)
+    }
+
+    private static func identifier(_ value: String, name: String) throws -> String {
         let alphanumeric = value.unicodeScalars.allSatisfy { scalar in
             scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar))
         }
         guard alphanumeric, value.count <= 64 else {
             throw ConfigurationError(
-                "\(name) must be the alphanumeric id Apple shows (e.g. 'ABC123DEFG'), got '\(value)'")
+                "\(name) must be the alphanumeric id Apple shows (e.g. 'ABC123DEFG'), got '\(value.prefix(64))'")
         }
         return value
     }
 
     /// A bundle id, possibly with Apple's suffixes such as `.voip`: it travels as a header value.
     private static func topic(_ environment: ServiceEnvironment) throws -> String {
-        let topic = environment.string("SECUREPUSH_APNS_TOPIC")!
+        try topic(environment.string("SECUREPUSH_APNS_TOPIC")!, name: "SECUREPUSH_APNS_TOPIC")
+    }
+
+    private static func topic(_ topic: String, name: String) throws -> String {
         let allowed = topic.unicodeScalars.allSatisfy { scalar in
             scalar.isASCII
                 && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
@@ -100,7 +138,7 @@ extension APNsConfiguration {
         }
         guard allowed, topic.count <= 255 else {
             throw ConfigurationError(
-                "SECUREPUSH_APNS_TOPIC must be the app's bundle id (e.g. 'com.example.app'), got '\(topic)'")
+                "\(name) must be the app's bundle id (e.g. 'com.example.app'), got '\(topic.prefix(255))'")
         }
         return topic
     }

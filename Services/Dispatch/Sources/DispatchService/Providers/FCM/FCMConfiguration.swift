@@ -69,6 +69,20 @@ public struct FCMConfiguration: Sendable {
         )
     }
 
+    /// The configuration of an app's FCM credentials (issue 27): `SECUREPUSH_FCM_URL` and `SECUREPUSH_FCM_CA_FILE`
+    /// are the deployment's; the project is the service account's `project_id`.
+    public static func forApp(_ credentials: AppCredentials.FCM, environment: ServiceEnvironment) throws
+        -> FCMConfiguration
+    {
+        let account = try FCMServiceAccount.parse(Data(credentials.serviceAccount.utf8), source: "fcm.serviceAccount")
+        return try FCMConfiguration(
+            serviceAccount: account,
+            baseURL: environment.string(SettingCatalog.fcmURL)!,
+            caFile: try RemoteProviderHTTP.checkedCAFile(
+                environment.string("SECUREPUSH_FCM_CA_FILE"), variable: "SECUREPUSH_FCM_CA_FILE")
+        )
+    }
+
     /// Project ids are lowercase letters, digits and hyphens; old domain-scoped ones add `.` and `:`. Nothing in
     /// them needs escaping in the request path.
     private static func isProjectID(_ value: String) -> Bool {

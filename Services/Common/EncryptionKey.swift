@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
 
-/// One AES-256 key of the store, with the id recorded in every row it encrypts (`aes256gcm:<id>`).
-public struct StoreKey: Sendable {
+/// One AES-256 key of a key file, with the id recorded in every row it encrypts (e.g. the store's `aes256gcm:<id>`).
+public struct EncryptionKey: Sendable {
     /// Characters a key id may use (it is written into the key file and into `payload_scheme`).
     public static let idCharacters = CharacterSet(
         charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
@@ -13,7 +13,8 @@ public struct StoreKey: Sendable {
 
     /// The key's id.
     public let id: String
-    let key: SymmetricKey
+    /// The key itself, for AES-GCM.
+    public let key: SymmetricKey
 
     /// A key from its id and 32 bytes; `nil` when either is malformed.
     public init?(id: String, bytes: Data) {
@@ -23,14 +24,14 @@ public struct StoreKey: Sendable {
     }
 
     /// A new random key whose id says when it was made: `<yyyyMMdd>-<8 hex>` in UTC, e.g. `20261124-3fa9c1d2`.
-    public static func generate(now: Date) -> StoreKey {
+    public static func generate(now: Date) -> EncryptionKey {
         let day = now.formatted(
             Date.VerbatimFormatStyle(
                 format: "\(year: .defaultDigits)\(month: .twoDigits)\(day: .twoDigits)", timeZone: .gmt,
                 calendar: Calendar(identifier: .gregorian)))
         let suffix = (0..<4).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
         let bytes = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
-        return StoreKey(id: "\(day)-\(suffix)", bytes: bytes)!
+        return EncryptionKey(id: "\(day)-\(suffix)", bytes: bytes)!
     }
 
     /// Whether `id` can name a key.

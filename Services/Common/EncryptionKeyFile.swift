@@ -1,31 +1,57 @@
 import Foundation
 import PrivateFiles
-import ServiceCore
 
-/// The store key file (`SECUREPUSH_STORE_KEY_FILE`): one key per line, `<key id> <base64 of 32 bytes>`, blank lines
-/// and lines starting with `#` ignored. The last key encrypts; the others still decrypt.
+/// A file of AES-256 keys (the store's `SECUREPUSH_STORE_KEY_FILE`, push-dispatch's `SECUREPUSH_APPS_KEY_FILE`): one
+/// key per line, `<key id> <base64 of 32 bytes>`, blank lines and lines starting with `#` ignored. The last key
+/// encrypts; the others still decrypt.
 ///
 /// Errors name the file and the line and say what is wrong, never echoing key material.
-public struct StoreKeyFile: Sendable {
+public struct EncryptionKeyFile: Sendable {
+    /// What a key file is for: the words its errors and its header use.
+    public struct Purpose: Sendable {
+        /// What the file is called in errors, e.g. `store key file`.
+        public let name: String
+        /// The variable that names the file, e.g. `SECUREPUSH_STORE_KEY_FILE`.
+        public let variable: String
+        /// What the keys encrypt, for the file's header, e.g. `new payloads`.
+        public let encrypts: String
+        /// The command that adds a key, e.g. `securepush store-keys rotate`.
+        public let rotateCommand: String
+        /// Other ways to create the file, said after the command when it cannot be read (may be empty).
+        public let otherCreation: String
+
+        public init(name: String, variable: String, encrypts: String, rotateCommand: String, otherCreation: String = "")
+        {
+            self.name = name
+            self.variable = variable
+            self.encrypts = encrypts
+            self.rotateCommand = rotateCommand
+            self.otherCreation = otherCreation
+        }
+    }
+
     /// Largest file read: far more than any real key file, small enough never to hurt.
     static let maxBytes = 1 << 20
 
     /// Where the file is.
     public let path: String
+    /// What the file is for.
+    public let purpose: Purpose
 
-    public init(path: String) {
+    public init(path: String, purpose: Purpose) {
         self.path = path
+        self.purpose = purpose
     }
 
     /// The keys in the file; throws `ConfigurationError` when it cannot be read or is malformed.
-    public func load() throws(ConfigurationError) -> StoreKeyRing {
+    public func load() throws(ConfigurationError) -> EncryptionKeyRing {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
             throw ConfigurationError(
-                "\(name) cannot be read: \(Self.reason(error)) (create it with `securepush store-keys rotate`, "
-                    + "or `securepush certs --secrets-dir`)")
+                "\(name) cannot be read: \(Self.reason(error)) (create it with `\(purpose.rotateCommand)`"
+                    + (purpose.otherCreation.isEmpty ? "" : ", or \(purpose.otherCreation)") + ")")
         }
         guard data.count <= Self.maxBytes else { throw ConfigurationError("\(name) is larger than 1 MiB") }
         guard let text = String(data: data, encoding: .utf8) else {
@@ -35,8 +61,8 @@ public struct StoreKeyFile: Sendable {
     }
 
     /// The keys in `text`, the file's contents.
-    public func parse(_ text: String) throws(ConfigurationError) -> StoreKeyRing {
-        var keys: [StoreKey] = []
+    public func parse(_ text: String) throws(ConfigurationError) -> EncryptionKeyRing {
+        var keys: [EncryptionKey] = []
         var lines: [String: Int] = [:]
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let number = index + 1
@@ -47,36 +73,37 @@ public struct StoreKeyFile: Sendable {
                 throw error(line: number, "expected `<key id> <base64 key>`, found \(fields.count) fields")
             }
             let id = String(fields[0])
-            guard StoreKey.isValidID(id) else {
+            guard EncryptionKey.isValidID(id) else {
                 throw error(
                     line: number,
-                    "the key id must be \(StoreKey.idLengths.lowerBound) to \(StoreKey.idLengths.upperBound) "
+                    "the key id must be \(EncryptionKey.idLengths.lowerBound) to \(EncryptionKey.idLengths.upperBound) "
                         + "characters of A-Z, a-z, 0-9, '.', '_' or '-'")
             }
             if let first = lines[id] { throw error(line: number, "key id '\(id)' is already used on line \(first)") }
             guard let bytes = Data(base64Encoded: Self.standardBase64(fields[1])) else {
                 throw error(line: number, "key '\(id)' is not base64")
             }
-            guard let key = StoreKey(id: id, bytes: bytes) else {
+            guard let key = EncryptionKey(id: id, bytes: bytes) else {
                 throw error(
-                    line: number, "key '\(id)' is \(bytes.count) bytes; AES-256 needs exactly \(StoreKey.byteCount)")
+                    line: number,
+                    "key '\(id)' is \(bytes.count) bytes; AES-256 needs exactly \(EncryptionKey.byteCount)")
             }
             lines[id] = number
             keys.append(key)
         }
-        guard let ring = StoreKeyRing(keys) else {
+        guard let ring = EncryptionKeyRing(keys) else {
             throw ConfigurationError(
                 "\(name) holds no key: add a line `<key id> <base64 of 32 random bytes>`, e.g. with "
-                    + "`securepush store-keys rotate`")
+                    + "`\(purpose.rotateCommand)`")
         }
         return ring
     }
 
     /// Writes a new file holding `key` (directory created 0700, file 0600); returns `false`, writing nothing, when
     /// the file already exists (another process created it first: of two creating it at once, exactly one wins).
-    public func create(with key: StoreKey) throws -> Bool {
+    public func create(with key: EncryptionKey) throws -> Bool {
         do throws(PrivateFileError) {
-            return try PrivateFile.write(Data((Self.header + key.fileLine + "\n").utf8), to: path, existing: .keep)
+            return try PrivateFile.write(Data((header + key.fileLine + "\n").utf8), to: path, existing: .keep)
         } catch {
             // Its directory, or the file itself.
             let what = error.path == path ? "written" : "created"
@@ -86,7 +113,7 @@ public struct StoreKeyFile: Sendable {
 
     /// Adds `key` as the last line, so it encrypts from now on; the file is replaced in one rename (readers see
     /// the old file or the new one, never half of one) and keeps its comments and older keys.
-    public func append(_ key: StoreKey) throws {
+    public func append(_ key: EncryptionKey) throws {
         let existing: String
         do {
             existing = try String(contentsOfFile: path, encoding: .utf8)
@@ -103,9 +130,9 @@ public struct StoreKeyFile: Sendable {
 
     /// The file's keys, generating a file with one new key first when there is none (development start).
     /// - Returns: the keys, and whether this call created the file.
-    public func loadOrCreate(now: Date) throws -> (ring: StoreKeyRing, created: Bool) {
+    public func loadOrCreate(now: Date) throws -> (ring: EncryptionKeyRing, created: Bool) {
         let created =
-            FileManager.default.fileExists(atPath: path) ? false : try create(with: StoreKey.generate(now: now))
+            FileManager.default.fileExists(atPath: path) ? false : try create(with: EncryptionKey.generate(now: now))
         return (try load(), created)
     }
 
@@ -115,13 +142,15 @@ public struct StoreKeyFile: Sendable {
     }
 
     /// The first lines of a file this type writes.
-    static let header = """
-        # SecurePush store keys (SECUREPUSH_STORE_KEY_FILE): `<key id> <base64 of 32 bytes>` per line.
-        # The last key encrypts new payloads; every key listed still decrypts. Keep this file secret (mode 0600).
+    var header: String {
+        """
+        # SecurePush \(purpose.name) (\(purpose.variable)): `<key id> <base64 of 32 bytes>` per line.
+        # The last key encrypts \(purpose.encrypts); every key listed still decrypts. Keep this file secret (mode 0600).
 
         """
+    }
 
-    private var name: String { "store key file '\(path)' (SECUREPUSH_STORE_KEY_FILE)" }
+    private var name: String { "\(purpose.name) '\(path)' (\(purpose.variable))" }
 
     private func error(line: Int, _ what: String) -> ConfigurationError {
         ConfigurationError("\(name) line \(line): \(what)")

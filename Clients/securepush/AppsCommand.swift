@@ -1,0 +1,211 @@
+import ArgumentParser
+import DispatchService
+import Foundation
+import ServiceCore
+import SharedModels
+
+/// `securepush apps`: manage the apps one deployment serves (issue 27), on push-dispatch's database directly.
+struct AppsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apps",
+        abstract: "Manage apps (each with its own push credentials) in push-dispatch's database.",
+        discussion:
+            "Works on the dispatch database directly (SECUREPUSH_DATABASE_URL for PostgreSQL, else SECUREPUSH_DATA_DIR or --data-dir), while push-dispatch runs or not; running replicas serve a change within SECUREPUSH_APPS_REFRESH_INTERVAL. Credentials are read from files, never from the command line, and kept encrypted under SECUREPUSH_APPS_KEY_FILE.",
+        subcommands: [
+            Create.self, List.self, Show.self, Update.self, RotateCredentials.self, Delete.self, RotateKey.self,
+        ]
+    )
+
+    /// Where the dispatch database is.
+    struct DatabaseOptions: ParsableArguments {
+        @Option(help: "data directory holding dispatch.sqlite (env SECUREPUSH_DATA_DIR; default ./.securepush)")
+        var dataDir: String?
+
+        /// Runs `body` on the apps of the database, explaining push-dispatch's errors as the CLI explains RPC errors.
+        func run<T: Sendable>(
+            flags: [String: String] = [:], conflictHint: String? = nil, overrides: [String: String] = [:],
+            _ body: (AppAdministration) async throws -> T
+        ) async throws -> T {
+            var environment = ServiceEnvironment()
+            if let dataDir { environment.values["SECUREPUSH_DATA_DIR"] = dataDir }
+            environment.values.merge(overrides) { _, new in new }
+            var context = FailureContext(.local, role: .account, conflictHint: conflictHint)
+            context.flags = flags
+            return try await explainingFailures(context) {
+                do {
+                    return try await AppAdministration.with(environment: environment, logger: cliLogger(), body)
+                } catch let error as any RPCErrorConvertible {
+                    throw error.rpcError
+                }
+            }
+        }
+    }
+
+    /// The credential options of `create`, `update` and `rotate-credentials`: files, never secrets inline.
+    struct CredentialOptions: ParsableArguments {
+        @Option(help: "the APNs .p8 key file (PEM)") var apnsKeyFile: String?
+        @Option(help: "the APNs key id") var apnsKeyId: String?
+        @Option(help: "the Apple team id") var apnsTeamId: String?
+        @Option(help: "the app's bundle id (apns-topic)") var apnsTopic: String?
+        @Option(help: "production or sandbox (default: SECUREPUSH_APNS_ENVIRONMENT)") var apnsEnvironment: String?
+        @Option(help: "the FCM service-account JSON key file") var fcmCredentialsFile: String?
+
+        /// The credentials given; throws a usage error for a half-given APNs set or an unreadable file.
+        func credentials() throws -> AppCredentials {
+            var credentials = AppCredentials()
+            let apnsParts = [apnsKeyFile, apnsKeyId, apnsTeamId, apnsTopic]
+            if apnsParts.contains(where: { $0 != nil }) {
+                guard let keyFile = apnsKeyFile, let keyID = apnsKeyId, let teamID = apnsTeamId, let topic = apnsTopic
+                else {
+                    throw ValidationError(
+                        "APNs needs --apns-key-file, --apns-key-id, --apns-team-id and --apns-topic together")
+                }
+                credentials.apns = AppCredentials.APNs(
+                    teamId: teamID, keyId: keyID, privateKey: try Self.read(keyFile, option: "--apns-key-file"),
+                    topic: topic, environment: apnsEnvironment)
+            } else if apnsEnvironment != nil {
+                throw ValidationError("--apns-environment needs the other --apns-* options")
+            }
+            if let file = fcmCredentialsFile {
+                credentials.fcm = AppCredentials.FCM(
+                    serviceAccount: try Self.read(file, option: "--fcm-credentials-file"))
+            }
+            return credentials
+        }
+
+        static func read(_ path: String, option: String) throws -> String {
+            guard let data = FileManager.default.contents(atPath: path), data.count <= 1 << 20,
+                let text = String(data: data, encoding: .utf8)
+            else { throw ValidationError("\(option): cannot read '\(path)' (a text file of at most 1 MiB)") }
+            return text
+        }
+    }
+
+    static let flags = [
+        "appId": "--id", "displayName": "--name", "maxDevicesPerUser": "--max-devices-per-user",
+        "credentials": "the credential options", "confirm": "--yes",
+    ]
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create an app with its push credentials.")
+        @Option(help: "the app id: 2 to 64 characters of a-z, 0-9 and '-', e.g. retail-ios") var id: String
+        @Option(help: "a name for people") var name: String
+        @Option(help: "devices per user for this app (default: SECUREPUSH_MAX_DEVICES_PER_USER)")
+        var maxDevicesPerUser: Int?
+        @OptionGroup var credentials: CredentialOptions
+        @OptionGroup var database: DatabaseOptions
+
+        func run() async throws {
+            let given = try credentials.credentials()
+            let app = try await database.run(flags: AppsCommand.flags, conflictHint: "choose another --id") {
+                try await $0.create(id: id, displayName: name, credentials: given, maxDevicesPerUser: maxDevicesPerUser)
+            }
+            print("created app '\(app.id)' (\(given.platforms.map(\.rawValue).joined(separator: ", ")))")
+            print("clients send for it once created with `securepush clients create … --app \(app.id)`")
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the apps.")
+        @OptionGroup var database: DatabaseOptions
+
+        func run() async throws {
+            let apps = try await database.run { try await $0.list() }
+            print("default\t(the SECUREPUSH_* provider variables; read-only)")
+            for app in apps { print("\(app.id)\t\(app.displayName)\trevision \(app.revision)") }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show an app: its platforms and credential fingerprints (never secrets).")
+        @Option(help: "the app id") var id: String
+        @OptionGroup var database: DatabaseOptions
+
+        func run() async throws {
+            let (app, fingerprints) = try await database.run(flags: AppsCommand.flags) { try await $0.show(id: id) }
+            print("app \(app.id): \(app.displayName)")
+            print("revision \(app.revision), updated \(app.updatedAt.formatted(.iso8601))")
+            if let limit = app.maxDevicesPerUser { print("devices per user: \(limit)") }
+            for platform in fingerprints.keys.sorted() { print("\(platform): \(fingerprints[platform]!)") }
+        }
+    }
+
+    struct Update: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change an app's name, device limit or credentials (the platforms given are replaced).")
+        @Option(help: "the app id") var id: String
+        @Option(help: "a new name") var name: String?
+        @Option(help: "devices per user for this app") var maxDevicesPerUser: Int?
+        @OptionGroup var credentials: CredentialOptions
+        @OptionGroup var database: DatabaseOptions
+
+        func run() async throws {
+            let given = try credentials.credentials()
+            guard name != nil || maxDevicesPerUser != nil || !given.platforms.isEmpty else {
+                throw ValidationError("nothing to change: give --name, --max-devices-per-user or credential options")
+            }
+            let app = try await database.run(flags: AppsCommand.flags) {
+                try await $0.update(
+                    id: id, displayName: name, credentials: given, maxDevicesPerUser: maxDevicesPerUser)
+            }
+            print("updated app '\(app.id)' (revision \(app.revision))")
+        }
+    }
+
+    struct RotateCredentials: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rotate-credentials",
+            abstract: "Replace an app's credentials for the platforms given; running replicas switch within "
+                + "SECUREPUSH_APPS_REFRESH_INTERVAL.")
+        @Option(help: "the app id") var id: String
+        @OptionGroup var credentials: CredentialOptions
+        @OptionGroup var database: DatabaseOptions
+
+        func run() async throws {
+            let given = try credentials.credentials()
+            guard !given.platforms.isEmpty else { throw ValidationError("give the new credentials' options") }
+            let app = try await database.run(flags: AppsCommand.flags) {
+                try await $0.update(id: id, credentials: given)
+            }
+            print(
+                "rotated \(given.platforms.map(\.rawValue).joined(separator: ", ")) credentials of app '\(app.id)' "
+                    + "(revision \(app.revision))")
+        }
+    }
+
+    struct RotateKey: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rotate-key",
+            abstract: "Add a new key to SECUREPUSH_APPS_KEY_FILE and seal every app's credentials under it again.")
+        @Option(help: "the apps key file (env SECUREPUSH_APPS_KEY_FILE; default: apps-keys in the data directory)")
+        var keyFile: String?
+        @OptionGroup var database: DatabaseOptions
+
+        func run() async throws {
+            var overrides: [String: String] = [:]
+            if let keyFile { overrides["SECUREPUSH_APPS_KEY_FILE"] = keyFile }
+            let (keyID, resealed) = try await database.run(overrides: overrides) { try await $0.rotateKey() }
+            print("added key '\(keyID)': it seals apps' credentials from now on, older keys still open")
+            print("resealed \(resealed.count) apps under it; remove the older keys once every replica has refreshed")
+        }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete an app: its devices are removed and their undelivered notifications fail.")
+        @Option(help: "the app id") var id: String
+        @Flag(help: "do not ask for confirmation") var yes = false
+        @OptionGroup var database: DatabaseOptions
+
+        func run() async throws {
+            var confirm = id
+            if !yes {
+                print("This removes app '\(id)' and all its devices. Type its id to confirm: ", terminator: "")
+                confirm = readLine(strippingNewline: true) ?? ""
+            }
+            try await database.run(flags: AppsCommand.flags) { try await $0.delete(id: id, confirm: confirm) }
+            print("deleted app '\(id)'")
+        }
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import Logging
+import ServiceCore
+import SharedModels
+
+/// What `securepush apps` does, on push-dispatch's database directly (PostgreSQL with `SECUREPUSH_DATABASE_URL`,
+/// else `dispatch.sqlite` in the data directory), while push-dispatch runs or not: every replica serves a change
+/// within `SECUREPUSH_APPS_REFRESH_INTERVAL`.
+///
+/// Errors are ``DispatchError``s (`-32602` naming the field, `-32009` for an id taken, `-32004` for no such app), so
+/// the CLI explains them as it explains RPC errors. Credentials are checked by building the providers they configure
+/// (no network) before anything is written, and are sealed under `SECUREPUSH_APPS_KEY_FILE`.
+public struct AppAdministration: Sendable {
+    let repository: SQLAppRepository
+    let keys: AppsKeySource
+    let makeProviders: AppCatalogLoader.ProviderFactory
+    let now: @Sendable () -> Date
+
+    public init(
+        repository: SQLAppRepository, keys: AppsKeySource, makeProviders: @escaping AppCatalogLoader.ProviderFactory,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.repository = repository
+        self.keys = keys
+        self.makeProviders = makeProviders
+        self.now = now
+    }
+
+    /// Runs `body` on the database `environment` names (migrated first, closed afterwards).
+    public static func with<T: Sendable>(
+        environment: ServiceEnvironment, logger: Logger, _ body: (AppAdministration) async throws -> T
+    ) async throws -> T {
+        var configuration = DispatchConfiguration(dispatchClientID: "cli", dispatchClientSecret: "unused")
+        configuration.databasePath =
+            URL(fileURLWithPath: environment.dataDirectory)
+            .appendingPathComponent("dispatch.sqlite").path
+        configuration.postgresURL = try environment.postgresURL()
+        configuration.sqliteSynchronous = try environment.sqliteSynchronous()
+        let database = try ServiceDatabase.open(configuration, schema: DispatchMigrations.schema, logger: logger)
+        let keys = AppsKeySource.fromEnvironment(environment)
+        let factory = PushProviders.appProviderFactory(environment: environment, logger: logger)
+        return try await database.whileRunning { sql in
+            try await body(
+                AppAdministration(repository: SQLAppRepository(database: sql), keys: keys, makeProviders: factory))
+        }
+    }
+
+    /// Creates app `id`; `-32009` when it exists (also `default`, the environment's app).
+    @discardableResult
+    public func create(
+        id: String, displayName: String, credentials: AppCredentials, maxDevicesPerUser: Int? = nil
+    ) async throws -> AppRecord {
+        try Self.check(id: id, displayName: displayName, maxDevicesPerUser: maxDevicesPerUser)
+        guard id != AppCatalog.environmentAppID else {
+            throw DispatchError.conflict("app 'default' is configured by the SECUREPUSH_* provider variables")
+        }
+        try await check(credentials)
+        let sealer = try keys.sealerCreatingKey(now: now())
+        let record = AppRecord(
+            id: id, displayName: displayName, sealedCredentials: try sealer.seal(credentials, appID: id),
+            maxDevicesPerUser: maxDevicesPerUser, createdAt: now(), updatedAt: now())
+        guard try await repository.create(record) else { throw DispatchError.conflict("app '\(id)' exists") }
+        return record
+    }
+
+    /// Every app in the database, by id.
+    public func list() async throws -> [AppRecord] {
+        try await repository.list()
+    }
+
+    /// App `id` and what its credentials configure (fingerprints, never secrets); `-32004` when there is none.
+    public func show(id: String) async throws -> (app: AppRecord, fingerprints: [String: String]) {
+        let app = try await existing(id)
+        guard let sealer = try keys.sealer() else {
+            throw ConfigurationError(
+                "SECUREPUSH_APPS_KEY_FILE is not set: the credentials of app '\(id)' cannot be opened")
+        }
+        return (app, try sealer.open(app.sealedCredentials, appID: id).fingerprints)
+    }
+
+    /// Changes app `id`: a new display name, a new device limit, and the credentials of each platform given
+    /// (replacing that platform's; the others are kept). Sealed with the current key. Every replica uses the new
+    /// credentials within `SECUREPUSH_APPS_REFRESH_INTERVAL`; attempts already in flight finish with the old ones.
+    @discardableResult
+    public func update(
+        id: String, displayName: String? = nil, credentials: AppCredentials = AppCredentials(),
+        maxDevicesPerUser: Int? = nil
+    ) async throws -> AppRecord {
+        var app = try await existing(id)
+        let sealer = try keys.sealerCreatingKey(now: now())
+        var merged = try sealer.open(app.sealedCredentials, appID: id)
+        if let apns = credentials.apns { merged.apns = apns }
+        if let fcm = credentials.fcm { merged.fcm = fcm }
+        try Self.check(
+            id: id, displayName: displayName ?? app.displayName, maxDevicesPerUser: maxDevicesPerUser)
+        try await check(merged)
+        app.displayName = displayName ?? app.displayName
+        app.maxDevicesPerUser = maxDevicesPerUser ?? app.maxDevicesPerUser
+        app.sealedCredentials = try sealer.seal(merged, appID: id)
+        app.updatedAt = now()
+        guard try await repository.update(app) else { throw DispatchError.invalidField("appId", "no app '\(id)'") }
+        return try await existing(id)
+    }
+
+    /// Deletes app `id`: its devices go and their undelivered jobs end failed. `confirm` must equal `id`.
+    public func delete(id: String, confirm: String) async throws {
+        guard confirm == id else { throw DispatchError.invalidField("confirm", "must equal the appId, '\(id)'") }
+        guard try await repository.delete(id: id, now: now()) else {
+            throw DispatchError.invalidField("appId", "no app '\(id)' in the database")
+        }
+    }
+
+    /// Adds a new key to the apps key file (created when missing in development) and seals every app's credentials
+    /// under it again; returns the new key's id and the apps resealed. The file keeps the older keys, which still open
+    /// what a replica has not reloaded yet; remove them once this returns.
+    public func rotateKey() async throws -> (keyID: String, resealed: [String]) {
+        let path: String
+        switch keys {
+        case .file(let file), .generatedFile(let file): path = file
+        case .keys, .none:
+            // Production without the variable: its refusal, which says how to set it.
+            _ = try keys.sealerCreatingKey(now: now())
+            throw ConfigurationError("the apps' keys are not in a file: there is nothing to rotate")
+        }
+        let file = EncryptionKeyFile(path: path, purpose: .apps)
+        let key = EncryptionKey.generate(now: now())
+        if FileManager.default.fileExists(atPath: path) {
+            let old = try file.load()
+            try file.append(key)
+            let ring = try file.load()
+            guard ring.current.id == key.id, ring.keys.count == old.keys.count + 1 else {
+                throw ConfigurationError("the apps key file changed while the key was added: run the command again")
+            }
+        } else {
+            _ = try file.create(with: key)
+        }
+        let sealer = AppCredentialSealer(ring: try file.load())
+        var resealed: [String] = []
+        for var app in try await repository.list() {
+            let credentials = try sealer.open(app.sealedCredentials, appID: app.id)
+            app.sealedCredentials = try sealer.seal(credentials, appID: app.id)
+            app.updatedAt = now()
+            if try await repository.update(app) { resealed.append(app.id) }
+        }
+        return (key.id, resealed)
+    }
+
+    private func existing(_ id: String) async throws -> AppRecord {
+        guard AppID.isValid(id) else { throw DispatchError.invalidField("appId", AppID.requirement) }
+        guard let app = try await repository.app(id: id) else {
+            throw DispatchError.invalidField("appId", "no app '\(id)' in the database")
+        }
+        return app
+    }
+
+    /// Builds (and shuts down) the providers `credentials` configure: what would fail at serving time fails here.
+    private func check(_ credentials: AppCredentials) async throws {
+        guard !credentials.platforms.isEmpty else {
+            throw DispatchError.invalidField("credentials", "configure at least one platform (apns, fcm)")
+        }
+        let providers: [any RemotePushProvider]
+        do {
+            providers = try await makeProviders(credentials)
+        } catch let error as ConfigurationError {
+            throw DispatchError.invalidField("credentials", error.description)
+        }
+        for provider in providers { await provider.shutdown() }
+    }
+
+    static func check(id: String, displayName: String, maxDevicesPerUser: Int?) throws(DispatchError) {
+        guard AppID.isValid(id) else { throw .invalidField("appId", AppID.requirement) }
+        guard (1...200).contains(displayName.count), !displayName.contains(where: \.isNewline) else {
+            throw .invalidField("displayName", "must be 1 to 200 characters on one line")
+        }
+        if let maxDevicesPerUser, !(1...100_000).contains(maxDevicesPerUser) {
+            throw .invalidField("maxDevicesPerUser", "must be between 1 and 100000")
+        }
+    }
+}

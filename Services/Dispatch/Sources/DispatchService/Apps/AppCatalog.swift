@@ -1,0 +1,119 @@
+import SharedModels
+import Synchronization
+
+/// The apps push-dispatch serves, by id: the environment's app (`default`, from the `SECUREPUSH_*` provider variables)
+/// and the apps in the database, kept current by ``AppCatalogLoader``. Every send, registration and delivery attempt
+/// looks its app up here, so a credential changed in the database is used without a restart.
+///
+/// Until the loader's first read of the database, a lookup of an app the catalog does not know yet waits for it (a
+/// request arriving at start-up must not be refused for an app that exists).
+public final class AppCatalog: Sendable {
+    /// The id of the app configured by the `SECUREPUSH_*` provider variables; rows from before apps existed belong to it.
+    public static let environmentAppID = "default"
+
+    /// The app an omitted `appId` means (`SECUREPUSH_DEFAULT_APP`).
+    public let defaultAppID: String
+
+    private struct State {
+        var apps: [String: ServedApp]
+        var loaded: Bool
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state: Mutex<State>
+
+    /// - Parameters:
+    ///   - environmentProviders: the providers of the `default` app (at most one per platform).
+    ///   - defaultAppID: the app an omitted `appId` means.
+    ///   - loadsDatabase: whether an ``AppCatalogLoader`` will fill in the database's apps (lookups of unknown apps
+    ///     wait for its first load); `false`: the catalog is complete as made.
+    public init(
+        environmentProviders: [any RemotePushProvider], defaultAppID: String = AppCatalog.environmentAppID,
+        loadsDatabase: Bool = false
+    ) {
+        self.defaultAppID = defaultAppID
+        let environment = ServedApp(
+            id: Self.environmentAppID, displayName: "Default app (environment)",
+            providers: Dictionary(
+                environmentProviders.map { ($0.platform, $0) }, uniquingKeysWith: { first, _ in first }),
+            source: .environment)
+        state = Mutex(State(apps: [Self.environmentAppID: environment], loaded: !loadsDatabase))
+    }
+
+    /// The app `id`, waiting for the first load of the database when it is not known yet; `nil` when there is none.
+    public func app(_ id: String) async -> ServedApp? {
+        if let known = state.withLock({ $0.loaded ? .some($0.apps[id]) : $0.apps[id].map { .some($0) } }) {
+            return known
+        }
+        await loaded()
+        return state.withLock { $0.apps[id] }
+    }
+
+    /// The provider for `platform` of app `appID`; `nil` when the app is gone or has no credentials for it.
+    public func provider(appID: String, platform: Platform) async -> (any RemotePushProvider)? {
+        await app(appID)?.providers[platform]
+    }
+
+    /// Every app now served, sorted by id.
+    public var apps: [ServedApp] {
+        state.withLock { $0.apps.values.sorted { $0.id < $1.id } }
+    }
+
+    /// Every provider now in use (each shut down once when the service stops).
+    var allProviders: [any RemotePushProvider] {
+        state.withLock { $0.apps.values.flatMap { $0.providers.values } }
+    }
+
+    /// Serves `apps` (from the database) beside the environment's app, in place of the database's apps served so
+    /// far; ends the wait of lookups blocked on the first load. Returns the apps no longer served as they were
+    /// (removed or replaced): their providers are to be shut down once attempts in flight are done.
+    @discardableResult
+    func replaceDatabaseApps(_ apps: [ServedApp]) -> [ServedApp] {
+        let (retired, waiters) = state.withLock { state in
+            var next = state.apps.filter { $0.value.source == .environment }
+            for app in apps where next[app.id] == nil { next[app.id] = app }
+            let retired = state.apps.values.filter { old in
+                guard case .database(let revision) = old.source else { return false }
+                return next[old.id]?.source != .database(revision: revision)
+            }
+            state.apps = next
+            state.loaded = true
+            let waiters = state.waiters
+            state.waiters = []
+            return (retired, waiters)
+        }
+        for waiter in waiters { waiter.resume() }
+        return retired
+    }
+
+    /// The database apps served now, by id with their revision.
+    var databaseRevisions: [String: Int64] {
+        state.withLock { state in
+            state.apps.compactMapValues { app in
+                if case .database(let revision) = app.source { revision } else { nil }
+            }
+        }
+    }
+
+    /// Marks the first load done without changing what is served (it failed, or nothing changed): lookups stop
+    /// waiting and see only what is served.
+    func markLoaded() {
+        _ = replaceDatabaseApps(apps.filter { $0.source != .environment })
+    }
+
+    /// ``markLoaded()`` when the first load has not happened yet.
+    func markLoadedIfNeeded() {
+        if !state.withLock(\.loaded) { markLoaded() }
+    }
+
+    private func loaded() async {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state in
+                if state.loaded { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import Logging
+import ServiceCore
+import ServiceLifecycle
+import SharedModels
+
+/// Keeps the ``AppCatalog`` equal to the `app` table: reads every app at start, then every `interval`
+/// (`SECUREPUSH_APPS_REFRESH_INTERVAL`) the ids and revisions, rebuilding the providers of an app whose revision
+/// changed (created, updated or rotated on any replica or by the CLI) and dropping deleted apps. A replaced provider
+/// is shut down after `retirementDelay`, so attempts in flight with it finish; every provider is shut down when the
+/// service stops (it stops after the delivery workers, which come later in the service list).
+///
+/// An app whose credentials cannot be opened or built is not served (its sends fail `-32602` naming `appId`, its
+/// jobs end failed) and is logged by id, never with its secrets; the others keep working.
+public struct AppCatalogLoader: Service {
+    /// Builds an app's providers from its credentials.
+    public typealias ProviderFactory = @Sendable (AppCredentials) async throws -> [any RemotePushProvider]
+
+    let catalog: AppCatalog
+    let repository: SQLAppRepository
+    /// The key that opens credentials, read again for every app that changed: a key file created or extended by
+    /// `securepush apps` after the start is used without a restart.
+    let keys: AppsKeySource
+    let makeProviders: ProviderFactory
+    let interval: Duration
+    let retirementDelay: Duration
+    let logger: Logger
+
+    public init(
+        catalog: AppCatalog, repository: SQLAppRepository, keys: AppsKeySource,
+        makeProviders: @escaping ProviderFactory, interval: Duration, retirementDelay: Duration = .seconds(60),
+        logger: Logger
+    ) {
+        self.catalog = catalog
+        self.repository = repository
+        self.keys = keys
+        self.makeProviders = makeProviders
+        self.interval = interval
+        self.retirementDelay = retirementDelay
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                do {
+                    try await refresh(group: &group)
+                } catch {
+                    logger.error("apps.load_failed", metadata: ["error": "\(error)"])
+                    catalog.markLoaded()
+                }
+                while !Task.isCancelled {
+                    do {
+                        try await Task.sleep(for: interval)
+                    } catch {
+                        break
+                    }
+                    do {
+                        try await refresh(group: &group)
+                    } catch {
+                        logger.warning("apps.refresh_failed", metadata: ["error": "\(error)"])
+                    }
+                }
+            }
+        }
+        for provider in catalog.allProviders { await provider.shutdown() }
+    }
+
+    /// Reads what changed and serves it; providers retired by the change are shut down later in `group`.
+    func refresh(group: inout DiscardingTaskGroup) async throws {
+        let retired = try await refresh()
+        guard !retired.isEmpty else { return }
+        let delay = retirementDelay
+        group.addTask {
+            try? await Task.sleep(for: delay)
+            for app in retired { for provider in app.providers.values { await provider.shutdown() } }
+        }
+    }
+
+    /// Reads the revisions, loads the apps whose revision changed, and serves the result; returns the apps retired.
+    @discardableResult
+    public func refresh() async throws -> [ServedApp] {
+        let revisions = try await repository.revisions()
+        let served = catalog.databaseRevisions
+        if revisions == served {
+            catalog.markLoadedIfNeeded()
+            return []
+        }
+        var apps: [ServedApp] = catalog.apps.filter { app in
+            guard case .database(let revision) = app.source else { return false }
+            return revisions[app.id] == revision
+        }
+        for id in revisions.keys.sorted() where served[id] != revisions[id] {
+            guard let record = try await repository.app(id: id) else { continue }
+            do {
+                apps.append(try await serve(record))
+                logger.notice("apps.loaded", metadata: ["app.id": "\(id)", "app.revision": "\(record.revision)"])
+            } catch {
+                logger.error("apps.unusable", metadata: ["app.id": "\(id)", "error": "\(error)"])
+            }
+        }
+        return catalog.replaceDatabaseApps(apps)
+    }
+
+    /// The app `record` describes, with its providers built from its opened credentials.
+    func serve(_ record: AppRecord) async throws -> ServedApp {
+        guard let sealer = try keys.sealer() else {
+            throw ConfigurationError(
+                "app '\(record.id)' has credentials but SECUREPUSH_APPS_KEY_FILE is not set: set it to the apps key file"
+            )
+        }
+        let credentials = try sealer.open(record.sealedCredentials, appID: record.id)
+        let providers = try await makeProviders(credentials)
+        return ServedApp(
+            id: record.id, displayName: record.displayName,
+            providers: Dictionary(providers.map { ($0.platform, $0) }, uniquingKeysWith: { first, _ in first }),
+            maxDevicesPerUser: record.maxDevicesPerUser, source: .database(revision: record.revision))
+    }
+}

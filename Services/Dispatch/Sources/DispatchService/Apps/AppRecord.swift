@@ -1,0 +1,30 @@
+import Foundation
+
+/// An app as the `app` table keeps it, its credentials sealed (``AppCredentialSealer``).
+public struct AppRecord: Sendable, Hashable {
+    /// The app's id, e.g. `retail-ios`.
+    public var id: String
+    /// A name for people.
+    public var displayName: String
+    /// The credentials, sealed: `aes256gcm:<key id>:<base64>`.
+    public var sealedCredentials: String
+    /// Devices per user for this app; `nil`: the deployment's `SECUREPUSH_MAX_DEVICES_PER_USER`.
+    public var maxDevicesPerUser: Int?
+    public var createdAt: Date
+    public var updatedAt: Date
+    /// Grows with every change of the row; replicas rebuild an app's providers when it does.
+    public var revision: Int64
+
+    public init(
+        id: String, displayName: String, sealedCredentials: String, maxDevicesPerUser: Int? = nil, createdAt: Date,
+        updatedAt: Date, revision: Int64 = 1
+    ) {
+        self.id = id
+        self.displayName = displayName
+        self.sealedCredentials = sealedCredentials
+        self.maxDevicesPerUser = maxDevicesPerUser
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.revision = revision
+    }
+}

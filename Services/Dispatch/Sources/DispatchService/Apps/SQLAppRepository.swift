@@ -1,0 +1,89 @@
+import Foundation
+import ServiceCore
+
+/// The `app` table on SQLite or PostgreSQL, each operation written once.
+public struct SQLAppRepository: Sendable {
+    let database: any SQLDatabase
+
+    /// - Parameter database: a database migrated with ``DispatchMigrations/all``.
+    public init(database: any SQLDatabase) {
+        self.database = database
+    }
+
+    static let columns = "id, display_name, credentials, max_devices_per_user, created_at, updated_at, revision"
+
+    /// Adds `app`; `false` (nothing written) when an app with its id exists (of two concurrent creates, one wins).
+    public func create(_ app: AppRecord) async throws -> Bool {
+        try await database.execute(
+            """
+            INSERT INTO app (id, display_name, credentials, max_devices_per_user, created_at, updated_at, revision)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT DO NOTHING
+            """,
+            [
+                app.id, app.displayName, app.sealedCredentials, app.maxDevicesPerUser,
+                app.createdAt.millisecondsSince1970, app.updatedAt.millisecondsSince1970, app.revision,
+            ]) > 0
+    }
+
+    /// Every app, by id.
+    public func list() async throws -> [AppRecord] {
+        try await database.read("SELECT \(Self.columns) FROM app ORDER BY id", []).map(Self.app(from:))
+    }
+
+    /// Every app's id and revision: what a replica compares with what it serves, reading no credentials.
+    public func revisions() async throws -> [String: Int64] {
+        var result: [String: Int64] = [:]
+        for row in try await database.read("SELECT id, revision FROM app", []) {
+            result[try row.decode(0)] = try row.decode(1)
+        }
+        return result
+    }
+
+    /// The app `id`, if there is one.
+    public func app(id: String) async throws -> AppRecord? {
+        try await database.read("SELECT \(Self.columns) FROM app WHERE id = ?", [id]).first.map(Self.app(from:))
+    }
+
+    /// Deletes app `id`: its devices and pending devices go (the store is told to revoke what was sealed to them),
+    /// and their undelivered jobs end `failed`. `false` when there is no such app.
+    public func delete(id: String, now: Date) async throws -> Bool {
+        let nowMS = now.millisecondsSince1970
+        return try await database.transaction { db in
+            guard try await db.execute("DELETE FROM app WHERE id = ?", [id]) > 0 else { return false }
+            let devices = try await db.query("SELECT id FROM device WHERE app_id = ?", [id]).map {
+                try $0.decode(0, as: String.self)
+            }
+            for device in devices {
+                try await SQLDeviceRepository.failUnfinishedJobs(of: device, reason: "app deleted", nowMS, db)
+                try await DeviceRevocationOutbox.enqueue(device, now: now, db)
+            }
+            _ = try await db.execute("DELETE FROM device WHERE app_id = ?", [id])
+            _ = try await db.execute("DELETE FROM device_verification WHERE app_id = ?", [id])
+            return true
+        }
+    }
+
+    /// Replaces app `id`'s display name, credentials and limit, raising its revision; `false` when there is no such
+    /// app.
+    public func update(_ app: AppRecord) async throws -> Bool {
+        try await database.execute(
+            """
+            UPDATE app SET display_name = ?, credentials = ?, max_devices_per_user = ?, updated_at = ?,
+                revision = revision + 1
+            WHERE id = ?
+            """,
+            [
+                app.displayName, app.sealedCredentials, app.maxDevicesPerUser, app.updatedAt.millisecondsSince1970,
+                app.id,
+            ]) > 0
+    }
+
+    static func app(from row: SQLRow) throws -> AppRecord {
+        AppRecord(
+            id: try row.decode(0), displayName: try row.decode(1), sealedCredentials: try row.decode(2),
+            maxDevicesPerUser: try row.decode(3),
+            createdAt: Date(millisecondsSince1970: try row.decode(4)),
+            updatedAt: Date(millisecondsSince1970: try row.decode(5)), revision: try row.decode(6))
+    }
+}

@@ -1,0 +1,39 @@
+import SharedModels
+
+/// One app as push-dispatch serves it right now: its providers (built from its credentials) and its limits.
+public struct ServedApp: Sendable {
+    /// Where an app is configured.
+    public enum Source: Sendable, Hashable {
+        /// The `SECUREPUSH_*` provider variables (the app `default`): read-only, changed by restarting.
+        case environment
+        /// The `app` table (`securepush apps create`), at this revision.
+        case database(revision: Int64)
+    }
+
+    /// The app's id, e.g. `retail-ios`.
+    public let id: String
+    /// A name for people.
+    public let displayName: String
+    /// The remote providers of the platforms its credentials configure (`direct` needs none: every app has it).
+    public let providers: [Platform: any RemotePushProvider]
+    /// Devices per user for this app; `nil`: the deployment's `SECUREPUSH_MAX_DEVICES_PER_USER`.
+    public let maxDevicesPerUser: Int?
+    /// Where the app is configured.
+    public let source: Source
+
+    public init(
+        id: String, displayName: String, providers: [Platform: any RemotePushProvider], maxDevicesPerUser: Int? = nil,
+        source: Source
+    ) {
+        self.id = id
+        self.displayName = displayName
+        self.providers = providers
+        self.maxDevicesPerUser = maxDevicesPerUser
+        self.source = source
+    }
+
+    /// The platforms a device of this app may register with, sorted by name.
+    public var platforms: [Platform] {
+        ([Platform.direct] + providers.keys).sorted { $0.rawValue < $1.rawValue }
+    }
+}

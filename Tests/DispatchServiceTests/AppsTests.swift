@@ -1,0 +1,250 @@
+import DispatchService
+import Foundation
+import ServiceCore
+import SharedModels
+import Synchronization
+import TestSupport
+import Testing
+
+/// Several apps in one deployment (issue 27): each app's devices are reached only through its own credentials.
+@Suite("Apps: credentials, devices and sends per app")
+struct AppsTests {
+    /// Builds a scripted provider per app credentials, remembered by APNs topic / FCM account, as the real factory
+    /// builds an `APNsProvider` per app.
+    final class Providers: Sendable {
+        let made = Mutex<[String: ScriptedProvider]>([:])
+
+        var factory: AppCatalogLoader.ProviderFactory {
+            { [self] credentials in
+                var providers: [any RemotePushProvider] = []
+                if let apns = credentials.apns {
+                    let provider = ScriptedProvider(platform: .apns, script: Array(repeating: .sent, count: 20))
+                    self.made.withLock { $0["apns:\(apns.topic)"] = provider }
+                    providers.append(provider)
+                }
+                if let fcm = credentials.fcm {
+                    let provider = ScriptedProvider(platform: .fcm, script: Array(repeating: .sent, count: 20))
+                    self.made.withLock { $0["fcm:\(fcm.serviceAccount)"] = provider }
+                    providers.append(provider)
+                }
+                return providers
+            }
+        }
+
+        func provider(_ name: String) -> ScriptedProvider? { made.withLock { $0[name] } }
+    }
+
+    static func apns(topic: String, key: String = "-----BEGIN PRIVATE KEY-----k1-----END PRIVATE KEY-----")
+        -> AppCredentials
+    {
+        AppCredentials(apns: .init(teamId: "TEAM123456", keyId: "KEY1234567", privateKey: key, topic: topic))
+    }
+
+    static func harness(
+        _ providers: Providers, environment: [any RemotePushProvider] = [], databasePath: String? = nil
+    ) async throws -> (DispatchHarness, AppAdministration) {
+        let harness = try await DispatchHarness(
+            configuration: DispatchHarness.configuration(databasePath: databasePath, delivery: .fast()),
+            providers: environment, appProviders: providers.factory, clock: LiveClock())
+        let admin = AppAdministration(
+            repository: SQLAppRepository(database: harness.components.database.sql),
+            keys: harness.configuration.appsKeys, makeProviders: providers.factory)
+        return (harness, admin)
+    }
+
+    func register(
+        _ harness: DispatchHarness, user: String, app: String?, platform: Platform = .apns, token: String? = "aaaa"
+    ) async throws -> String {
+        try await harness.client.call(
+            Devices.Register.self, .init(platform: platform, token: token, appId: app),
+            token: try await harness.signer.userToken(user)
+        ).deviceId
+    }
+
+    func send(_ harness: DispatchHarness, to user: String, app: String?, claim: [String]) async throws
+        -> Push.Send.Result
+    {
+        try await harness.client.call(
+            Push.Send.self, .init(recipientId: user, payload: "the secret text", appId: app),
+            token: try await harness.signer.senderToken("app-backend", apps: claim))
+    }
+
+    @Test("a send for app A reaches only A's devices, through A's credentials; B's and the default app's never")
+    func sendsStayInTheirApp() async throws {
+        let providers = Providers()
+        let environmentAPNs = ScriptedProvider(platform: .apns, script: Array(repeating: .sent, count: 5))
+        let (harness, admin) = try await Self.harness(providers, environment: [environmentAPNs])
+        try await admin.create(
+            id: "retail-ios", displayName: "Retail", credentials: Self.apns(topic: "com.bank.retail"))
+        try await admin.create(
+            id: "business-ios", displayName: "Business", credentials: Self.apns(topic: "com.bank.business"))
+        try await harness.components.appLoader.refresh()
+
+        // One phone, one APNs token per app: two devices, one per app; and a device of the default app.
+        let retail = try await register(harness, user: "alice", app: "retail-ios")
+        let business = try await register(harness, user: "alice", app: "business-ios")
+        let legacy = try await register(harness, user: "alice", app: nil)
+        #expect(Set([retail, business, legacy]).count == 3)
+        let listed = try await harness.client.call(
+            Devices.List.self, Empty(), token: try await harness.signer.userToken("alice")
+        ).devices
+        #expect(
+            Dictionary(uniqueKeysWithValues: listed.map { ($0.deviceId, $0.appId) })
+                == [retail: "retail-ios", business: "business-ios", legacy: "default"])
+
+        let sent = try await send(harness, to: "alice", app: "retail-ios", claim: ["retail-ios"])
+        #expect(sent.deliveries.map(\.deviceId) == [retail])
+        let legacySend = try await send(harness, to: "alice", app: nil, claim: [])
+        #expect(legacySend.deliveries.map(\.deviceId) == [legacy])
+        try await RunningWorkers.with(harness.components.workers) { () async throws in
+            let retailProvider = try #require(providers.provider("apns:com.bank.retail"))
+            #expect(await eventually { retailProvider.jobs.count == 1 && environmentAPNs.jobs.count == 1 })
+            #expect(retailProvider.jobs.map(\.deviceID) == [retail])
+            #expect(retailProvider.jobs.map(\.notificationID) == [sent.notificationId])
+            #expect(environmentAPNs.jobs.map(\.deviceID) == [legacy])
+            #expect(providers.provider("apns:com.bank.business")?.jobs.isEmpty == true)
+        }
+    }
+
+    @Test("a client may send only for the apps its token lists; unknown and malformed app ids are -32602")
+    func clientsAreBoundToApps() async throws {
+        let providers = Providers()
+        let (harness, admin) = try await Self.harness(providers)
+        try await admin.create(
+            id: "retail-ios", displayName: "Retail", credentials: Self.apns(topic: "com.bank.retail"))
+        try await admin.create(
+            id: "business-ios", displayName: "Business", credentials: Self.apns(topic: "com.bank.business"))
+        try await harness.components.appLoader.refresh()
+        _ = try await register(harness, user: "alice", app: "business-ios")
+
+        let otherApp = await expectRPCError {
+            _ = try await send(harness, to: "alice", app: "business-ios", claim: ["retail-ios"])
+        }
+        #expect(otherApp?.code == RPCErrorCode.forbidden)
+        #expect(otherApp?.data == .object(["appId": "business-ios"]))
+        // No `apps` claim: the default app only.
+        let noClaim = await expectRPCError { _ = try await send(harness, to: "alice", app: "retail-ios", claim: []) }
+        #expect(noClaim?.code == RPCErrorCode.forbidden)
+        let unknown = await expectRPCError { _ = try await send(harness, to: "alice", app: "nope", claim: ["nope"]) }
+        #expect(unknown?.code == RPCErrorCode.invalidParams)
+        #expect(unknown?.data == .object(["field": "appId"]))
+        let malformed = await expectRPCError {
+            _ = try await send(harness, to: "alice", app: "Retail", claim: ["Retail"])
+        }
+        #expect(malformed?.data == .object(["field": "appId"]))
+        #expect(try await harness.count("push_send") == 0)
+
+        let unknownDeviceApp = await expectRPCError { _ = try await register(harness, user: "bob", app: "nope") }
+        #expect(unknownDeviceApp?.data == .object(["field": "appId"]))
+        let noPlatform = await expectRPCError {
+            _ = try await register(harness, user: "bob", app: "retail-ios", platform: .fcm, token: "fcm-token")
+        }
+        #expect(noPlatform?.data == .object(["field": "platform"]))
+        #expect(noPlatform?.message.contains("not configured on app 'retail-ios'") == true)
+        // Every app has the direct channel.
+        _ = try await register(harness, user: "bob", app: "retail-ios", platform: .direct, token: nil)
+    }
+
+    @Test("an app's device limit counts its own devices only, overriding the deployment's")
+    func deviceQuotaPerApp() async throws {
+        let providers = Providers()
+        let (harness, admin) = try await Self.harness(providers)
+        try await admin.create(
+            id: "kiosk", displayName: "Kiosk", credentials: Self.apns(topic: "com.bank.kiosk"), maxDevicesPerUser: 1)
+        try await harness.components.appLoader.refresh()
+        _ = try await register(harness, user: "alice", app: "kiosk", platform: .direct, token: nil)
+        let second = await expectRPCError {
+            _ = try await register(harness, user: "alice", app: "kiosk", platform: .direct, token: nil)
+        }
+        #expect(second?.code == RPCErrorCode.rateLimited)
+        // The default app's devices are counted apart.
+        _ = try await register(harness, user: "alice", app: nil, platform: .direct, token: nil)
+        _ = try await register(harness, user: "alice", app: nil, platform: .direct, token: nil)
+    }
+
+    @Test("credentials are sealed at rest: the key bytes are nowhere in the SQLite files, and show prints fingerprints")
+    func credentialsAreSealed() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let providers = Providers()
+        let (harness, admin) = try await Self.harness(providers, databasePath: directory.databasePath)
+        let secret = "-----BEGIN PRIVATE KEY-----MARKER-7f3a9c-----END PRIVATE KEY-----"
+        try await admin.create(
+            id: "retail-ios", displayName: "Retail", credentials: Self.apns(topic: "com.bank.retail", key: secret))
+        try await harness.components.appLoader.refresh()
+        #expect(harness.components.apps.apps.map(\.id) == ["default", "retail-ios"])
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: directory.path + "/" + name))
+            #expect(bytes.range(of: Data("MARKER-7f3a9c".utf8)) == nil, "\(name) holds the key in clear")
+            #expect(bytes.range(of: Data("TEAM123456".utf8)) == nil, "\(name) holds the team id in clear")
+        }
+        let shown = try await admin.show(id: "retail-ios")
+        #expect(shown.fingerprints["apns"]?.contains("MARKER") == false)
+        #expect(shown.fingerprints["apns"]?.contains("topic com.bank.retail") == true)
+        // A sealed row copied onto another app does not open.
+        let sealer = try #require(try harness.configuration.appsKeys.sealer())
+        #expect(throws: ConfigurationError.self) { try sealer.open(shown.app.sealedCredentials, appID: "other-app") }
+    }
+
+    @Test("two concurrent creates of one id: exactly one wins, the other is -32009")
+    func concurrentCreates() async throws {
+        let providers = Providers()
+        let (_, admin) = try await Self.harness(providers)
+        let results = await withTaskGroup(of: Int?.self) { group in
+            for index in 0..<2 {
+                group.addTask {
+                    do {
+                        try await admin.create(
+                            id: "retail-ios", displayName: "Retail \(index)",
+                            credentials: Self.apns(topic: "com.bank.retail"))
+                        return 0
+                    } catch let error as DispatchError {
+                        return error.rpcError.code
+                    } catch {
+                        return nil
+                    }
+                }
+            }
+            var codes: [Int?] = []
+            for await code in group { codes.append(code) }
+            return codes.sorted { ($0 ?? 1) < ($1 ?? 1) }
+        }
+        #expect(results == [RPCErrorCode.conflict, 0])
+        let reserved = await #expect(throws: DispatchError.self) {
+            try await admin.create(id: "default", displayName: "Default", credentials: Self.apns(topic: "x.y"))
+        }
+        #expect(reserved?.rpcError.code == RPCErrorCode.conflict)
+    }
+
+    @Test("rotating credentials: later sends use the new credentials; deleting the app fails its queued deliveries")
+    func rotateAndDelete() async throws {
+        let providers = Providers()
+        let (harness, admin) = try await Self.harness(providers)
+        try await admin.create(id: "retail-ios", displayName: "Retail", credentials: Self.apns(topic: "com.bank.old"))
+        try await harness.components.appLoader.refresh()
+        let device = try await register(harness, user: "alice", app: "retail-ios")
+        try await admin.update(id: "retail-ios", credentials: Self.apns(topic: "com.bank.new"))
+        let retired = try await harness.components.appLoader.refresh()
+        #expect(retired.map(\.id) == ["retail-ios"])
+        let sent = try await send(harness, to: "alice", app: "retail-ios", claim: ["retail-ios"])
+        try await RunningWorkers.with(harness.components.workers) { () async throws in
+            let new = try #require(providers.provider("apns:com.bank.new"))
+            #expect(await eventually { new.jobs.count == 1 })
+            #expect(new.jobs.map(\.deviceID) == [device])
+            #expect(providers.provider("apns:com.bank.old")?.jobs.isEmpty == true)
+        }
+
+        // Queued, never attempted: deleting the app fails the job and removes the device.
+        let queued = try await send(harness, to: "alice", app: "retail-ios", claim: ["retail-ios"])
+        let unconfirmed = await #expect(throws: DispatchError.self) {
+            try await admin.delete(id: "retail-ios", confirm: "retail")
+        }
+        #expect(unconfirmed?.rpcError.data == .object(["field": "confirm"]))
+        try await admin.delete(id: "retail-ios", confirm: "retail-ios")
+        try await harness.components.appLoader.refresh()
+        #expect(try await harness.status(queued.notificationId).deliveries.map(\.status) == [.failed])
+        #expect(try await harness.status(sent.notificationId).deliveries.map(\.status) == [.sent])
+        let gone = await expectRPCError { _ = try await register(harness, user: "alice", app: "retail-ios") }
+        #expect(gone?.data == .object(["field": "appId"]))
+    }
+}
