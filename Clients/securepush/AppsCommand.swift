@@ -33,7 +33,9 @@ struct AppsCommand: AsyncParsableCommand {
             context.flags = flags
             return try await explainingFailures(context) {
                 do {
-                    return try await AppAdministration.with(environment: environment, logger: cliLogger(), body)
+                    return try await AppAdministration.with(
+                        environment: environment, logger: cliLogger(),
+                        keyFileCreated: { print("created the apps key file \($0) (0600): back it up") }, body)
                 } catch let error as any RPCErrorConvertible {
                     throw error.rpcError
                 }
@@ -177,17 +179,37 @@ struct AppsCommand: AsyncParsableCommand {
     struct RotateKey: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "rotate-key",
-            abstract: "Add a new key to SECUREPUSH_APPS_KEY_FILE and seal every app's credentials under it again.")
+            abstract: "Add a new key to SECUREPUSH_APPS_KEY_FILE and seal every app's credentials under it again.",
+            discussion:
+                "With several replicas: run with --add-only, give every replica the new file (they read it when an app changes), then run with --reseal-only; remove the older keys once it reports none left."
+        )
         @Option(help: "the apps key file (env SECUREPUSH_APPS_KEY_FILE; default: apps-keys in the data directory)")
         var keyFile: String?
+        @Flag(help: "only add the key; reseal nothing") var addOnly = false
+        @Flag(help: "add no key; seal what is under older keys under the file's last key") var resealOnly = false
         @OptionGroup var database: DatabaseOptions
+
+        func validate() throws {
+            if addOnly && resealOnly { throw ValidationError("--add-only and --reseal-only exclude each other") }
+        }
 
         func run() async throws {
             var overrides: [String: String] = [:]
             if let keyFile { overrides["SECUREPUSH_APPS_KEY_FILE"] = keyFile }
-            let (keyID, resealed) = try await database.run(overrides: overrides) { try await $0.rotateKey() }
-            print("added key '\(keyID)': it seals apps' credentials from now on, older keys still open")
-            print("resealed \(resealed.count) apps under it; remove the older keys once every replica has refreshed")
+            let rotation = try await database.run(overrides: overrides) {
+                try await $0.rotateKey(addKey: !resealOnly, reseal: !addOnly)
+            }
+            if let added = rotation.addedKeyID {
+                print("added key '\(added)': it seals apps' credentials from now on, older keys still open")
+            }
+            if !addOnly { print("resealed \(rotation.resealed.count) apps under key '\(rotation.currentKeyID)'") }
+            if rotation.underOlderKeys.isEmpty {
+                print("no app is under an older key: older keys may be removed from the file")
+            } else {
+                print(
+                    "\(rotation.underOlderKeys.count) apps still under older keys "
+                        + "(\(rotation.underOlderKeys.joined(separator: ", "))): run with --reseal-only again")
+            }
         }
     }
 

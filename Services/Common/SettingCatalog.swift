@@ -505,7 +505,7 @@ public enum SettingCatalog {
         Setting(
             #"SECUREPUSH_APPS_KEY_FILE"#, group: .dispatch,
             default:
-                #"`<data dir>/apps-keys`, generated (0600) on first start; required in production once an app is created"#,
+                #"`<data dir>/apps-keys`, generated (0600) by the first `securepush apps create`; required in production and on PostgreSQL before an app is created"#,
             usedBy: #"dispatch, `securepush apps`"#,
             #"the AES-256 keys apps' provider credentials are encrypted at rest under, in the store key file's format; the last key encrypts, every key listed still decrypts (see [docs/operations.md](operations.md#operations-apps))"#
         ),

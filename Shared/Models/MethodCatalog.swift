@@ -16,5 +16,7 @@ public enum MethodCatalog {
         Devices.Register.name, Devices.List.name, Devices.Unregister.name, Devices.Ack.name, Devices.Verify.name,
         Devices.WebPushKey.name,
         Push.Send.name, Push.Status.name,
+        Apps.Create.name, Apps.List.name, Apps.Get.name, Apps.Update.name, Apps.RotateCredentials.name,
+        Apps.Delete.name,
     ]
 }

@@ -8,3 +8,5 @@ public enum Store {}
 public enum Devices {}
 /// Push methods served by push-dispatch (default port 8083).
 public enum Push {}
+/// App administration served by push-dispatch (default port 8083), scope `apps:admin`.
+public enum Apps {}

@@ -10,4 +10,6 @@ public enum Scope {
     public static let sessionsRead = "sessions:read"
     /// Lets push-dispatch call `auth.lookupUser` (to refuse sends to users auth does not know); `push:send` includes it.
     public static let usersRead = "users:read"
+    /// Lets an operator's automation manage apps (`apps.*`); no client has it unless created with it.
+    public static let appsAdmin = "apps:admin"
 }

@@ -32,7 +32,10 @@ struct MethodCatalogTests {
         #expect(MethodCatalog.auth.count + MethodCatalog.store.count + MethodCatalog.dispatch.count == catalog.count)
         #expect(MethodCatalog.auth.allSatisfy { $0.hasPrefix("auth.") })
         #expect(MethodCatalog.store.allSatisfy { $0.hasPrefix("store.") })
-        #expect(MethodCatalog.dispatch.allSatisfy { $0.hasPrefix("devices.") || $0.hasPrefix("push.") })
+        #expect(
+            MethodCatalog.dispatch.allSatisfy {
+                $0.hasPrefix("devices.") || $0.hasPrefix("push.") || $0.hasPrefix("apps.")
+            })
     }
 
     @Test("the Fixtures directory holds exactly the files the tests read")

@@ -58,6 +58,12 @@ struct MethodContract: Sendable, CustomStringConvertible {
         MethodContract(Devices.Verify.self, fixture: "devices.verify"),
         MethodContract(Devices.WebPushKey.self, fixture: "devices.webPushKey", minimalParams: true),
         MethodContract(Push.Send.self, fixture: "push.send", minimalParams: true),
+        MethodContract(Apps.Create.self, fixture: "apps.create"),
+        MethodContract(Apps.List.self, fixture: "apps.list"),
+        MethodContract(Apps.Get.self, fixture: "apps.get", minimalResult: true),
+        MethodContract(Apps.Update.self, fixture: "apps.update", minimalParams: true),
+        MethodContract(Apps.RotateCredentials.self, fixture: "apps.rotateCredentials"),
+        MethodContract(Apps.Delete.self, fixture: "apps.delete"),
         MethodContract(Push.Status.self, fixture: "push.status", minimalResult: true),
         MethodContract(Push.Notify.self, fixture: "push.notify"),
     ]

@@ -157,6 +157,7 @@ struct AppsTests {
             _ = try await register(harness, user: "alice", app: "kiosk", platform: .direct, token: nil)
         }
         #expect(second?.code == RPCErrorCode.rateLimited)
+        #expect(second?.data == .object(["quota": "devicesPerUser", "limit": 1, "appId": "kiosk"]))
         // The default app's devices are counted apart.
         _ = try await register(harness, user: "alice", app: nil, platform: .direct, token: nil)
         _ = try await register(harness, user: "alice", app: nil, platform: .direct, token: nil)
@@ -181,6 +182,10 @@ struct AppsTests {
         let shown = try await admin.show(id: "retail-ios")
         #expect(shown.fingerprints["apns"]?.contains("MARKER") == false)
         #expect(shown.fingerprints["apns"]?.contains("topic com.bank.retail") == true)
+        // Interpolating credentials never prints a secret.
+        let credentials = Self.apns(topic: "com.bank.retail", key: secret)
+        #expect(!"\(credentials)".contains("MARKER") && !String(reflecting: credentials).contains("MARKER"))
+        #expect(!"\(credentials.apns!)".contains("MARKER"))
         // A sealed row copied onto another app does not open.
         let sealer = try #require(try harness.configuration.appsKeys.sealer())
         #expect(throws: ConfigurationError.self) { try sealer.open(shown.app.sealedCredentials, appID: "other-app") }
@@ -246,5 +251,90 @@ struct AppsTests {
         #expect(try await harness.status(sent.notificationId).deliveries.map(\.status) == [.sent])
         let gone = await expectRPCError { _ = try await register(harness, user: "alice", app: "retail-ios") }
         #expect(gone?.data == .object(["field": "appId"]))
+    }
+
+    @Test("apps.* need apps:admin, answer fingerprints never secrets, and each change is served at once")
+    func rpcMethods() async throws {
+        let providers = Providers()
+        let (harness, _) = try await Self.harness(providers)
+        let admin = try await harness.signer.token(subject: "ops", scopes: [Scope.appsAdmin])
+        let sender = try await harness.signer.senderToken()
+        let params = Apps.Create.Params(
+            appId: "retail-ios", displayName: "Retail",
+            credentials: Self.apns(topic: "com.bank.retail", key: "-----BEGIN PRIVATE KEY-----S3CRET-----END"))
+        let refused = await expectRPCError {
+            _ = try await harness.client.call(Apps.Create.self, params, token: sender)
+        }
+        #expect(refused?.code == RPCErrorCode.forbidden)
+        let listRefused = await expectRPCError {
+            _ = try await harness.client.call(Apps.List.self, Empty(), token: sender)
+        }
+        #expect(listRefused?.code == RPCErrorCode.forbidden)
+
+        let created = try await harness.client.call(Apps.Create.self, params, token: admin)
+        #expect(created.appId == "retail-ios")
+        #expect(created.source == "database")
+        #expect(created.revision == 1)
+        #expect(created.fingerprints["apns"]?.contains("topic com.bank.retail") == true)
+        #expect(created.fingerprints.values.allSatisfy { !$0.contains("S3CRET") })
+        // Served by this replica before the answer: no wait for the refresh.
+        _ = try await register(harness, user: "alice", app: "retail-ios")
+        let twice = await expectRPCError { _ = try await harness.client.call(Apps.Create.self, params, token: admin) }
+        #expect(twice?.code == RPCErrorCode.conflict)
+
+        let listed = try await harness.client.call(Apps.List.self, Empty(), token: admin).apps
+        #expect(listed.map(\.appId) == ["default", "retail-ios"])
+        #expect(listed.first?.source == "environment")
+        let missing = await expectRPCError {
+            _ = try await harness.client.call(Apps.Get.self, .init(appId: "nope"), token: admin)
+        }
+        #expect(missing?.code == RPCErrorCode.notFound)
+
+        let renamed = try await harness.client.call(
+            Apps.Update.self, .init(appId: "retail-ios", displayName: "Retail banking"), token: admin)
+        #expect(renamed.displayName == "Retail banking")
+        #expect(renamed.revision == 2)
+        let readOnly = await expectRPCError {
+            _ = try await harness.client.call(Apps.Update.self, .init(appId: "default", displayName: "x"), token: admin)
+        }
+        #expect(readOnly?.data == .object(["field": "appId"]))
+
+        let rotated = try await harness.client.call(
+            Apps.RotateCredentials.self,
+            .init(appId: "retail-ios", credentials: Self.apns(topic: "com.bank.retail2")), token: admin)
+        #expect(rotated.revision == 3)
+        #expect(rotated.fingerprints["apns"]?.contains("topic com.bank.retail2") == true)
+        #expect(
+            await harness.components.apps.provider(appID: "retail-ios", platform: .apns) as? ScriptedProvider
+                === providers.provider("apns:com.bank.retail2"))
+
+        let unconfirmed = await expectRPCError {
+            _ = try await harness.client.call(
+                Apps.Delete.self, .init(appId: "retail-ios", confirm: "retail"), token: admin)
+        }
+        #expect(unconfirmed?.data == .object(["field": "confirm"]))
+        _ = try await harness.client.call(
+            Apps.Delete.self, .init(appId: "retail-ios", confirm: "retail-ios"), token: admin)
+        let gone = await expectRPCError { _ = try await register(harness, user: "alice", app: "retail-ios") }
+        #expect(gone?.data == .object(["field": "appId"]))
+    }
+
+    @Test("another user's platform token stays pending in another app too: a second app is no way around the challenge")
+    func tokenProofAcrossApps() async throws {
+        let providers = Providers()
+        let (harness, admin) = try await Self.harness(
+            providers, environment: [ScriptedProvider(platform: .apns, script: [.sent, .sent])])
+        try await admin.create(id: "partner-ios", displayName: "Partner", credentials: Self.apns(topic: "com.partner"))
+        try await harness.components.appLoader.refresh()
+        _ = try await register(harness, user: "alice", app: nil, token: "a1a1")
+        let taken = try await harness.client.call(
+            Devices.Register.self, .init(platform: .apns, token: "a1a1", appId: "partner-ios"),
+            token: try await harness.signer.userToken("mallory"))
+        #expect(taken.verification == DeviceVerification.pending)
+        // Alice's own token in the second app is hers at once.
+        let own = try await harness.client.call(
+            Devices.Register.self, .init(platform: .apns, token: "a1a1", appId: "partner-ios"),
+            token: try await harness.signer.userToken("alice"))
+        #expect(own.verification == nil)
     }
 }

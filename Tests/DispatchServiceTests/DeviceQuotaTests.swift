@@ -18,7 +18,7 @@ struct DeviceQuotaTests {
     static func expectQuotaError(_ error: RPCError?, limit: Int, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(error?.code == RPCErrorCode.rateLimited, sourceLocation: sourceLocation)
         #expect(
-            error?.data == .object(["quota": "devicesPerUser", "limit": .int(Int64(limit))]),
+            error?.data == .object(["quota": "devicesPerUser", "limit": .int(Int64(limit)), "appId": "default"]),
             sourceLocation: sourceLocation)
         #expect(error?.message.contains("\(limit)") == true, sourceLocation: sourceLocation)
     }

@@ -49,6 +49,8 @@ struct DispatchHarness {
             appProviders: appProviders, logger: logger, now: { clock.now }, metrics: metrics)
         let loaded = await components.verifier.refresh()
         try #require(loaded)
+        // The apps as the running service reads them at start (its loader is not run here).
+        try await components.appLoader.refresh()
         let dispatcher = components.dispatcher
         self.components = components
         self.configuration = configuration

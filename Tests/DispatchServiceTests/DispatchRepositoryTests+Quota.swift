@@ -19,7 +19,7 @@ extension DispatchRepositoryTests {
                                 maxDevices: 4, now: Self.start)
                             return true
                         } catch let error as DispatchError {
-                            #expect(error == .quotaExceeded(.devicesPerUser, limit: 4))
+                            #expect(error == .quotaExceeded(.devicesPerUser, limit: 4, appID: "default"))
                             return false
                         }
                     }
@@ -37,7 +37,7 @@ extension DispatchRepositoryTests {
             #expect(again.device.id == registered[0].id)
             #expect(again.previousOwnerID == nil)
             _ = try await devices.register(ownerID: "eve", platform: .apns, token: "eeee", name: nil, now: Self.start)
-            await #expect(throws: DispatchError.quotaExceeded(.devicesPerUser, limit: 4)) {
+            await #expect(throws: DispatchError.quotaExceeded(.devicesPerUser, limit: 4, appID: "default")) {
                 _ = try await devices.register(
                     ownerID: "ada", platform: .apns, token: "eeee", name: nil, apnsMode: nil, maxDevices: 4,
                     now: Self.start)
@@ -48,7 +48,7 @@ extension DispatchRepositoryTests {
                 now: Self.start)
             #expect(pending.device.isPendingVerification)
             #expect(pending.previousOwnerID == nil)
-            await #expect(throws: DispatchError.quotaExceeded(.devicesPerUser, limit: 5)) {
+            await #expect(throws: DispatchError.quotaExceeded(.devicesPerUser, limit: 5, appID: "default")) {
                 _ = try await devices.register(
                     ownerID: "ada", platform: .direct, token: "one-more", name: nil, apnsMode: nil, maxDevices: 5,
                     now: Self.start)

@@ -96,7 +96,7 @@ extension DispatchRepositoryTests {
                     maxDevices: 3, now: ahead)
             }
             // Another replica, still within the window, must not move a fourth device in.
-            await #expect(throws: DispatchError.quotaExceeded(.devicesPerUser, limit: 3)) {
+            await #expect(throws: DispatchError.quotaExceeded(.devicesPerUser, limit: 3, appID: "default")) {
                 _ = try await devices.verify(
                     id: pending.device.id, ownerID: "ada", challenge: challenge, maxDevices: 3,
                     now: Self.start.addingTimeInterval(1))

@@ -157,7 +157,8 @@ struct WebClientTests {
     }
 
     @Test(
-        "devices.webPushKey needs no token: the VAPID key when Web Push is on, -32004 when off, -32602 for a bad appId")
+        "devices.webPushKey needs no token: the VAPID key when Web Push is on, -32004 when off, -32602 for a bad or unknown appId"
+    )
     func webPushKey() async throws {
         let off = try await DispatchHarness()
         let missing = await expectRPCError { _ = try await off.client.call(Devices.WebPushKey.self, .init()) }
@@ -172,12 +173,17 @@ struct WebClientTests {
         let on = try await DispatchHarness(providers: [provider])
         let key = try await on.client.call(Devices.WebPushKey.self, .init()).vapidPublicKey
         #expect(Data(base64URLEncoded: key) == vapid.publicKey.x963Representation)
-        #expect(try await on.client.call(Devices.WebPushKey.self, .init(appId: "retail-web")).vapidPublicKey == key)
+        #expect(try await on.client.call(Devices.WebPushKey.self, .init(appId: "default")).vapidPublicKey == key)
         let badApp = await expectRPCError {
             _ = try await on.client.call(Devices.WebPushKey.self, .init(appId: "Retail Web!"))
         }
+        let unknownApp = await expectRPCError {
+            _ = try await on.client.call(Devices.WebPushKey.self, .init(appId: "retail-web"))
+        }
+        await provider.shutdown()
         #expect(badApp?.code == RPCErrorCode.invalidParams)
         #expect(badApp?.message.contains("'appId'") == true)
-        await provider.shutdown()
+        #expect(unknownApp?.code == RPCErrorCode.invalidParams)
+        #expect(unknownApp?.data == .object(["field": "appId"]))
     }
 }

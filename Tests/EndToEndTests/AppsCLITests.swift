@@ -29,6 +29,7 @@ struct AppsCLITests {
             ["apps", "create", "--id", "retail-ios", "--name", "Retail"] + apns + dataDir)
         #expect(created.status == 0, "\(created.output)")
         #expect(created.output.contains("created app 'retail-ios' (apns)"), "\(created.output)")
+        #expect(created.output.contains("created the apps key file"), "\(created.output)")
         let keysPath = directory.path + "/" + AppsKeySource.generatedFileName
         #expect(FileManager.default.fileExists(atPath: keysPath))
         let mode = try FileManager.default.attributesOfItem(atPath: keysPath)[.posixPermissions] as? NSNumber
@@ -67,8 +68,13 @@ struct AppsCLITests {
         let rekeyed = try await StoreKeysCLITests.securepush(["apps", "rotate-key"] + dataDir)
         #expect(rekeyed.status == 0, "\(rekeyed.output)")
         #expect(rekeyed.output.contains("resealed 1 apps"), "\(rekeyed.output)")
+        #expect(rekeyed.output.contains("no app is under an older key"), "\(rekeyed.output)")
+        let added = try await StoreKeysCLITests.securepush(["apps", "rotate-key", "--add-only"] + dataDir)
+        #expect(added.output.contains("1 apps still under older keys (retail-ios)"), "\(added.output)")
+        let resealed = try await StoreKeysCLITests.securepush(["apps", "rotate-key", "--reseal-only"] + dataDir)
+        #expect(resealed.output.contains("resealed 1 apps"), "\(resealed.output)")
         let ring = try EncryptionKeyFile(path: keysPath, purpose: .apps).load()
-        #expect(ring.keys.count == 2)
+        #expect(ring.keys.count == 3)
 
         // Nothing of the key in clear anywhere in the data directory's database files.
         for name in try FileManager.default.contentsOfDirectory(atPath: directory.path)
@@ -79,7 +85,7 @@ struct AppsCLITests {
         }
         // Still opens after the rotation, under the new key.
         let reshown = try await StoreKeysCLITests.securepush(["apps", "show", "--id", "retail-ios"] + dataDir)
-        #expect(reshown.output.contains("revision 3"), "\(reshown.output)")
+        #expect(reshown.output.contains("revision 4"), "\(reshown.output)")
 
         let unconfirmed = try await StoreKeysCLITests.securepush(["apps", "delete", "--id", "retail-ios"] + dataDir)
         #expect(unconfirmed.status != 0, "no confirmation on standard input: nothing deleted")
@@ -104,5 +110,6 @@ struct AppsCLITests {
             ], environment: ["SECUREPUSH_ENV": "production"])
         #expect(run.status != 0)
         #expect(run.output.contains("SECUREPUSH_APPS_KEY_FILE must be set"), "\(run.output)")
+        #expect(!FileManager.default.fileExists(atPath: directory.file(AppsKeySource.generatedFileName)))
     }
 }

@@ -7,11 +7,11 @@ import GRDB
 public struct SQLiteSQLDatabase: SQLDatabase, SQLImmediateReading {
     /// The GRDB database (a `DatabasePool` in production, a `DatabaseQueue` in memory for tests).
     public let writer: any DatabaseWriter
-    private let lock = WriteLock()
+    private let lock = AsyncLock()
     /// Every read of the pool, so that ``readImmediately(_:_:)`` never waits for a reader (see ``ReaderGate``).
     let readers: ReaderGate
     /// Connections in use and calls waiting (`nil`: metrics off): a read uses a reader from the moment GRDB runs its
-    /// closure, a change or transaction uses the writer from the moment it holds ``WriteLock``.
+    /// closure, a change or transaction uses the writer from the moment it holds ``AsyncLock``.
     private let pool: DatabasePoolMetrics?
 
     /// - Parameters:
@@ -69,20 +69,20 @@ public struct SQLiteSQLDatabase: SQLDatabase, SQLImmediateReading {
         }
     }
 
-    /// One statement in its own transaction, run on the calling thread while ``WriteLock`` is held (the writer is
+    /// One statement in its own transaction, run on the calling thread while ``AsyncLock`` is held (the writer is
     /// idle then, as for ``transaction(_:)``'s statements): no hop to GRDB's writer queue and back.
     public func write(_ sql: String, _ binds: [any SQLBindable]) async throws -> [SQLRow] {
         let arguments = Self.arguments(binds)
         return try await onWriterLocked { try writer.write { db in try Self.rows(db, sql, arguments) } }
     }
 
-    /// Like ``write(_:_:)``: one statement, on the calling thread while ``WriteLock`` is held.
+    /// Like ``write(_:_:)``: one statement, on the calling thread while ``AsyncLock`` is held.
     public func execute(_ sql: String, _ binds: [any SQLBindable]) async throws -> Int {
         let arguments = Self.arguments(binds)
         return try await onWriterLocked { try writer.write { db in try Self.changes(db, sql, arguments) } }
     }
 
-    /// Runs `body` holding the writer (``WriteLock``), counted as waiting until it has the lock, then as in use.
+    /// Runs `body` holding the writer (``AsyncLock``), counted as waiting until it has the lock, then as in use.
     private func onWriterLocked<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
         let turn = pool?.turn()
         defer { turn?.end() }

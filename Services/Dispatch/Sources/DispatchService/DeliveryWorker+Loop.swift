@@ -79,9 +79,17 @@ extension DeliveryWorker {
         let outcome: DeliveryOutcome
         if let provider = await catalog.provider(appID: job.appID, platform: platform) {
             outcome = await tracing.run(in: span) { await provider.deliver(job, responses: responses) }
+        } else if job.appID.isEmpty {
+            // The device is gone (its row, and with it its app): nothing can push the job.
+            outcome = .failed(reason: "device unregistered")
         } else {
-            // The app was deleted, or no longer has credentials for this platform: nothing can push the job.
-            outcome = .failed(reason: "app '\(job.appID)' has no \(platform) credentials")
+            // Not served here now: an app created a moment ago on another replica, one whose credentials this
+            // replica cannot open, or one without credentials for this platform. Deleting an app fails its jobs in
+            // the same transaction, so this is not final: retried (within the job's attempts) once the catalog may
+            // have caught up.
+            outcome = .retry(
+                after: Self.unservedAppRetry,
+                reason: "app '\(job.appID)' has no \(platform) credentials on this replica")
         }
         if let span {
             span.attributes["securepush.delivery.result"] = outcome.metricResult

@@ -84,6 +84,9 @@ public struct DeliveryWorker: Service {
         self.tracing = tracing
     }
 
+    /// How long a job of an app this replica does not serve (yet) waits before its next attempt.
+    static let unservedAppRetry: Duration = .seconds(10)
+
     /// The most attempts in flight at once.
     var concurrency: Int { configuration.concurrency(for: platform) }
 

@@ -143,8 +143,17 @@ public struct DeviceRegistry: Sendable {
             throw DispatchError.invalidField(
                 "challenge", "must be the securepushChallenge the device received (22 characters)")
         }
+        // The pending device's app may have its own device limit, as at registration.
+        var limit = maxDevicesPerUser
+        if let pending = try await devices.pendingDevices(ownerID: ownerID, now: now()).first(where: {
+            $0.id == deviceID
+        }),
+            let app = await providers.catalog.app(pending.appID), let own = app.maxDevicesPerUser
+        {
+            limit = own
+        }
         switch try await devices.verify(
-            id: deviceID, ownerID: ownerID, challenge: challenge, maxDevices: maxDevicesPerUser, now: now())
+            id: deviceID, ownerID: ownerID, challenge: challenge, maxDevices: limit, now: now())
         {
         case .verified(let registration):
             let device = registration.device

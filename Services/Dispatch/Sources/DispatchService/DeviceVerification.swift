@@ -23,9 +23,10 @@ public enum DeviceVerification {
     /// its own user's pending devices: another user's is `-32004` and costs no try).
     public static let deviceField = "securepushDeviceId"
 
-    /// The lock that serialises every registration and verification of one token, taken before any row lock.
-    static func tokenLock(_ appID: String, _ platform: Platform, _ token: String) -> String {
-        "dispatch.device.token:\(appID):\(platform.rawValue):\(token)"
+    /// The lock that serialises every registration and verification of one token, in every app, taken before any row
+    /// lock.
+    static func tokenLock(_ platform: Platform, _ token: String) -> String {
+        "dispatch.device.token:\(platform.rawValue):\(token)"
     }
     /// `Devices.Register.Result.verification` of a pending device.
     public static let pending = "pending"

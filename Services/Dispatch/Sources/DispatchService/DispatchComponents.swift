@@ -108,12 +108,12 @@ public struct DispatchComponents: RPCServiceComponents {
         let hub = DirectHub(maxStreamsPerDevice: configuration.maxStreamsPerDevice)
         let catalog = AppCatalog(
             environmentProviders: remoteProviders, defaultAppID: configuration.defaultAppID, loadsDatabase: true)
+        let appRepository = SQLAppRepository(database: database.sql)
+        let makeAppProviders =
+            appProviders ?? PushProviders.appProviderFactory(environment: ServiceEnvironment(), logger: logger)
         let appLoader = AppCatalogLoader(
-            catalog: catalog, repository: SQLAppRepository(database: database.sql),
-            keys: configuration.appsKeys,
-            makeProviders: appProviders
-                ?? PushProviders.appProviderFactory(environment: ServiceEnvironment(), logger: logger),
-            interval: configuration.appsRefreshInterval, logger: logger)
+            catalog: catalog, repository: appRepository, keys: configuration.appsKeys,
+            makeProviders: makeAppProviders, interval: configuration.appsRefreshInterval, logger: logger)
         let workers = Platform.remote.sorted { $0.rawValue < $1.rawValue }.map { platform in
             DeliveryWorker(
                 platform: platform, catalog: catalog, deliveries: deliveryRepository, doorbell: WakeUpSignal(),
@@ -151,7 +151,15 @@ public struct DispatchComponents: RPCServiceComponents {
             (given == nil ? database.services : [])
             + (database.postgres.map {
                 [
-                    DispatchWakeRelay(database: $0, hub: hub, doorbells: doorbells, logger: logger),
+                    DispatchWakeRelay(
+                        database: $0, hub: hub, doorbells: doorbells,
+                        appsChanged: {
+                            do {
+                                try await appLoader.refresh()
+                            } catch {
+                                logger.warning("apps.refresh_failed", metadata: ["error": "\(error)"])
+                            }
+                        }, logger: logger),
                     ReplicaLease(
                         deliveries: deliveryRepository, timeout: configuration.replicaLeaseTimeout,
                         forgetAfter: max(configuration.idempotencyTimeout, .seconds(3_600)), now: now, logger: logger),
@@ -194,6 +202,11 @@ public struct DispatchComponents: RPCServiceComponents {
             dispatcher: DispatchMethods.dispatcher(
                 devices: devices, pushes: pushes, verifier: verifier,
                 webPushKey: remoteProviders.lazy.compactMap { ($0 as? WebPushProvider)?.applicationServerKey }.first,
+                apps: AppsMethods(
+                    administration: AppAdministration(
+                        repository: appRepository, keys: configuration.appsKeys, makeProviders: makeAppProviders,
+                        now: now),
+                    loader: appLoader, catalog: catalog),
                 maxBatchLength: configuration.server.maxBatchLength),
             services: services,
             workers: workers,

@@ -9,9 +9,10 @@ public struct DispatchError: Error, Hashable, RPCErrorConvertible, CustomStringC
         case recipientNotFound(String)
         case sendInProgress
         case dependencyUnavailable(dependency: String, reason: String)
-        case quotaExceeded(quota: Quota, limit: Int)
+        case quotaExceeded(quota: Quota, limit: Int, appID: String?)
         case appNotAllowed(String)
         case conflict(String)
+        case appNotFound
     }
 
     /// A per-user or per-device quota, named in `-32029`'s `data.quota`.
@@ -48,9 +49,10 @@ public struct DispatchError: Error, Hashable, RPCErrorConvertible, CustomStringC
         DispatchError(.dependencyUnavailable(dependency: dependency, reason: reason))
     }
 
-    /// A quota is full: `-32029` with `data: {quota, limit}`; the caller must free room (e.g. unregister a device).
-    public static func quotaExceeded(_ quota: Quota, limit: Int) -> DispatchError {
-        DispatchError(.quotaExceeded(quota: quota, limit: limit))
+    /// A quota is full: `-32029` with `data: {quota, limit, appId?}`; the caller must free room (e.g. unregister a
+    /// device).
+    public static func quotaExceeded(_ quota: Quota, limit: Int, appID: String? = nil) -> DispatchError {
+        DispatchError(.quotaExceeded(quota: quota, limit: limit, appID: appID))
     }
 
     /// The caller's token does not list this app (`apps` claim; none: the default app only): `-32003` with
@@ -58,6 +60,9 @@ public struct DispatchError: Error, Hashable, RPCErrorConvertible, CustomStringC
     public static func appNotAllowed(_ appID: String) -> DispatchError {
         DispatchError(.appNotAllowed(appID))
     }
+
+    /// No app with this id in the database: `-32004`.
+    public static let appNotFound = DispatchError(.appNotFound)
 
     /// What the caller asked to create exists: `-32009`.
     public static func conflict(_ reason: String) -> DispatchError {
@@ -80,11 +85,14 @@ public struct DispatchError: Error, Hashable, RPCErrorConvertible, CustomStringC
                 data: .object(["field": "recipientId"]))
         case .sendInProgress: .conflict("a send with this idempotency key is in progress")
         case .dependencyUnavailable(let dependency, let reason): .unavailable(dependency, reason)
-        case .quotaExceeded(let quota, let limit):
+        case .quotaExceeded(let quota, let limit, let appID):
             RPCError(
                 code: RPCErrorCode.rateLimited,
-                message: "Quota exceeded: \(quota.rawValue) is limited to \(limit)",
-                data: .object(["quota": .string(quota.rawValue), "limit": .int(Int64(limit))]))
+                message: "Quota exceeded: \(quota.rawValue) is limited to \(limit)"
+                    + (appID.map { " for app '\($0)'" } ?? ""),
+                data: .object(
+                    ["quota": .string(quota.rawValue), "limit": .int(Int64(limit))]
+                        .merging(appID.map { ["appId": .string($0)] } ?? [:]) { first, _ in first }))
         case .appNotAllowed(let appID):
             RPCError(
                 code: RPCErrorCode.forbidden,
@@ -93,6 +101,7 @@ public struct DispatchError: Error, Hashable, RPCErrorConvertible, CustomStringC
                     + "`securepush clients create --app`)",
                 data: .object(["appId": .string(appID)]))
         case .conflict(let reason): .conflict(reason)
+        case .appNotFound: .notFound("app")
         }
     }
 
@@ -104,9 +113,10 @@ public struct DispatchError: Error, Hashable, RPCErrorConvertible, CustomStringC
         case .recipientNotFound(let recipientID): "recipient '\(recipientID)' not found"
         case .sendInProgress: "send with this idempotency key in progress"
         case .dependencyUnavailable(let dependency, let reason): "\(dependency) unavailable: \(reason)"
-        case .quotaExceeded(let quota, let limit): "quota \(quota.rawValue) of \(limit) exceeded"
+        case .quotaExceeded(let quota, let limit, _): "quota \(quota.rawValue) of \(limit) exceeded"
         case .appNotAllowed(let appID): "app '\(appID)' not allowed for this client"
         case .conflict(let reason): reason
+        case .appNotFound: "app not found"
         }
     }
 }

@@ -11,24 +11,28 @@ public enum DispatchMethods {
     ///   - pushes: the `push.*` logic.
     ///   - verifier: verifies bearer tokens locally with auth's keys.
     ///   - webPushKey: the VAPID public key `devices.webPushKey` publishes; `nil` when Web Push is not configured.
+    ///   - apps: the `apps.*` methods (scope `apps:admin`); `nil` registers none.
     ///   - maxBatchLength: most calls a batch may hold.
-    public static func dispatcher(
+    static func dispatcher(
         devices: DeviceRegistry,
         pushes: PushSender,
         verifier: AccessTokenVerifier,
         webPushKey: String? = nil,
+        apps: AppsMethods? = nil,
         maxBatchLength: Int = 100
     ) -> RPCDispatcher {
         var methods = MethodRegistry(verifier: verifier, maxBatchLength: maxBatchLength)
+        apps?.register(on: &methods)
 
         // Public, like auth.keys: a web app needs it before anyone signs in.
         methods.registerAdmittingItself(Devices.WebPushKey.self) { params, _ in
-            if let appId = params.appId {
-                // Apps (issue 27) are not known yet: only the deployment's key exists.
-                guard AppID.isValid(appId) else { throw RPCError.invalidParams(field: "appId", AppID.requirement) }
-            }
-            guard let webPushKey else {
-                throw RPCError.notFound("Web Push key: Web Push is not configured (SECUREPUSH_VAPID_PRIVATE_KEY_FILE)")
+            let app = try await devices.providers.app(params.appId ?? devices.providers.catalog.defaultAppID)
+            // Apps in the database have no Web Push credentials yet: only the environment's app has a key.
+            guard app.id == AppCatalog.environmentAppID, let webPushKey else {
+                throw RPCError.notFound(
+                    app.id == AppCatalog.environmentAppID
+                        ? "Web Push key: Web Push is not configured (SECUREPUSH_VAPID_PRIVATE_KEY_FILE)"
+                        : "Web Push key: app '\(app.id)' has no Web Push credentials")
             }
             return Devices.WebPushKey.Result(vapidPublicKey: webPushKey)
         }

@@ -197,6 +197,10 @@ public enum DispatchMigrations {
                 CREATE UNIQUE INDEX device_verification_by_token
                     ON device_verification (app_id, platform, token, owner_id)
                 """,
+                // A platform token held by another user in any app makes a registration pending (issue 24 across
+                // apps); deleting an app finds its devices.
+                "CREATE INDEX device_by_token ON device (platform, token)",
+                "CREATE INDEX device_by_app ON device (app_id)",
             ]
         },
     ]

@@ -11,19 +11,23 @@ import SharedModels
 /// Wake-ups are hints: the direct channel's periodic sweep (`DirectSweep`) wakes streams whose device has queued jobs,
 /// and workers look at least every idle interval, so one lost while the listening connection reconnects costs a
 /// delay, never a delivery. A device unregistered or moved to another user is announced the same way (`d:<id>`), so
-/// its streams on every replica re-check their owner and end.
+/// its streams on every replica re-check their owner and end. An app created, changed or deleted (`a:<app id>`, by
+/// `apps.*` or `securepush apps`) makes every replica read the apps again at once, rather than at its next poll.
 public struct DispatchWakeRelay: Service {
     let database: PostgresServiceDatabase
     let hub: DirectHub
     let doorbells: [Platform: WakeUpSignal]
+    let appsChanged: @Sendable () async -> Void
     let logger: Logger
 
     public init(
-        database: PostgresServiceDatabase, hub: DirectHub, doorbells: [Platform: WakeUpSignal], logger: Logger
+        database: PostgresServiceDatabase, hub: DirectHub, doorbells: [Platform: WakeUpSignal],
+        appsChanged: @escaping @Sendable () async -> Void = {}, logger: Logger
     ) {
         self.database = database
         self.hub = hub
         self.doorbells = doorbells
+        self.appsChanged = appsChanged
         self.logger = logger
     }
 
@@ -53,6 +57,7 @@ public struct DispatchWakeRelay: Service {
                 try await connection.listen(on: DispatchMigrations.wakeChannel) { notifications in
                     // Wake every worker once: anything sent while nobody listened is picked up now.
                     for doorbell in doorbells.values { doorbell.wake() }
+                    await appsChanged()
                     for try await notification in notifications { await handle(notification.payload) }
                 }
             }
@@ -64,6 +69,8 @@ public struct DispatchWakeRelay: Service {
             await hub.wake(deviceIDs: [String(payload.dropFirst(2))])
         } else if payload.hasPrefix("p:") {
             doorbells[Platform(rawValue: String(payload.dropFirst(2)))]?.wake()
+        } else if payload.hasPrefix("a:") {
+            await appsChanged()
         }
     }
 }

@@ -27,6 +27,9 @@ public struct PushProviderRegistry: Sendable {
     public func app(_ id: String) async throws(DispatchError) -> ServedApp {
         guard AppID.isValid(id) else { throw .invalidField("appId", AppID.requirement) }
         guard let app = await catalog.app(id) else {
+            guard catalog.isLoaded else {
+                throw .dependencyUnavailable("database", "the apps are not loaded yet: try again in a moment")
+            }
             throw .invalidField("appId", "no app '\(id)' on this server")
         }
         return app

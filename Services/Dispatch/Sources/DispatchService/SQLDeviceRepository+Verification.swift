@@ -153,7 +153,7 @@ extension SQLDeviceRepository {
                 peek.device.ownerID == ownerID, let token = peek.device.token
             else { return .notFound }
             if maxDevices != nil { try await db.lock("dispatch.device.owner:" + ownerID) }
-            try await db.lock(DeviceVerification.tokenLock(peek.device.appID, peek.device.platform, token))
+            try await db.lock(DeviceVerification.tokenLock(peek.device.platform, token))
             guard
                 let row = try await db.query(
                     "SELECT \(Self.pendingColumns) FROM device_verification WHERE device_id = ? \(db.dialect.lockRows)",

@@ -55,7 +55,7 @@ public struct SQLDeviceRepository: DeviceRepository {
             }
             if let token, platform != .direct {
                 // Registrations and verifications of one token queue here, before any row lock, on every replica.
-                try await db.lock(DeviceVerification.tokenLock(appID, platform, token))
+                try await db.lock(DeviceVerification.tokenLock(platform, token))
             }
             // A direct token names a device among its owner's only: another user's same token is another device.
             // The literal platform conditions let SQLite use the matching partial unique index.
@@ -78,6 +78,16 @@ public struct SQLDeviceRepository: DeviceRepository {
                 return try await Self.update(
                     existing, ownerID: ownerID, name: name, apnsMode: apnsMode,
                     publicKey: publicKey, maxDevices: maxDevices, nowMS: nowMS, db)
+            }
+            if let token, DeviceVerification.challengedPlatforms.contains(platform),
+                try await !db.query(
+                    "SELECT 1 FROM device WHERE platform = ? AND token = ? AND owner_id <> ? LIMIT 1",
+                    [platform.rawValue, token, ownerID]
+                ).isEmpty
+            {
+                // Another user's device holds the token in another app (apps may share an APNs team or an FCM
+                // project): a new app is no way around proving the token, so this registration is pending too.
+                return try await Self.pend(request, maxDevices: maxDevices, nowMS: nowMS, db)
             }
             try await Self.checkQuota(maxDevices, ownerID: ownerID, appID: appID, nowMS: nowMS, db)
             let device = DeviceRecord(
@@ -153,7 +163,9 @@ public struct SQLDeviceRepository: DeviceRepository {
                     WHERE owner_id = ? AND app_id = ? AND expires_at > ? AND device_id <> ?)
             """, [ownerID, appID, ownerID, appID, nowMS, pendingID ?? ""]
         ).first?.decode(0, as: Int.self)
-        if (count ?? 0) >= maxDevices { throw DispatchError.quotaExceeded(.devicesPerUser, limit: maxDevices) }
+        if (count ?? 0) >= maxDevices {
+            throw DispatchError.quotaExceeded(.devicesPerUser, limit: maxDevices, appID: appID)
+        }
     }
 
     /// Ends the device's undelivered jobs `failed`, and wakes its streams on every replica when the transaction

@@ -15,11 +15,15 @@ public struct AppAdministration: Sendable {
     let keys: AppsKeySource
     let makeProviders: AppCatalogLoader.ProviderFactory
     let now: @Sendable () -> Date
+    /// Told the path of the development key file when the first `create` generates it.
+    let keyFileCreated: @Sendable (String) -> Void
 
     public init(
         repository: SQLAppRepository, keys: AppsKeySource, makeProviders: @escaping AppCatalogLoader.ProviderFactory,
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() },
+        keyFileCreated: @escaping @Sendable (String) -> Void = { _ in }
     ) {
+        self.keyFileCreated = keyFileCreated
         self.repository = repository
         self.keys = keys
         self.makeProviders = makeProviders
@@ -28,7 +32,9 @@ public struct AppAdministration: Sendable {
 
     /// Runs `body` on the database `environment` names (migrated first, closed afterwards).
     public static func with<T: Sendable>(
-        environment: ServiceEnvironment, logger: Logger, _ body: (AppAdministration) async throws -> T
+        environment: ServiceEnvironment, logger: Logger,
+        keyFileCreated: @escaping @Sendable (String) -> Void = { _ in },
+        _ body: (AppAdministration) async throws -> T
     ) async throws -> T {
         var configuration = DispatchConfiguration(dispatchClientID: "cli", dispatchClientSecret: "unused")
         configuration.databasePath =
@@ -41,7 +47,9 @@ public struct AppAdministration: Sendable {
         let factory = PushProviders.appProviderFactory(environment: environment, logger: logger)
         return try await database.whileRunning { sql in
             try await body(
-                AppAdministration(repository: SQLAppRepository(database: sql), keys: keys, makeProviders: factory))
+                AppAdministration(
+                    repository: SQLAppRepository(database: sql), keys: keys, makeProviders: factory,
+                    keyFileCreated: keyFileCreated))
         }
     }
 
@@ -55,7 +63,7 @@ public struct AppAdministration: Sendable {
             throw DispatchError.conflict("app 'default' is configured by the SECUREPUSH_* provider variables")
         }
         try await check(credentials)
-        let sealer = try keys.sealerCreatingKey(now: now())
+        let sealer = try keys.sealerCreatingKey(now: now(), onCreate: keyFileCreated)
         let record = AppRecord(
             id: id, displayName: displayName, sealedCredentials: try sealer.seal(credentials, appID: id),
             maxDevicesPerUser: maxDevicesPerUser, createdAt: now(), updatedAt: now())
@@ -98,22 +106,37 @@ public struct AppAdministration: Sendable {
         app.maxDevicesPerUser = maxDevicesPerUser ?? app.maxDevicesPerUser
         app.sealedCredentials = try sealer.seal(merged, appID: id)
         app.updatedAt = now()
-        guard try await repository.update(app) else { throw DispatchError.invalidField("appId", "no app '\(id)'") }
+        guard try await repository.update(app) else {
+            _ = try await existing(id)
+            throw DispatchError.conflict("app '\(id)' was changed meanwhile: read it again and retry")
+        }
         return try await existing(id)
     }
 
     /// Deletes app `id`: its devices go and their undelivered jobs end failed. `confirm` must equal `id`.
     public func delete(id: String, confirm: String) async throws {
+        _ = try await existing(id)
         guard confirm == id else { throw DispatchError.invalidField("confirm", "must equal the appId, '\(id)'") }
-        guard try await repository.delete(id: id, now: now()) else {
-            throw DispatchError.invalidField("appId", "no app '\(id)' in the database")
-        }
+        guard try await repository.delete(id: id, now: now()) else { throw DispatchError.appNotFound }
     }
 
-    /// Adds a new key to the apps key file (created when missing in development) and seals every app's credentials
-    /// under it again; returns the new key's id and the apps resealed. The file keeps the older keys, which still open
-    /// what a replica has not reloaded yet; remove them once this returns.
-    public func rotateKey() async throws -> (keyID: String, resealed: [String]) {
+    /// What ``rotateKey(addKey:reseal:)`` did.
+    public struct KeyRotation: Sendable {
+        /// The key added (`nil` with `addKey: false`).
+        public var addedKeyID: String?
+        /// The key that seals from now on: the key file's last.
+        public var currentKeyID: String
+        /// The apps sealed again under the current key.
+        public var resealed: [String]
+        /// The apps still under an older key (changed meanwhile: run again), by id.
+        public var underOlderKeys: [String]
+    }
+
+    /// Rotates the apps key in two phases, as every replica must hold a key before anything is sealed under it:
+    /// `addKey` appends a new key to the file (created when missing in development); `reseal` seals every app still
+    /// under an older key again under the file's last key (an app changed meanwhile is left for the next run, never
+    /// overwritten). Returns what is still under older keys: remove them from the file only when that is empty.
+    public func rotateKey(addKey: Bool = true, reseal: Bool = true) async throws -> KeyRotation {
         let path: String
         switch keys {
         case .file(let file), .generatedFile(let file): path = file
@@ -123,33 +146,46 @@ public struct AppAdministration: Sendable {
             throw ConfigurationError("the apps' keys are not in a file: there is nothing to rotate")
         }
         let file = EncryptionKeyFile(path: path, purpose: .apps)
-        let key = EncryptionKey.generate(now: now())
-        if FileManager.default.fileExists(atPath: path) {
-            let old = try file.load()
-            try file.append(key)
-            let ring = try file.load()
-            guard ring.current.id == key.id, ring.keys.count == old.keys.count + 1 else {
+        var added: String?
+        if addKey {
+            let key = EncryptionKey.generate(now: now())
+            if FileManager.default.fileExists(atPath: path) {
+                try file.append(key)
+            } else {
+                _ = try file.create(with: key)
+            }
+            guard try file.load().current.id == key.id else {
                 throw ConfigurationError("the apps key file changed while the key was added: run the command again")
             }
-        } else {
-            _ = try file.create(with: key)
+            added = key.id
         }
         let sealer = AppCredentialSealer(ring: try file.load())
+        let current = sealer.ring.current.id
         var resealed: [String] = []
-        for var app in try await repository.list() {
+        var older: [String] = []
+        for var app in try await repository.list() where AppCredentialSealer.keyID(of: app.sealedCredentials) != current
+        {
+            guard reseal else {
+                older.append(app.id)
+                continue
+            }
             let credentials = try sealer.open(app.sealedCredentials, appID: app.id)
             app.sealedCredentials = try sealer.seal(credentials, appID: app.id)
             app.updatedAt = now()
-            if try await repository.update(app) { resealed.append(app.id) }
+            if try await repository.update(app) { resealed.append(app.id) } else { older.append(app.id) }
         }
-        return (key.id, resealed)
+        return KeyRotation(addedKeyID: added, currentKeyID: current, resealed: resealed, underOlderKeys: older)
     }
 
-    private func existing(_ id: String) async throws -> AppRecord {
+    /// App `id` from the database: `-32602` naming `appId` when malformed or the environment's (read-only) app,
+    /// `-32004` when there is none.
+    func existing(_ id: String) async throws -> AppRecord {
         guard AppID.isValid(id) else { throw DispatchError.invalidField("appId", AppID.requirement) }
-        guard let app = try await repository.app(id: id) else {
-            throw DispatchError.invalidField("appId", "no app '\(id)' in the database")
+        guard id != AppCatalog.environmentAppID else {
+            throw DispatchError.invalidField(
+                "appId", "'default' is configured by the SECUREPUSH_* provider variables and is read-only")
         }
+        guard let app = try await repository.app(id: id) else { throw DispatchError.appNotFound }
         return app
     }
 

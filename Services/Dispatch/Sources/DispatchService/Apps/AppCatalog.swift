@@ -17,7 +17,8 @@ public final class AppCatalog: Sendable {
     private struct State {
         var apps: [String: ServedApp]
         var loaded: Bool
-        var waiters: [CheckedContinuation<Void, Never>] = []
+        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiter: UInt64 = 0
     }
 
     private let state: Mutex<State>
@@ -40,14 +41,26 @@ public final class AppCatalog: Sendable {
         state = Mutex(State(apps: [Self.environmentAppID: environment], loaded: !loadsDatabase))
     }
 
-    /// The app `id`, waiting for the first load of the database when it is not known yet; `nil` when there is none.
+    /// How long a lookup of an unknown app waits for the first load of the database.
+    static let firstLoadWait: Duration = .seconds(10)
+
+    /// The app `id`, waiting (at most ``firstLoadWait``, or until cancelled) for the first load of the database when it
+    /// is not known yet; `nil` when there is none (or the first load has not ended: see ``isLoaded``).
     public func app(_ id: String) async -> ServedApp? {
         if let known = state.withLock({ $0.loaded ? .some($0.apps[id]) : $0.apps[id].map { .some($0) } }) {
             return known
         }
-        await loaded()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.loaded() }
+            group.addTask { try? await Task.sleep(for: Self.firstLoadWait) }
+            await group.next()
+            group.cancelAll()
+        }
         return state.withLock { $0.apps[id] }
     }
+
+    /// Whether the first load of the database's apps has ended (until then, an unknown app may still exist).
+    public var isLoaded: Bool { state.withLock(\.loaded) }
 
     /// The provider for `platform` of app `appID`; `nil` when the app is gone or has no credentials for it.
     public func provider(appID: String, platform: Platform) async -> (any RemotePushProvider)? {
@@ -78,8 +91,8 @@ public final class AppCatalog: Sendable {
             }
             state.apps = next
             state.loaded = true
-            let waiters = state.waiters
-            state.waiters = []
+            let waiters = Array(state.waiters.values)
+            state.waiters = [:]
             return (retired, waiters)
         }
         for waiter in waiters { waiter.resume() }
@@ -103,17 +116,26 @@ public final class AppCatalog: Sendable {
 
     /// ``markLoaded()`` when the first load has not happened yet.
     func markLoadedIfNeeded() {
-        if !state.withLock(\.loaded) { markLoaded() }
+        if !isLoaded { markLoaded() }
     }
 
+    /// Returns once the first load ended, or when the calling task is cancelled.
     private func loaded() async {
-        await withCheckedContinuation { continuation in
-            let ready = state.withLock { state in
-                if state.loaded { return true }
-                state.waiters.append(continuation)
-                return false
+        let id = state.withLock { state in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let ready = state.withLock { state in
+                    if state.loaded || Task.isCancelled { return true }
+                    state.waiters[id] = continuation
+                    return false
+                }
+                if ready { continuation.resume() }
             }
-            if ready { continuation.resume() }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
         }
     }
 }

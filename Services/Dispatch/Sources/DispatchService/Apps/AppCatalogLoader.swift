@@ -3,6 +3,7 @@ import Logging
 import ServiceCore
 import ServiceLifecycle
 import SharedModels
+import Synchronization
 
 /// Keeps the ``AppCatalog`` equal to the `app` table: reads every app at start, then every `interval`
 /// (`SECUREPUSH_APPS_REFRESH_INTERVAL`) the ids and revisions, rebuilding the providers of an app whose revision
@@ -25,6 +26,11 @@ public struct AppCatalogLoader: Service {
     let interval: Duration
     let retirementDelay: Duration
     let logger: Logger
+    private let lock = AsyncLock()
+    /// The revisions that could not be served (logged once each).
+    private let unusableRevisions = UnusableRevisions()
+    /// The apps each refresh retired, for ``run()`` to close.
+    private let retirements = AsyncStream<[ServedApp]>.makeStream()
 
     public init(
         catalog: AppCatalog, repository: SQLAppRepository, keys: AppsKeySource,
@@ -43,8 +49,22 @@ public struct AppCatalogLoader: Service {
     public func run() async throws {
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
+                // Whoever refreshed (this loop, or a change through `apps.*`), retired providers are closed here,
+                // once attempts in flight with them had time to finish.
+                group.addTask { [retirements, retirementDelay] in
+                    await withDiscardingTaskGroup { closing in
+                        for await retired in retirements.stream {
+                            closing.addTask {
+                                try? await Task.sleep(for: retirementDelay)
+                                for app in retired {
+                                    for provider in app.providers.values { await provider.shutdown() }
+                                }
+                            }
+                        }
+                    }
+                }
                 do {
-                    try await refresh(group: &group)
+                    try await refresh()
                 } catch {
                     logger.error("apps.load_failed", metadata: ["error": "\(error)"])
                     catalog.markLoaded()
@@ -56,50 +76,60 @@ public struct AppCatalogLoader: Service {
                         break
                     }
                     do {
-                        try await refresh(group: &group)
+                        try await refresh()
                     } catch {
                         logger.warning("apps.refresh_failed", metadata: ["error": "\(error)"])
                     }
                 }
+                retirements.continuation.finish()
             }
         }
         for provider in catalog.allProviders { await provider.shutdown() }
     }
 
-    /// Reads what changed and serves it; providers retired by the change are shut down later in `group`.
-    func refresh(group: inout DiscardingTaskGroup) async throws {
-        let retired = try await refresh()
-        guard !retired.isEmpty else { return }
-        let delay = retirementDelay
-        group.addTask {
-            try? await Task.sleep(for: delay)
-            for app in retired { for provider in app.providers.values { await provider.shutdown() } }
-        }
-    }
-
     /// Reads the revisions, loads the apps whose revision changed, and serves the result; returns the apps retired.
+    /// One refresh at a time (the periodic one, and those after a change made through `apps.*`), so two never build
+    /// providers for the same revision.
     @discardableResult
     public func refresh() async throws -> [ServedApp] {
+        try await lock.withLock { try await refreshHoldingLock() }
+    }
+
+    private func refreshHoldingLock() async throws -> [ServedApp] {
         let revisions = try await repository.revisions()
         let served = catalog.databaseRevisions
-        if revisions == served {
+        let unusable = unusableRevisions.state.withLock { $0 }
+        // Revisions to load: new or changed, except one that already failed (logged once; the app keeps the
+        // revision it had, if any, until a newer one loads).
+        let changed = revisions.keys.sorted().filter { served[$0] != revisions[$0] && unusable[$0] != revisions[$0] }
+        let removed = served.keys.filter { revisions[$0] == nil }
+        if changed.isEmpty && removed.isEmpty {
             catalog.markLoadedIfNeeded()
             return []
         }
         var apps: [ServedApp] = catalog.apps.filter { app in
-            guard case .database(let revision) = app.source else { return false }
-            return revisions[app.id] == revision
+            guard case .database = app.source else { return false }
+            return revisions[app.id] != nil && !changed.contains(app.id)
         }
-        for id in revisions.keys.sorted() where served[id] != revisions[id] {
+        for id in changed {
             guard let record = try await repository.app(id: id) else { continue }
             do {
                 apps.append(try await serve(record))
+                unusableRevisions.state.withLock { $0[id] = nil }
                 logger.notice("apps.loaded", metadata: ["app.id": "\(id)", "app.revision": "\(record.revision)"])
             } catch {
-                logger.error("apps.unusable", metadata: ["app.id": "\(id)", "error": "\(error)"])
+                unusableRevisions.state.withLock { $0[id] = record.revision }
+                if let previous = catalog.apps.first(where: { $0.id == id && $0.source != .environment }) {
+                    apps.append(previous)
+                }
+                logger.error(
+                    "apps.unusable",
+                    metadata: ["app.id": "\(id)", "app.revision": "\(record.revision)", "error": "\(error)"])
             }
         }
-        return catalog.replaceDatabaseApps(apps)
+        let retired = catalog.replaceDatabaseApps(apps)
+        if !retired.isEmpty { retirements.continuation.yield(retired) }
+        return retired
     }
 
     /// The app `record` describes, with its providers built from its opened credentials.
@@ -116,4 +146,9 @@ public struct AppCatalogLoader: Service {
             providers: Dictionary(providers.map { ($0.platform, $0) }, uniquingKeysWith: { first, _ in first }),
             maxDevicesPerUser: record.maxDevicesPerUser, source: .database(revision: record.revision))
     }
+}
+
+/// The revision of each app that could not be opened or built, by app id.
+final class UnusableRevisions: Sendable {
+    let state = Mutex<[String: Int64]>([:])
 }

@@ -13,17 +13,28 @@ public struct SQLAppRepository: Sendable {
     static let columns = "id, display_name, credentials, max_devices_per_user, created_at, updated_at, revision"
 
     /// Adds `app`; `false` (nothing written) when an app with its id exists (of two concurrent creates, one wins).
+    /// Every replica hears of a change when its transaction commits (``changed(_:_:)``).
     public func create(_ app: AppRecord) async throws -> Bool {
-        try await database.execute(
-            """
-            INSERT INTO app (id, display_name, credentials, max_devices_per_user, created_at, updated_at, revision)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT DO NOTHING
-            """,
-            [
-                app.id, app.displayName, app.sealedCredentials, app.maxDevicesPerUser,
-                app.createdAt.millisecondsSince1970, app.updatedAt.millisecondsSince1970, app.revision,
-            ]) > 0
+        try await database.transaction { db in
+            let inserted = try await db.execute(
+                """
+                INSERT INTO app (id, display_name, credentials, max_devices_per_user, created_at, updated_at, revision)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT DO NOTHING
+                """,
+                [
+                    app.id, app.displayName, app.sealedCredentials, app.maxDevicesPerUser,
+                    app.createdAt.millisecondsSince1970, app.updatedAt.millisecondsSince1970, app.revision,
+                ])
+            if inserted > 0 { try await Self.changed(app.id, db) }
+            return inserted > 0
+        }
+    }
+
+    /// Tells every replica (on PostgreSQL, when the transaction commits) that app `id` changed: they read the apps
+    /// again at once instead of at their next `SECUREPUSH_APPS_REFRESH_INTERVAL`.
+    static func changed(_ id: String, _ db: any SQLTransaction) async throws {
+        try await db.notify(DispatchMigrations.wakeChannel, "a:" + id)
     }
 
     /// Every app, by id.
@@ -60,23 +71,29 @@ public struct SQLAppRepository: Sendable {
             }
             _ = try await db.execute("DELETE FROM device WHERE app_id = ?", [id])
             _ = try await db.execute("DELETE FROM device_verification WHERE app_id = ?", [id])
+            try await Self.changed(id, db)
             return true
         }
     }
 
-    /// Replaces app `id`'s display name, credentials and limit, raising its revision; `false` when there is no such
-    /// app.
+    /// Replaces app `id`'s display name, credentials and limit, raising its revision, when it is still at
+    /// `app.revision` (read, changed, written back: a change made meanwhile is never overwritten); `false` when there
+    /// is no such app or it changed meanwhile.
     public func update(_ app: AppRecord) async throws -> Bool {
-        try await database.execute(
-            """
-            UPDATE app SET display_name = ?, credentials = ?, max_devices_per_user = ?, updated_at = ?,
-                revision = revision + 1
-            WHERE id = ?
-            """,
-            [
-                app.displayName, app.sealedCredentials, app.maxDevicesPerUser, app.updatedAt.millisecondsSince1970,
-                app.id,
-            ]) > 0
+        try await database.transaction { db in
+            let updated = try await db.execute(
+                """
+                UPDATE app SET display_name = ?, credentials = ?, max_devices_per_user = ?, updated_at = ?,
+                    revision = revision + 1
+                WHERE id = ? AND revision = ?
+                """,
+                [
+                    app.displayName, app.sealedCredentials, app.maxDevicesPerUser,
+                    app.updatedAt.millisecondsSince1970, app.id, app.revision,
+                ])
+            if updated > 0 { try await Self.changed(app.id, db) }
+            return updated > 0
+        }
     }
 
     static func app(from row: SQLRow) throws -> AppRecord {

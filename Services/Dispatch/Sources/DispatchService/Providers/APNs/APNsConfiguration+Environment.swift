@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import ServiceCore
+import SharedModels
 
 extension APNsConfiguration {
     /// The variables that configure credentials and topic: all set enables APNs, none set disables it.

@@ -1,5 +1,6 @@
 import Foundation
 import ServiceCore
+import SharedModels
 
 /// How push-dispatch reaches Firebase Cloud Messaging (HTTP v1 API) for `platform: "fcm"` devices.
 public struct FCMConfiguration: Sendable {

@@ -1,0 +1,70 @@
+import Foundation
+import ServiceCore
+import SharedModels
+
+/// The `apps.*` methods (scope `apps:admin`): ``AppAdministration`` on the running service's database, each change
+/// served by this replica at once (its catalog is refreshed before the answer) and by the others within
+/// `SECUREPUSH_APPS_REFRESH_INTERVAL`.
+struct AppsMethods: Sendable {
+    let administration: AppAdministration
+    let loader: AppCatalogLoader
+    let catalog: AppCatalog
+
+    func register(on methods: inout MethodRegistry) {
+        let admin = MethodAccess.scope(Scope.appsAdmin)
+        methods.register(Apps.Create.self, requires: admin) { params, _, _ in
+            let record = try await administration.create(
+                id: params.appId, displayName: params.displayName, credentials: params.credentials,
+                maxDevicesPerUser: params.maxDevicesPerUser)
+            return try await served(record)
+        }
+        methods.register(Apps.List.self, requires: admin) { _, _, _ in
+            var apps = [environmentApp()]
+            for record in try await administration.list() { apps.append(try await info(record)) }
+            return Apps.List.Result(apps: apps)
+        }
+        methods.register(Apps.Get.self, requires: admin) { params, _, _ in
+            if params.appId == AppCatalog.environmentAppID { return environmentApp() }
+            return try await info(try await administration.existing(params.appId))
+        }
+        methods.register(Apps.Update.self, requires: admin) { params, _, _ in
+            try await served(
+                try await administration.update(
+                    id: params.appId, displayName: params.displayName, maxDevicesPerUser: params.maxDevicesPerUser))
+        }
+        methods.register(Apps.RotateCredentials.self, requires: admin) { params, _, _ in
+            guard !params.credentials.platforms.isEmpty else {
+                throw DispatchError.invalidField("credentials", "configure at least one platform (apns, fcm)")
+            }
+            return try await served(try await administration.update(id: params.appId, credentials: params.credentials))
+        }
+        methods.register(Apps.Delete.self, requires: admin) { params, _, _ in
+            try await administration.delete(id: params.appId, confirm: params.confirm)
+            try await loader.refresh()
+            return Empty()
+        }
+    }
+
+    /// `record` as `apps.*` answer it, once this replica serves it.
+    private func served(_ record: AppRecord) async throws -> Apps.AppInfo {
+        try await loader.refresh()
+        return try await info(record)
+    }
+
+    private func info(_ record: AppRecord) async throws -> Apps.AppInfo {
+        Apps.AppInfo(
+            appId: record.id, displayName: record.displayName, source: "database",
+            fingerprints: try await administration.show(id: record.id).fingerprints,
+            maxDevicesPerUser: record.maxDevicesPerUser, revision: record.revision, createdAt: record.createdAt,
+            updatedAt: record.updatedAt)
+    }
+
+    private func environmentApp() -> Apps.AppInfo {
+        let served = catalog.apps.first { $0.source == .environment }
+        return Apps.AppInfo(
+            appId: AppCatalog.environmentAppID, displayName: served?.displayName ?? "Default app (environment)",
+            source: "environment",
+            fingerprints: Dictionary(
+                uniqueKeysWithValues: (served?.providers.keys.map { ($0.rawValue, "SECUREPUSH_* variables") } ?? [])))
+    }
+}

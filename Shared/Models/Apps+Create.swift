@@ -1,0 +1,26 @@
+import Foundation
+
+extension Apps {
+    /// `apps.create {appId, displayName, credentials, maxDevicesPerUser?}` (scope `apps:admin`) → the app. An id
+    /// that exists (or `default`) is `-32009`; credentials that do not configure a working provider are `-32602`
+    /// naming `credentials`.
+    public enum Create: RPCMethod {
+        public static let name = "apps.create"
+
+        public struct Params: Codable, Sendable, Hashable {
+            /// 2 to 64 characters of `a-z`, `0-9` and `-`.
+            public var appId: String
+            public var displayName: String
+            public var credentials: Credentials
+            public var maxDevicesPerUser: Int?
+            public init(appId: String, displayName: String, credentials: Credentials, maxDevicesPerUser: Int? = nil) {
+                self.appId = appId
+                self.displayName = displayName
+                self.credentials = credentials
+                self.maxDevicesPerUser = maxDevicesPerUser
+            }
+        }
+
+        public typealias Result = AppInfo
+    }
+}

@@ -1,0 +1,22 @@
+import Foundation
+
+extension Apps {
+    /// `apps.update {appId, displayName?, maxDevicesPerUser?}` (scope `apps:admin`) → the app; `-32004` when there
+    /// is none, `-32602` naming `appId` for the environment's app (read-only).
+    public enum Update: RPCMethod {
+        public static let name = "apps.update"
+
+        public struct Params: Codable, Sendable, Hashable {
+            public var appId: String
+            public var displayName: String?
+            public var maxDevicesPerUser: Int?
+            public init(appId: String, displayName: String? = nil, maxDevicesPerUser: Int? = nil) {
+                self.appId = appId
+                self.displayName = displayName
+                self.maxDevicesPerUser = maxDevicesPerUser
+            }
+        }
+
+        public typealias Result = AppInfo
+    }
+}
