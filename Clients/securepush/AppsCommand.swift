@@ -51,6 +51,15 @@ struct AppsCommand: AsyncParsableCommand {
         @Option(help: "the app's bundle id (apns-topic)") var apnsTopic: String?
         @Option(help: "production or sandbox (default: SECUREPUSH_APNS_ENVIRONMENT)") var apnsEnvironment: String?
         @Option(help: "the FCM service-account JSON key file") var fcmCredentialsFile: String?
+        @Option(help: "the WNS package SID (ms-app://…)") var wnsPackageSid: String?
+        @Option(help: "a file holding the WNS client secret") var wnsSecretFile: String?
+        @Option(help: "the VAPID P-256 private key file (PEM)") var vapidPrivateKeyFile: String?
+        @Option(help: "the VAPID subject: a mailto: or https: contact") var vapidSubject: String?
+        @Option(
+            help:
+                "the push services' hosts subscriptions may name, comma-separated (default: SECUREPUSH_WEBPUSH_ALLOWED_HOSTS)"
+        )
+        var webpushAllowedHosts: String?
 
         /// The credentials given; throws a usage error for a half-given APNs set or an unreadable file.
         func credentials() throws -> AppCredentials {
@@ -72,6 +81,26 @@ struct AppsCommand: AsyncParsableCommand {
                 credentials.fcm = AppCredentials.FCM(
                     serviceAccount: try Self.read(file, option: "--fcm-credentials-file"))
             }
+            switch (wnsPackageSid, wnsSecretFile) {
+            case (nil, nil): break
+            case (let sid?, let file?):
+                credentials.wns = AppCredentials.WNS(
+                    packageSid: sid,
+                    secret: try Self.read(file, option: "--wns-secret-file").trimmingCharacters(
+                        in: .whitespacesAndNewlines))
+            default: throw ValidationError("WNS needs --wns-package-sid and --wns-secret-file together")
+            }
+            switch (vapidPrivateKeyFile, vapidSubject) {
+            case (nil, nil):
+                if webpushAllowedHosts != nil {
+                    throw ValidationError("--webpush-allowed-hosts needs the --vapid-* options")
+                }
+            case (let file?, let subject?):
+                credentials.webPush = AppCredentials.WebPush(
+                    vapidPrivateKey: try Self.read(file, option: "--vapid-private-key-file"), subject: subject,
+                    allowedHosts: webpushAllowedHosts.map { $0.split(separator: ",").map(String.init) })
+            default: throw ValidationError("Web Push needs --vapid-private-key-file and --vapid-subject together")
+            }
             return credentials
         }
 
@@ -83,8 +112,26 @@ struct AppsCommand: AsyncParsableCommand {
         }
     }
 
+    /// An app's own limits (each unset: the deployment's).
+    struct LimitOptions: ParsableArguments {
+        @Option(help: "devices per user for this app (default: SECUREPUSH_MAX_DEVICES_PER_USER)")
+        var maxDevicesPerUser: Int?
+        @Option(help: "push.send calls per minute for this app, all replicas together (default: no limit)")
+        var sendsPerMinute: Int?
+        @Option(help: "largest payload in bytes, at most SECUREPUSH_MAX_PAYLOAD_BYTES") var maxPayloadBytes: Int?
+        @Option(help: "longest ttlSeconds, at most SECUREPUSH_MAX_TTL_SECONDS") var maxTtlSeconds: Int?
+
+        var limits: Apps.Limits {
+            Apps.Limits(
+                maxDevicesPerUser: maxDevicesPerUser, sendsPerMinute: sendsPerMinute, maxPayloadBytes: maxPayloadBytes,
+                maxTTLSeconds: maxTtlSeconds)
+        }
+    }
+
     static let flags = [
-        "appId": "--id", "displayName": "--name", "maxDevicesPerUser": "--max-devices-per-user",
+        "appId": "--id", "displayName": "--name", "limits.maxDevicesPerUser": "--max-devices-per-user",
+        "limits.sendsPerMinute": "--sends-per-minute", "limits.maxPayloadBytes": "--max-payload-bytes",
+        "limits.maxTTLSeconds": "--max-ttl-seconds",
         "credentials": "the credential options", "confirm": "--yes",
     ]
 
@@ -92,15 +139,14 @@ struct AppsCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create an app with its push credentials.")
         @Option(help: "the app id: 2 to 64 characters of a-z, 0-9 and '-', e.g. retail-ios") var id: String
         @Option(help: "a name for people") var name: String
-        @Option(help: "devices per user for this app (default: SECUREPUSH_MAX_DEVICES_PER_USER)")
-        var maxDevicesPerUser: Int?
+        @OptionGroup var limits: LimitOptions
         @OptionGroup var credentials: CredentialOptions
         @OptionGroup var database: DatabaseOptions
 
         func run() async throws {
             let given = try credentials.credentials()
             let app = try await database.run(flags: AppsCommand.flags, conflictHint: "choose another --id") {
-                try await $0.create(id: id, displayName: name, credentials: given, maxDevicesPerUser: maxDevicesPerUser)
+                try await $0.create(id: id, displayName: name, credentials: given, limits: limits.limits)
             }
             print("created app '\(app.id)' (\(given.platforms.map(\.rawValue).joined(separator: ", ")))")
             print("clients send for it once created with `securepush clients create … --app \(app.id)`")
@@ -128,7 +174,10 @@ struct AppsCommand: AsyncParsableCommand {
             let (app, fingerprints) = try await database.run(flags: AppsCommand.flags) { try await $0.show(id: id) }
             print("app \(app.id): \(app.displayName)")
             print("revision \(app.revision), updated \(app.updatedAt.formatted(.iso8601))")
-            if let limit = app.maxDevicesPerUser { print("devices per user: \(limit)") }
+            if let limit = app.limits.maxDevicesPerUser { print("devices per user: \(limit)") }
+            if let limit = app.limits.sendsPerMinute { print("sends per minute: \(limit)") }
+            if let limit = app.limits.maxPayloadBytes { print("payload bytes: \(limit)") }
+            if let limit = app.limits.maxTTLSeconds { print("TTL seconds: \(limit)") }
             for platform in fingerprints.keys.sorted() { print("\(platform): \(fingerprints[platform]!)") }
         }
     }
@@ -138,18 +187,18 @@ struct AppsCommand: AsyncParsableCommand {
             abstract: "Change an app's name, device limit or credentials (the platforms given are replaced).")
         @Option(help: "the app id") var id: String
         @Option(help: "a new name") var name: String?
-        @Option(help: "devices per user for this app") var maxDevicesPerUser: Int?
+        @OptionGroup var limits: LimitOptions
         @OptionGroup var credentials: CredentialOptions
         @OptionGroup var database: DatabaseOptions
 
         func run() async throws {
             let given = try credentials.credentials()
-            guard name != nil || maxDevicesPerUser != nil || !given.platforms.isEmpty else {
-                throw ValidationError("nothing to change: give --name, --max-devices-per-user or credential options")
+            guard name != nil || limits.limits != Apps.Limits() || !given.platforms.isEmpty else {
+                throw ValidationError("nothing to change: give --name, a limit or credential options")
             }
             let app = try await database.run(flags: AppsCommand.flags) {
                 try await $0.update(
-                    id: id, displayName: name, credentials: given, maxDevicesPerUser: maxDevicesPerUser)
+                    id: id, displayName: name, credentials: given, limits: limits.limits)
             }
             print("updated app '\(app.id)' (revision \(app.revision))")
         }

@@ -12,8 +12,8 @@ extension Apps {
         /// Per platform configured by credentials, its public identifiers and the first 16 hex digits of the SHA-256
         /// of its secret (empty for the environment's app).
         public var fingerprints: [String: String]
-        /// Devices per user for this app; absent: the deployment's `SECUREPUSH_MAX_DEVICES_PER_USER`.
-        public var maxDevicesPerUser: Int?
+        /// The app's own limits (absent ones are the deployment's).
+        public var limits: Limits
         /// Grows with every change; absent for the environment's app.
         public var revision: Int64?
         public var createdAt: Date?
@@ -21,13 +21,13 @@ extension Apps {
 
         public init(
             appId: String, displayName: String, source: String, fingerprints: [String: String] = [:],
-            maxDevicesPerUser: Int? = nil, revision: Int64? = nil, createdAt: Date? = nil, updatedAt: Date? = nil
+            limits: Limits = Limits(), revision: Int64? = nil, createdAt: Date? = nil, updatedAt: Date? = nil
         ) {
             self.appId = appId
             self.displayName = displayName
             self.source = source
             self.fingerprints = fingerprints
-            self.maxDevicesPerUser = maxDevicesPerUser
+            self.limits = limits
             self.revision = revision
             self.createdAt = createdAt
             self.updatedAt = updatedAt

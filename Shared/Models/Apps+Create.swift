@@ -1,7 +1,7 @@
 import Foundation
 
 extension Apps {
-    /// `apps.create {appId, displayName, credentials, maxDevicesPerUser?}` (scope `apps:admin`) → the app. An id
+    /// `apps.create {appId, displayName, credentials, limits?}` (scope `apps:admin`) → the app. An id
     /// that exists (or `default`) is `-32009`; credentials that do not configure a working provider are `-32602`
     /// naming `credentials`.
     public enum Create: RPCMethod {
@@ -12,12 +12,12 @@ extension Apps {
             public var appId: String
             public var displayName: String
             public var credentials: Credentials
-            public var maxDevicesPerUser: Int?
-            public init(appId: String, displayName: String, credentials: Credentials, maxDevicesPerUser: Int? = nil) {
+            public var limits: Limits?
+            public init(appId: String, displayName: String, credentials: Credentials, limits: Limits? = nil) {
                 self.appId = appId
                 self.displayName = displayName
                 self.credentials = credentials
-                self.maxDevicesPerUser = maxDevicesPerUser
+                self.limits = limits
             }
         }
 

@@ -48,17 +48,59 @@ extension Apps {
             }
         }
 
+        /// WNS credentials: the app's package security identifier (its client id) and secret.
+        public struct WNS: Codable, Sendable, Hashable {
+            /// The package SID, `ms-app://S-1-15-2-…`.
+            public var packageSid: String
+            /// The client secret.
+            public var secret: String
+
+            public init(packageSid: String, secret: String) {
+                self.packageSid = packageSid
+                self.secret = secret
+            }
+        }
+
+        /// Web Push (VAPID) credentials.
+        public struct WebPush: Codable, Sendable, Hashable {
+            /// The VAPID P-256 private key, PEM (its public key is what `devices.webPushKey` publishes for the app).
+            public var vapidPrivateKey: String
+            /// A `mailto:` or `https:` contact for push services.
+            public var subject: String
+            /// The push services' hosts subscriptions may name (subdomains included); unset:
+            /// `SECUREPUSH_WEBPUSH_ALLOWED_HOSTS` (production requires one of the two).
+            public var allowedHosts: [String]?
+
+            public init(vapidPrivateKey: String, subject: String, allowedHosts: [String]? = nil) {
+                self.vapidPrivateKey = vapidPrivateKey
+                self.subject = subject
+                self.allowedHosts = allowedHosts
+            }
+        }
+
         public var apns: APNs?
         public var fcm: FCM?
+        public var wns: WNS?
+        public var webPush: WebPush?
 
-        public init(apns: APNs? = nil, fcm: FCM? = nil) {
+        public init(apns: APNs? = nil, fcm: FCM? = nil, wns: WNS? = nil, webPush: WebPush? = nil) {
             self.apns = apns
             self.fcm = fcm
+            self.wns = wns
+            self.webPush = webPush
         }
 
         /// The remote platforms these credentials configure.
         public var platforms: [Platform] {
-            (apns == nil ? [] : [.apns]) + (fcm == nil ? [] : [.fcm])
+            (apns == nil ? [] : [.apns]) + (fcm == nil ? [] : [.fcm]) + (wns == nil ? [] : [.wns])
+                + (webPush == nil ? [] : [.webpush])
+        }
+
+        /// `self` with the credentials of each platform `other` configures replacing this one's.
+        public func merging(_ other: Credentials) -> Credentials {
+            Credentials(
+                apns: other.apns ?? apns, fcm: other.fcm ?? fcm, wns: other.wns ?? wns,
+                webPush: other.webPush ?? webPush)
         }
     }
 }
@@ -72,6 +114,18 @@ extension Apps.Credentials: CustomStringConvertible, CustomDebugStringConvertibl
 extension Apps.Credentials.APNs: CustomStringConvertible, CustomDebugStringConvertible {
     /// The public identifiers only, never the key.
     public var description: String { "APNs(team \(teamId), key \(keyId), topic \(topic); key redacted)" }
+    public var debugDescription: String { description }
+}
+
+extension Apps.Credentials.WNS: CustomStringConvertible, CustomDebugStringConvertible {
+    /// The package SID only, never the secret.
+    public var description: String { "WNS(package \(packageSid); secret redacted)" }
+    public var debugDescription: String { description }
+}
+
+extension Apps.Credentials.WebPush: CustomStringConvertible, CustomDebugStringConvertible {
+    /// The subject only, never the key.
+    public var description: String { "WebPush(subject \(subject); key redacted)" }
     public var debugDescription: String { description }
 }
 

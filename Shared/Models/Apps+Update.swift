@@ -1,7 +1,7 @@
 import Foundation
 
 extension Apps {
-    /// `apps.update {appId, displayName?, maxDevicesPerUser?}` (scope `apps:admin`) → the app; `-32004` when there
+    /// `apps.update {appId, displayName?, limits?}` (each limit given replaces the app's) (scope `apps:admin`) → the app; `-32004` when there
     /// is none, `-32602` naming `appId` for the environment's app (read-only).
     public enum Update: RPCMethod {
         public static let name = "apps.update"
@@ -9,11 +9,11 @@ extension Apps {
         public struct Params: Codable, Sendable, Hashable {
             public var appId: String
             public var displayName: String?
-            public var maxDevicesPerUser: Int?
-            public init(appId: String, displayName: String? = nil, maxDevicesPerUser: Int? = nil) {
+            public var limits: Limits?
+            public init(appId: String, displayName: String? = nil, limits: Limits? = nil) {
                 self.appId = appId
                 self.displayName = displayName
-                self.maxDevicesPerUser = maxDevicesPerUser
+                self.limits = limits
             }
         }
 

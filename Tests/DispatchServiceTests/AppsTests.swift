@@ -1,5 +1,7 @@
+import Crypto
 import DispatchService
 import Foundation
+import MetricsTestKit
 import ServiceCore
 import SharedModels
 import Synchronization
@@ -41,11 +43,12 @@ struct AppsTests {
     }
 
     static func harness(
-        _ providers: Providers, environment: [any RemotePushProvider] = [], databasePath: String? = nil
+        _ providers: Providers, environment: [any RemotePushProvider] = [], databasePath: String? = nil,
+        metrics: TestMetrics = TestMetrics()
     ) async throws -> (DispatchHarness, AppAdministration) {
         let harness = try await DispatchHarness(
             configuration: DispatchHarness.configuration(databasePath: databasePath, delivery: .fast()),
-            providers: environment, appProviders: providers.factory, clock: LiveClock())
+            providers: environment, appProviders: providers.factory, clock: LiveClock(), metrics: metrics)
         let admin = AppAdministration(
             repository: SQLAppRepository(database: harness.components.database.sql),
             keys: harness.configuration.appsKeys, makeProviders: providers.factory)
@@ -150,7 +153,8 @@ struct AppsTests {
         let providers = Providers()
         let (harness, admin) = try await Self.harness(providers)
         try await admin.create(
-            id: "kiosk", displayName: "Kiosk", credentials: Self.apns(topic: "com.bank.kiosk"), maxDevicesPerUser: 1)
+            id: "kiosk", displayName: "Kiosk", credentials: Self.apns(topic: "com.bank.kiosk"),
+            limits: .init(maxDevicesPerUser: 1))
         try await harness.components.appLoader.refresh()
         _ = try await register(harness, user: "alice", app: "kiosk", platform: .direct, token: nil)
         let second = await expectRPCError {
@@ -336,5 +340,137 @@ struct AppsTests {
             Devices.Register.self, .init(platform: .apns, token: "a1a1", appId: "partner-ios"),
             token: try await harness.signer.userToken("alice"))
         #expect(own.verification == nil)
+    }
+
+    @Test(
+        "an app's sendsPerMinute counts every send of the app (not a repeated idempotency key) and refuses with retryAfterSeconds; its payload and TTL bounds lower the deployment's"
+    )
+    func sendLimits() async throws {
+        let providers = Providers()
+        let (harness, admin) = try await Self.harness(providers)
+        try await admin.create(
+            id: "alerts", displayName: "Alerts", credentials: Self.apns(topic: "com.bank.alerts"),
+            limits: .init(sendsPerMinute: 2, maxPayloadBytes: 10, maxTTLSeconds: 60))
+        try await harness.components.appLoader.refresh()
+        _ = try await register(harness, user: "alice", app: "alerts", platform: .direct, token: nil)
+        let token = try await harness.signer.senderToken("app-backend", apps: ["alerts", "default"])
+        func send(_ payload: String = "short", ttl: Int? = nil, key: String? = nil, app: String? = "alerts")
+            async throws -> Push.Send.Result
+        {
+            try await harness.client.call(
+                Push.Send.self,
+                .init(recipientId: "alice", payload: payload, ttlSeconds: ttl, idempotencyKey: key, appId: app),
+                token: token)
+        }
+        let first = try await send(key: "k1")
+        #expect(try await send(key: "k1") == first, "a repeated key answers the first result and is not counted")
+        _ = try await send()
+        let third = await expectRPCError { _ = try await send() }
+        #expect(third?.code == RPCErrorCode.rateLimited)
+        guard case .object(let data)? = third?.data else {
+            Issue.record("no data: \(String(describing: third))")
+            return
+        }
+        #expect(data["quota"] == "sendsPerMinute")
+        #expect(data["limit"] == 2)
+        #expect(data["appId"] == "alerts")
+        guard case .int(let retryAfter)? = data["retryAfterSeconds"] else {
+            Issue.record("no retryAfterSeconds in \(data)")
+            return
+        }
+        #expect((1...60).contains(retryAfter))
+        // Other apps are not limited by it.
+        for _ in 0..<3 { _ = try await send(app: nil) }
+
+        let large = await expectRPCError { _ = try await send("eleven byte") }
+        #expect(large?.data == .object(["field": "payload"]))
+        #expect(large?.message.contains("at most 10 bytes") == true)
+        let long = await expectRPCError { _ = try await send(ttl: 61) }
+        #expect(long?.data == .object(["field": "ttlSeconds"]))
+
+        let beyond = await #expect(throws: DispatchError.self) {
+            try await admin.create(
+                id: "huge", displayName: "Huge", credentials: Self.apns(topic: "com.bank.huge"),
+                limits: .init(maxPayloadBytes: 10_000_000))
+        }
+        #expect(beyond?.rpcError.data == .object(["field": "limits.maxPayloadBytes"]))
+    }
+
+    @Test("delivery metrics carry the app, bounded to the apps served")
+    func metricsByApp() async throws {
+        let providers = Providers()
+        let metrics = TestMetrics()
+        let environmentAPNs = ScriptedProvider(platform: .apns, script: Array(repeating: .sent, count: 5))
+        let (harness, admin) = try await Self.harness(providers, environment: [environmentAPNs], metrics: metrics)
+        try await admin.create(
+            id: "retail-ios", displayName: "Retail", credentials: Self.apns(topic: "com.bank.retail"))
+        try await harness.components.appLoader.refresh()
+        _ = try await register(harness, user: "alice", app: "retail-ios")
+        _ = try await register(harness, user: "alice", app: nil, token: "bbbb")
+        _ = try await send(harness, to: "alice", app: "retail-ios", claim: ["retail-ios"])
+        _ = try await send(harness, to: "alice", app: nil, claim: [])
+        try await RunningWorkers.with(harness.components.workers) { () async throws in
+            #expect(await eventually { providers.provider("apns:com.bank.retail")?.jobs.count == 1 })
+            #expect(await eventually { environmentAPNs.jobs.count == 1 })
+            #expect(
+                await eventually {
+                    for app in ["retail-ios", "default"] {
+                        let sent = try? metrics.expectCounter(
+                            "securepush_deliveries_total", [("platform", "apns"), ("app", app), ("status", "sent")])
+                        guard sent?.totalValue == 1 else { return false }
+                    }
+                    return true
+                })
+        }
+        #expect(
+            try metrics.expectCounter(
+                "securepush_provider_attempts_total", [("platform", "apns"), ("app", "retail-ios"), ("result", "sent")]
+            ).totalValue == 1)
+        let apps = Set(metrics.counters.flatMap { $0.dimensions.filter { $0.0 == "app" }.map(\.1) })
+        #expect(apps.isSubset(of: ["default", "retail-ios", "other"]), "\(apps)")
+    }
+
+    @Test(
+        "an app's Web Push credentials: its own VAPID key from devices.webPushKey, its own allowed hosts; WNS credentials build a WNS provider"
+    )
+    func webPushAndWNSApps() async throws {
+        let factory = PushProviders.appProviderFactory(environment: ServiceEnvironment([:]), logger: .quiet)
+        let harness = try await DispatchHarness(appProviders: factory)
+        let admin = AppAdministration(
+            repository: SQLAppRepository(database: harness.components.database.sql),
+            keys: harness.configuration.appsKeys, makeProviders: factory)
+        let vapid = P256.Signing.PrivateKey()
+        try await admin.create(
+            id: "retail-web", displayName: "Retail (web)",
+            credentials: AppCredentials(
+                wns: .init(packageSid: "ms-app://S-1-15-2-1", secret: "wns-secret"),
+                webPush: .init(
+                    vapidPrivateKey: vapid.pemRepresentation, subject: "mailto:push@bank.example",
+                    allowedHosts: ["push.bank.example"])))
+        try await harness.components.appLoader.refresh()
+        let served = try #require(await harness.components.apps.app("retail-web"))
+        #expect(served.platforms == [.direct, .webpush, .wns])
+
+        let key = try await harness.client.call(Devices.WebPushKey.self, .init(appId: "retail-web")).vapidPublicKey
+        #expect(key == vapid.publicKey.x963Representation.base64URLEncodedString())
+        let noWebPush = await expectRPCError { _ = try await harness.client.call(Devices.WebPushKey.self, .init()) }
+        #expect(noWebPush?.code == RPCErrorCode.notFound)
+
+        let p256dh = P256.KeyAgreement.PrivateKey().publicKey.x963Representation.base64URLEncodedString()
+        func subscription(_ host: String) -> String {
+            #"{"endpoint":"https://\#(host)/wpush/abc","keys":{"p256dh":"\#(p256dh)","auth":"BTBZMqHH6r4Tts7J_aSIgg"}}"#
+        }
+        _ = try await register(
+            harness, user: "alice", app: "retail-web", platform: .webpush, token: subscription("push.bank.example"))
+        let elsewhere = await expectRPCError {
+            _ = try await register(
+                harness, user: "alice", app: "retail-web", platform: .webpush, token: subscription("evil.example"))
+        }
+        #expect(elsewhere?.data == .object(["field": "token"]))
+        let shown = try await admin.show(id: "retail-web").fingerprints
+        #expect(shown["wns"]?.hasPrefix("package ms-app://S-1-15-2-1, sha256:") == true)
+        #expect(shown["webpush"]?.contains(key) == true)
+        #expect(shown.values.allSatisfy { !$0.contains("wns-secret") })
+        for provider in served.providers.values { await provider.shutdown() }
     }
 }

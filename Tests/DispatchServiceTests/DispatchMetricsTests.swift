@@ -36,10 +36,18 @@ struct DispatchMetricsTests {
             try metrics.expectCounter(label, dimensions).totalValue
         }
         for status in ["sent", "failed"] {
-            #expect(try count("securepush_provider_attempts_total", [("platform", "apns"), ("result", status)]) == 1)
-            #expect(try count("securepush_deliveries_total", [("platform", "apns"), ("status", status)]) == 1)
+            #expect(
+                try count(
+                    "securepush_provider_attempts_total",
+                    [("platform", "apns"), ("app", "default"), ("result", status)]) == 1)
+            #expect(
+                try count(
+                    "securepush_deliveries_total", [("platform", "apns"), ("app", "default"), ("status", status)]) == 1)
         }
-        #expect(try count("securepush_deliveries_total", [("platform", "apns"), ("status", "deactivated")]) == 0)
+        #expect(
+            try count(
+                "securepush_deliveries_total", [("platform", "apns"), ("app", "default"), ("status", "deactivated")])
+                == 0)
     }
 
     @Test("a device a provider reports gone counts once as deactivated, by platform and a bounded reason")
@@ -49,7 +57,7 @@ struct DispatchMetricsTests {
             answering: [.deactivate(reason: "BadDeviceToken"), .sent], metrics: metrics)
         func deactivated(_ reason: String) throws -> Int64 {
             try metrics.expectCounter(
-                "securepush_devices_deactivated_total", [("platform", "apns"), ("reason", reason)]
+                "securepush_devices_deactivated_total", [("platform", "apns"), ("app", "default"), ("reason", reason)]
             ).totalValue
         }
         #expect(try deactivated("bad_token") == 1)
@@ -122,8 +130,10 @@ struct DispatchMetricsTests {
         #expect(try metrics.expectMeter("securepush_direct_streams_open").lastValue == 0)
         #expect(try metrics.expectCounter("securepush_direct_events_written_total").totalValue == 1)
         #expect(
-            try metrics.expectCounter("securepush_deliveries_total", [("platform", "direct"), ("status", "sent")])
-                .totalValue == 1)
+            try metrics.expectCounter(
+                "securepush_deliveries_total", [("platform", "direct"), ("app", "default"), ("status", "sent")]
+            )
+            .totalValue == 1)
     }
 
     @Test("RPC calls count by service, method and code; any unknown method name is counted as `unknown`")

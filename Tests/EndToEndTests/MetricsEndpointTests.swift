@@ -32,7 +32,7 @@ struct MetricsEndpointTests {
         ],
         "push-dispatch": [
             "securepush_rpc_requests": ("counter", ["service", "method", "code"]),
-            "securepush_deliveries": ("counter", ["platform", "status"]),
+            "securepush_deliveries": ("counter", ["platform", "app", "status"]),
             "securepush_direct_streams_open": ("gauge", []),
             "securepush_direct_events_written": ("counter", []),
             "securepush_delivery_latency_seconds": ("histogram", ["platform"]),
@@ -122,7 +122,7 @@ struct MetricsEndpointTests {
             #expect(
                 dispatch.value(
                     "securepush_deliveries_total", family: "securepush_deliveries",
-                    ["platform": "direct", "status": "sent"]) >= 1)
+                    ["platform": "direct", "app": "default", "status": "sent"]) >= 1)
             #expect(
                 dispatch.value(
                     "securepush_rpc_request_duration_seconds_count", family: "securepush_rpc_request_duration_seconds",

@@ -30,6 +30,9 @@ GRAFANA_VARIABLES = {
     "${__rate_interval}": RATE_INTERVAL,
     "$__interval": RATE_INTERVAL,
     "${__interval}": RATE_INTERVAL,
+    # The dashboard's app selector: the page shows every app.
+    "$app": ".*",
+    "${app}": ".*",
 }
 # Any other $name or ${name} is a dashboard variable this page cannot fill ($1 in label_replace is not one).
 UNKNOWN_VARIABLE = re.compile(r"\$\{?[A-Za-z_]\w*\}?")

@@ -41,7 +41,7 @@ class MakeConsoleTests(unittest.TestCase):
         graphs = page.count("new PromConsole.Graph(")
         self.assertEqual(graphs, sum(1 for p in DASHBOARD["panels"] if p.get("targets")))
         for target in (t for p in DASHBOARD["panels"] for t in p.get("targets", [])):
-            expr = target["expr"].replace("$__rate_interval", "1m")
+            expr = target["expr"].replace("$__rate_interval", "1m").replace("$app", ".*")
             self.assertIn(make_console.js_string(expr), page)
 
     def test_a_panel_appended_to_the_dashboard_appears_on_the_page(self):
@@ -82,6 +82,8 @@ class MakeConsoleTests(unittest.TestCase):
         self.assertEqual(make_console.promql("rate(x[$__rate_interval])", "p"), "rate(x[1m])")
         self.assertEqual(make_console.promql('label_replace(x, "a", "$1", "b", "(.*)")', "p"),
                          'label_replace(x, "a", "$1", "b", "(.*)")')
+        # The app selector shows every app on the page.
+        self.assertEqual(make_console.promql('x{app=~"$app"}', "p"), 'x{app=~".*"}')
         with self.assertRaisesRegex(make_console.DashboardError, r"\$instance"):
             make_console.render({"panels": [panel("p", 'up{instance="$instance"}')]})
 

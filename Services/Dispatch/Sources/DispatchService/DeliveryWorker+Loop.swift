@@ -106,7 +106,7 @@ extension DeliveryWorker {
             }
             return .attempted(retryAt: nil)
         }
-        attemptCounts.increment(outcome.metricResult)
+        attemptCounts(job.appID).increment(outcome.metricResult)
         let attempts = job.attempts + 1
         let recordedAt = now()
         let resolved = configuration.retry.resolve(
@@ -121,9 +121,11 @@ extension DeliveryWorker {
                     LogMetadataKey.notificationID: "\(job.notificationID)", LogMetadataKey.deviceID: "\(job.deviceID)",
                     "delivery.attempts": "\(attempts)", "delivery.status": "\(status.map(\.rawValue) ?? "superseded")",
                 ])
-            if let status, status != .retrying { deliveryCounts.increment(status.rawValue) }
+            if let status, status != .retrying { deliveryCounts(job.appID).increment(status.rawValue) }
             if status == .sent { deliveryLatency.recordLatency(since: job.sentAt, until: recordedAt) }
-            if status == .deactivated, let reason = resolved.deactivationReason { deactivationCounts.increment(reason) }
+            if status == .deactivated, let reason = resolved.deactivationReason {
+                deactivationCounts(job.appID).increment(reason)
+            }
             if status == .retrying, case .retry(let after, _) = resolved {
                 return .attempted(retryAt: recordedAt.adding(after))
             }

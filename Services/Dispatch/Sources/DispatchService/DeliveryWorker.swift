@@ -25,12 +25,12 @@ public struct DeliveryWorker: Service {
     let configuration: DeliveryConfiguration
     let now: @Sendable () -> Date
     let logger: Logger
-    /// `securepush_deliveries_total` of this worker's platform.
-    let deliveryCounts: CounterFamily
-    /// `securepush_provider_attempts_total` of this worker's platform.
-    let attemptCounts: CounterFamily
-    /// `securepush_devices_deactivated_total` of this worker's platform.
-    let deactivationCounts: CounterFamily
+    /// `securepush_deliveries_total` of this worker's platform, by app.
+    let deliveryCounts: PerAppCounters
+    /// `securepush_provider_attempts_total` of this worker's platform, by app.
+    let attemptCounts: PerAppCounters
+    /// `securepush_devices_deactivated_total` of this worker's platform, by app.
+    let deactivationCounts: PerAppCounters
     /// `securepush_delivery_latency_seconds` of this worker's platform.
     let deliveryLatency: CoreMetrics.Timer
     /// `securepush_provider_responses_total` of this worker's platform.
@@ -76,9 +76,9 @@ public struct DeliveryWorker: Service {
         var logger = logger
         logger[metadataKey: LogMetadataKey.platform] = "\(platform)"
         self.logger = logger
-        deliveryCounts = metrics.deliveries(platform)
-        attemptCounts = metrics.attempts(platform)
-        deactivationCounts = metrics.deactivations(platform)
+        deliveryCounts = metrics.deliveries(platform, apps: catalog)
+        attemptCounts = metrics.attempts(platform, apps: catalog)
+        deactivationCounts = metrics.deactivations(platform, apps: catalog)
         deliveryLatency = metrics.deliveryLatency(platform)
         responses = metrics.responses(platform)
         self.tracing = tracing

@@ -117,7 +117,9 @@ struct DirectBatchDrain: Sendable {
                 shared.metrics.directDeliveryLatency.recordLatency(since: job.sentAt, until: writtenAt)
             }
             shared.metrics.eventsWritten.increment(by: write.jobs.count)
-            shared.deliveryCounts.increment("sent", by: write.jobs.count)
+            for (app, written) in Dictionary(grouping: write.jobs, by: \.appID) {
+                shared.deliveryCounts(app).increment("sent", by: written.count)
+            }
             write.stream.endBatchDrain(last: write.last, more: write.jobs.count == DirectEventStream.batchSize)
         }
     }

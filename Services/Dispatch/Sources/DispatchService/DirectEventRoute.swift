@@ -26,7 +26,7 @@ struct DirectEventRoute: Sendable {
     let now: @Sendable () -> Date
     let metrics: DispatchMetrics
     /// `securepush_deliveries_total{platform="direct"}`, created once for every stream.
-    let deliveryCounts: CounterFamily
+    let deliveryCounts: PerAppCounters
     /// A span for each event written.
     var tracing: DeliveryTracing = .off
     /// The streams' logger.

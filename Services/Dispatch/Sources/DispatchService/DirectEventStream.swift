@@ -31,7 +31,8 @@ struct DirectEventStream: Sendable {
     let logger: Logger
     var metrics: DispatchMetrics = .disabled
     /// `securepush_deliveries_total{platform="direct"}`.
-    var deliveryCounts: CounterFamily = DispatchMetrics.disabled.deliveries(.direct)
+    var deliveryCounts: PerAppCounters = DispatchMetrics.disabled.deliveries(
+        .direct, apps: AppCatalog(environmentProviders: []))
     /// A span for each event written.
     var tracing: DeliveryTracing = .off
 
@@ -104,7 +105,9 @@ struct DirectEventStream: Sendable {
                 metrics.directDeliveryLatency.recordLatency(since: job.sentAt, until: writtenAt)
             }
             metrics.eventsWritten.increment(by: jobs.count)
-            deliveryCounts.increment("sent", by: jobs.count)
+            for (app, written) in Dictionary(grouping: jobs, by: \.appID) {
+                deliveryCounts(app).increment("sent", by: written.count)
+            }
             if jobs.count < Self.batchSize { return last }
         }
     }

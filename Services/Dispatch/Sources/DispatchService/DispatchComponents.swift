@@ -135,6 +135,7 @@ public struct DispatchComponents: RPCServiceComponents {
             store: storeWriter,
             recipients: RecipientDirectory(auth: auth, tokens: tokens, now: now),
             providers: providers,
+            sendCounters: SQLAttemptCounters(database: database.sql, table: SQLAppRepository.sendCountersTable),
             limits: .init(
                 maxPayloadBytes: configuration.maxPayloadBytes, maxTTLSeconds: configuration.maxTTLSeconds,
                 idempotencyTimeout: configuration.idempotencyTimeout),
@@ -205,7 +206,7 @@ public struct DispatchComponents: RPCServiceComponents {
                 apps: AppsMethods(
                     administration: AppAdministration(
                         repository: appRepository, keys: configuration.appsKeys, makeProviders: makeAppProviders,
-                        now: now),
+                        now: now, deploymentLimits: (configuration.maxPayloadBytes, configuration.maxTTLSeconds)),
                     loader: appLoader, catalog: catalog),
                 maxBatchLength: configuration.server.maxBatchLength),
             services: services,
@@ -217,7 +218,8 @@ public struct DispatchComponents: RPCServiceComponents {
             eventRoute: DirectEventRoute(
                 verifier: verifier, devices: deviceRepository, deliveries: deliveryRepository, hub: hub,
                 revocations: revocations, now: now,
-                metrics: dispatchMetrics, deliveryCounts: dispatchMetrics.deliveries(.direct), tracing: tracing,
+                metrics: dispatchMetrics, deliveryCounts: dispatchMetrics.deliveries(.direct, apps: catalog),
+                tracing: tracing,
                 logger: logger),
             webAssetRoute: WebAssetRoute(inbox: configuration.inbox)
         )

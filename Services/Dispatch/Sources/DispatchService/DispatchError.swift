@@ -9,7 +9,7 @@ public struct DispatchError: Error, Hashable, RPCErrorConvertible, CustomStringC
         case recipientNotFound(String)
         case sendInProgress
         case dependencyUnavailable(dependency: String, reason: String)
-        case quotaExceeded(quota: Quota, limit: Int, appID: String?)
+        case quotaExceeded(quota: Quota, limit: Int, appID: String?, retryAfterSeconds: Int?)
         case appNotAllowed(String)
         case conflict(String)
         case appNotFound
@@ -17,8 +17,10 @@ public struct DispatchError: Error, Hashable, RPCErrorConvertible, CustomStringC
 
     /// A per-user or per-device quota, named in `-32029`'s `data.quota`.
     public enum Quota: String, Sendable, Hashable {
-        /// `SECUREPUSH_MAX_DEVICES_PER_USER`.
+        /// `SECUREPUSH_MAX_DEVICES_PER_USER`, or the app's `limits.maxDevicesPerUser`.
         case devicesPerUser
+        /// The app's `limits.sendsPerMinute`.
+        case sendsPerMinute
     }
 
     private let code: Code
@@ -51,8 +53,10 @@ public struct DispatchError: Error, Hashable, RPCErrorConvertible, CustomStringC
 
     /// A quota is full: `-32029` with `data: {quota, limit, appId?}`; the caller must free room (e.g. unregister a
     /// device).
-    public static func quotaExceeded(_ quota: Quota, limit: Int, appID: String? = nil) -> DispatchError {
-        DispatchError(.quotaExceeded(quota: quota, limit: limit, appID: appID))
+    public static func quotaExceeded(
+        _ quota: Quota, limit: Int, appID: String? = nil, retryAfterSeconds: Int? = nil
+    ) -> DispatchError {
+        DispatchError(.quotaExceeded(quota: quota, limit: limit, appID: appID, retryAfterSeconds: retryAfterSeconds))
     }
 
     /// The caller's token does not list this app (`apps` claim; none: the default app only): `-32003` with
@@ -85,14 +89,18 @@ public struct DispatchError: Error, Hashable, RPCErrorConvertible, CustomStringC
                 data: .object(["field": "recipientId"]))
         case .sendInProgress: .conflict("a send with this idempotency key is in progress")
         case .dependencyUnavailable(let dependency, let reason): .unavailable(dependency, reason)
-        case .quotaExceeded(let quota, let limit, let appID):
+        case .quotaExceeded(let quota, let limit, let appID, let retryAfterSeconds):
             RPCError(
                 code: RPCErrorCode.rateLimited,
                 message: "Quota exceeded: \(quota.rawValue) is limited to \(limit)"
-                    + (appID.map { " for app '\($0)'" } ?? ""),
+                    + (appID.map { " for app '\($0)'" } ?? "")
+                    + (retryAfterSeconds.map { "; retry after \($0) s" } ?? ""),
                 data: .object(
                     ["quota": .string(quota.rawValue), "limit": .int(Int64(limit))]
-                        .merging(appID.map { ["appId": .string($0)] } ?? [:]) { first, _ in first }))
+                        .merging(appID.map { ["appId": .string($0)] } ?? [:]) { first, _ in first }
+                        .merging(retryAfterSeconds.map { ["retryAfterSeconds": .int(Int64($0))] } ?? [:]) {
+                            first, _ in first
+                        }))
         case .appNotAllowed(let appID):
             RPCError(
                 code: RPCErrorCode.forbidden,
@@ -113,7 +121,7 @@ public struct DispatchError: Error, Hashable, RPCErrorConvertible, CustomStringC
         case .recipientNotFound(let recipientID): "recipient '\(recipientID)' not found"
         case .sendInProgress: "send with this idempotency key in progress"
         case .dependencyUnavailable(let dependency, let reason): "\(dependency) unavailable: \(reason)"
-        case .quotaExceeded(let quota, let limit, _): "quota \(quota.rawValue) of \(limit) exceeded"
+        case .quotaExceeded(let quota, let limit, _, _): "quota \(quota.rawValue) of \(limit) exceeded"
         case .appNotAllowed(let appID): "app '\(appID)' not allowed for this client"
         case .conflict(let reason): reason
         case .appNotFound: "app not found"

@@ -27,14 +27,15 @@ public enum DispatchMethods {
         // Public, like auth.keys: a web app needs it before anyone signs in.
         methods.registerAdmittingItself(Devices.WebPushKey.self) { params, _ in
             let app = try await devices.providers.app(params.appId ?? devices.providers.catalog.defaultAppID)
-            // Apps in the database have no Web Push credentials yet: only the environment's app has a key.
-            guard app.id == AppCatalog.environmentAppID, let webPushKey else {
+            // Each app publishes its own VAPID key; the environment's app the SECUREPUSH_VAPID_* one.
+            let appKey = (app.providers[.webpush] as? WebPushProvider)?.applicationServerKey
+            guard let key = appKey ?? (app.id == AppCatalog.environmentAppID ? webPushKey : nil) else {
                 throw RPCError.notFound(
                     app.id == AppCatalog.environmentAppID
                         ? "Web Push key: Web Push is not configured (SECUREPUSH_VAPID_PRIVATE_KEY_FILE)"
                         : "Web Push key: app '\(app.id)' has no Web Push credentials")
             }
-            return Devices.WebPushKey.Result(vapidPublicKey: webPushKey)
+            return Devices.WebPushKey.Result(vapidPublicKey: key)
         }
 
         methods.register(Devices.Register.self, requires: .user) { params, user, _ in

@@ -66,20 +66,28 @@ public struct DispatchMetrics: Sendable {
     /// Records nothing.
     public static var disabled: DispatchMetrics { DispatchMetrics(factory: NOOPMetricsHandler.instance) }
 
-    /// `securepush_deliveries_total{platform,status}`: deliveries that reached a final status (for `direct`: written
-    /// to the device's stream).
-    func deliveries(_ platform: Platform) -> CounterFamily {
-        CounterFamily(
-            label: "securepush_deliveries_total", dimension: "status", values: Self.finalStatuses,
-            fixed: [("platform", platform.rawValue)], factory: factory)
+    /// `securepush_deliveries_total{platform,app,status}`: deliveries that reached a final status (for `direct`:
+    /// written to the device's stream), by app (``PerAppCounters``).
+    func deliveries(_ platform: Platform, apps: AppCatalog) -> PerAppCounters {
+        perApp(apps) { [factory] app in
+            CounterFamily(
+                label: "securepush_deliveries_total", dimension: "status", values: Self.finalStatuses,
+                fixed: [("platform", platform.rawValue), ("app", app)], factory: factory)
+        }
     }
 
-    /// `securepush_devices_deactivated_total{platform,reason}`: devices a provider reported gone, which are no longer
-    /// targeted.
-    func deactivations(_ platform: Platform) -> CounterFamily {
-        CounterFamily(
-            label: "securepush_devices_deactivated_total", dimension: "reason", values: Self.deactivationReasons,
-            fixed: [("platform", platform.rawValue)], factory: factory)
+    /// `securepush_devices_deactivated_total{platform,app,reason}`: devices a provider reported gone, which are no
+    /// longer targeted.
+    func deactivations(_ platform: Platform, apps: AppCatalog) -> PerAppCounters {
+        perApp(apps) { [factory] app in
+            CounterFamily(
+                label: "securepush_devices_deactivated_total", dimension: "reason", values: Self.deactivationReasons,
+                fixed: [("platform", platform.rawValue), ("app", app)], factory: factory)
+        }
+    }
+
+    private func perApp(_ apps: AppCatalog, _ make: @escaping @Sendable (String) -> CounterFamily) -> PerAppCounters {
+        PerAppCounters(isServed: { apps.serves($0) }, make: make)
     }
 
     /// Sets `securepush_delivery_queue_depth{platform}` and `securepush_delivery_queue_oldest_age_seconds{platform}`
@@ -95,11 +103,13 @@ public struct DispatchMetrics: Sendable {
         }
     }
 
-    /// `securepush_provider_attempts_total{platform,result}`: every attempt through a remote provider.
-    func attempts(_ platform: Platform) -> CounterFamily {
-        CounterFamily(
-            label: "securepush_provider_attempts_total", dimension: "result", values: Self.attemptResults,
-            fixed: [("platform", platform.rawValue)], factory: factory)
+    /// `securepush_provider_attempts_total{platform,app,result}`: every attempt through a remote provider.
+    func attempts(_ platform: Platform, apps: AppCatalog) -> PerAppCounters {
+        perApp(apps) { [factory] app in
+            CounterFamily(
+                label: "securepush_provider_attempts_total", dimension: "result", values: Self.attemptResults,
+                fixed: [("platform", platform.rawValue), ("app", app)], factory: factory)
+        }
     }
 }
 

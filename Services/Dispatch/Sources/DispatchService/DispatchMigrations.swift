@@ -173,7 +173,7 @@ public enum DispatchMigrations {
                     id TEXT PRIMARY KEY NOT NULL,
                     display_name TEXT NOT NULL,
                     credentials TEXT NOT NULL,
-                    max_devices_per_user \(integer),
+                    limits TEXT NOT NULL,
                     created_at \(integer) NOT NULL,
                     updated_at \(integer) NOT NULL,
                     revision \(integer) NOT NULL
@@ -202,6 +202,8 @@ public enum DispatchMigrations {
                 "CREATE INDEX device_by_token ON device (platform, token)",
                 "CREATE INDEX device_by_app ON device (app_id)",
             ]
+                // Each app's sends in its current minute (`sendsPerMinute`), shared by every replica.
+                + SQLAttemptCounters.tableStatements(dialect, table: SQLAppRepository.sendCountersTable)
         },
     ]
 

@@ -51,6 +51,15 @@ extension PushProviders {
                     providers.append(
                         try FCMProvider(configuration: .forApp(fcm, environment: environment), logger: logger))
                 }
+                if let wns = credentials.wns {
+                    providers.append(
+                        try WNSProvider(configuration: .forApp(wns, environment: environment), logger: logger))
+                }
+                if let webPush = credentials.webPush {
+                    providers.append(
+                        try WebPushProvider(
+                            configuration: .forApp(webPush, environment: environment), logger: logger))
+                }
             } catch {
                 for provider in providers { await provider.shutdown() }
                 throw error

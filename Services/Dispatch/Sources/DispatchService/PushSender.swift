@@ -38,6 +38,8 @@ public struct PushSender: Sendable {
     let store: NotificationStoreWriter
     let recipients: RecipientDirectory
     let providers: PushProviderRegistry
+    /// Each app's sends in its current minute (`limits.sendsPerMinute`), shared by every replica.
+    let sendCounters: any AttemptCounters
     let limits: Limits
     let now: @Sendable () -> Date
     let logger: Logger
@@ -50,11 +52,13 @@ public struct PushSender: Sendable {
         store: NotificationStoreWriter,
         recipients: RecipientDirectory,
         providers: PushProviderRegistry,
+        sendCounters: any AttemptCounters = InMemoryAttemptCounters(),
         limits: Limits,
         now: @escaping @Sendable () -> Date,
         logger: Logger,
         tracer: (any Tracer)? = nil
     ) {
+        self.sendCounters = sendCounters
         self.deliveries = deliveries
         self.devices = devices
         self.store = store
@@ -73,15 +77,16 @@ public struct PushSender: Sendable {
     ///
     /// `apps` are the apps the client's token lists (empty: the default app only); `params.appId` (default: the
     /// deployment's default app) must be one of them (`-32003` with `data: {appId}`) and exist (`-32602` naming
-    /// `appId`). Only that app's devices of the recipient are targeted.
+    /// `appId`). Only that app's devices of the recipient are targeted, within the app's own payload and TTL bounds
+    /// and its `sendsPerMinute` (`-32029` with `retryAfterSeconds`; a repeated idempotency key is not counted again).
     public func send(clientID: String, apps: [String] = [], params: Push.Send.Params) async throws -> Push.Send.Result {
-        try validate(params)
         let appID = params.appId ?? providers.catalog.defaultAppID
         guard AppID.isValid(appID) else { throw DispatchError.invalidField("appId", AppID.requirement) }
         guard (apps.isEmpty ? [providers.catalog.defaultAppID] : apps).contains(appID) else {
             throw DispatchError.appNotAllowed(appID)
         }
-        _ = try await providers.app(appID)
+        let app = try await providers.app(appID)
+        try validate(params, app: app.limits)
         // No payload for nobody: a recipient auth does not know (or auth down) stops the send before anything is kept.
         try await recipients.requireKnown(params.recipientId)
         var claim: IdempotencyClaim?
@@ -93,6 +98,25 @@ public struct PushSender: Sendable {
             case .completed(let first): return first
             case .inProgress: throw DispatchError.sendInProgress
             case .reserved(let reserved): claim = reserved
+            }
+        }
+        if let perMinute = app.limits.sendsPerMinute {
+            let counted: AttemptCount
+            do {
+                counted = try await sendCounters.reserve(appID, limit: perMinute, window: 60, at: now())
+            } catch {
+                await release(claim)
+                throw error
+            }
+            if case .refused(let retryAfter) = counted {
+                await release(claim)
+                logger.security(
+                    SecurityEvent("push.send.app_quota_exceeded"),
+                    metadata: [
+                        LogMetadataKey.clientID: "\(clientID)", "app.id": "\(appID)", "quota.limit": "\(perMinute)",
+                    ])
+                throw DispatchError.quotaExceeded(
+                    .sendsPerMinute, limit: perMinute, appID: appID, retryAfterSeconds: retryAfter)
             }
         }
         let stored: Store.Put.Result
@@ -184,22 +208,25 @@ public struct PushSender: Sendable {
         let current = now()
         let expired = try await deliveries.expireDue(now: current)
         let purged = try await deliveries.purge(before: current.adding(.zero - limits.retention))
+        _ = try await sendCounters.purge(expiredBefore: current)
         if expired > 0 || purged > 0 {
             logger.debug("push.expiry.swept", metadata: ["push.expired": "\(expired)", "push.purged": "\(purged)"])
         }
     }
 
-    func validate(_ params: Push.Send.Params) throws(DispatchError) {
+    func validate(_ params: Push.Send.Params, app: Apps.Limits = Apps.Limits()) throws(DispatchError) {
+        let maxPayloadBytes = min(app.maxPayloadBytes ?? limits.maxPayloadBytes, limits.maxPayloadBytes)
+        let maxTTLSeconds = min(app.maxTTLSeconds ?? limits.maxTTLSeconds, limits.maxTTLSeconds)
         if let reason = TextLimit.recipientID.violation(in: params.recipientId) {
             throw .invalidField("recipientId", reason)
         }
         guard !params.payload.isEmpty else { throw .invalidField("payload", "must not be empty") }
         let bytes = params.payload.utf8.count
-        guard bytes <= limits.maxPayloadBytes else {
-            throw .invalidField("payload", "must be at most \(limits.maxPayloadBytes) bytes of UTF-8 (got \(bytes))")
+        guard bytes <= maxPayloadBytes else {
+            throw .invalidField("payload", "must be at most \(maxPayloadBytes) bytes of UTF-8 (got \(bytes))")
         }
-        if let ttl = params.ttlSeconds, !(1...limits.maxTTLSeconds).contains(ttl) {
-            throw .invalidField("ttlSeconds", "must be between 1 and \(limits.maxTTLSeconds)")
+        if let ttl = params.ttlSeconds, !(1...maxTTLSeconds).contains(ttl) {
+            throw .invalidField("ttlSeconds", "must be between 1 and \(maxTTLSeconds)")
         }
         if let key = params.idempotencyKey, let reason = TextLimit.idempotencyKey.violation(in: key) {
             throw .invalidField("idempotencyKey", reason)

@@ -15,14 +15,20 @@ public struct AppAdministration: Sendable {
     let keys: AppsKeySource
     let makeProviders: AppCatalogLoader.ProviderFactory
     let now: @Sendable () -> Date
+    /// The deployment's payload and TTL bounds, which an app's own may only lower.
+    let deploymentLimits: (maxPayloadBytes: Int, maxTTLSeconds: Int)
     /// Told the path of the development key file when the first `create` generates it.
     let keyFileCreated: @Sendable (String) -> Void
 
     public init(
         repository: SQLAppRepository, keys: AppsKeySource, makeProviders: @escaping AppCatalogLoader.ProviderFactory,
         now: @escaping @Sendable () -> Date = { Date() },
+        deploymentLimits: (maxPayloadBytes: Int, maxTTLSeconds: Int) = (
+            SettingCatalog.maxPayloadBytes.defaultValue, SettingCatalog.maxTTL.defaultValue
+        ),
         keyFileCreated: @escaping @Sendable (String) -> Void = { _ in }
     ) {
+        self.deploymentLimits = deploymentLimits
         self.keyFileCreated = keyFileCreated
         self.repository = repository
         self.keys = keys
@@ -45,20 +51,23 @@ public struct AppAdministration: Sendable {
         let database = try ServiceDatabase.open(configuration, schema: DispatchMigrations.schema, logger: logger)
         let keys = AppsKeySource.fromEnvironment(environment)
         let factory = PushProviders.appProviderFactory(environment: environment, logger: logger)
+        let limits = (
+            try environment.int(SettingCatalog.maxPayloadBytes), try environment.int(SettingCatalog.maxTTL)
+        )
         return try await database.whileRunning { sql in
             try await body(
                 AppAdministration(
                     repository: SQLAppRepository(database: sql), keys: keys, makeProviders: factory,
-                    keyFileCreated: keyFileCreated))
+                    deploymentLimits: limits, keyFileCreated: keyFileCreated))
         }
     }
 
     /// Creates app `id`; `-32009` when it exists (also `default`, the environment's app).
     @discardableResult
     public func create(
-        id: String, displayName: String, credentials: AppCredentials, maxDevicesPerUser: Int? = nil
+        id: String, displayName: String, credentials: AppCredentials, limits: Apps.Limits = Apps.Limits()
     ) async throws -> AppRecord {
-        try Self.check(id: id, displayName: displayName, maxDevicesPerUser: maxDevicesPerUser)
+        try check(id: id, displayName: displayName, limits: limits)
         guard id != AppCatalog.environmentAppID else {
             throw DispatchError.conflict("app 'default' is configured by the SECUREPUSH_* provider variables")
         }
@@ -66,7 +75,7 @@ public struct AppAdministration: Sendable {
         let sealer = try keys.sealerCreatingKey(now: now(), onCreate: keyFileCreated)
         let record = AppRecord(
             id: id, displayName: displayName, sealedCredentials: try sealer.seal(credentials, appID: id),
-            maxDevicesPerUser: maxDevicesPerUser, createdAt: now(), updatedAt: now())
+            limits: limits, createdAt: now(), updatedAt: now())
         guard try await repository.create(record) else { throw DispatchError.conflict("app '\(id)' exists") }
         return record
     }
@@ -92,18 +101,15 @@ public struct AppAdministration: Sendable {
     @discardableResult
     public func update(
         id: String, displayName: String? = nil, credentials: AppCredentials = AppCredentials(),
-        maxDevicesPerUser: Int? = nil
+        limits: Apps.Limits = Apps.Limits()
     ) async throws -> AppRecord {
         var app = try await existing(id)
         let sealer = try keys.sealerCreatingKey(now: now())
-        var merged = try sealer.open(app.sealedCredentials, appID: id)
-        if let apns = credentials.apns { merged.apns = apns }
-        if let fcm = credentials.fcm { merged.fcm = fcm }
-        try Self.check(
-            id: id, displayName: displayName ?? app.displayName, maxDevicesPerUser: maxDevicesPerUser)
+        let merged = try sealer.open(app.sealedCredentials, appID: id).merging(credentials)
+        try check(id: id, displayName: displayName ?? app.displayName, limits: app.limits.merging(limits))
         try await check(merged)
         app.displayName = displayName ?? app.displayName
-        app.maxDevicesPerUser = maxDevicesPerUser ?? app.maxDevicesPerUser
+        app.limits = app.limits.merging(limits)
         app.sealedCredentials = try sealer.seal(merged, appID: id)
         app.updatedAt = now()
         guard try await repository.update(app) else {
@@ -192,7 +198,7 @@ public struct AppAdministration: Sendable {
     /// Builds (and shuts down) the providers `credentials` configure: what would fail at serving time fails here.
     private func check(_ credentials: AppCredentials) async throws {
         guard !credentials.platforms.isEmpty else {
-            throw DispatchError.invalidField("credentials", "configure at least one platform (apns, fcm)")
+            throw DispatchError.invalidField("credentials", "configure at least one platform (apns, fcm, wns, webPush)")
         }
         let providers: [any RemotePushProvider]
         do {
@@ -203,13 +209,21 @@ public struct AppAdministration: Sendable {
         for provider in providers { await provider.shutdown() }
     }
 
-    static func check(id: String, displayName: String, maxDevicesPerUser: Int?) throws(DispatchError) {
+    func check(id: String, displayName: String, limits: Apps.Limits) throws(DispatchError) {
         guard AppID.isValid(id) else { throw .invalidField("appId", AppID.requirement) }
         guard (1...200).contains(displayName.count), !displayName.contains(where: \.isNewline) else {
             throw .invalidField("displayName", "must be 1 to 200 characters on one line")
         }
-        if let maxDevicesPerUser, !(1...100_000).contains(maxDevicesPerUser) {
-            throw .invalidField("maxDevicesPerUser", "must be between 1 and 100000")
+        let bounds: [(String, Int?, ClosedRange<Int>)] = [
+            ("limits.maxDevicesPerUser", limits.maxDevicesPerUser, 1...100_000),
+            ("limits.sendsPerMinute", limits.sendsPerMinute, 1...1_000_000),
+            ("limits.maxPayloadBytes", limits.maxPayloadBytes, 1...deploymentLimits.maxPayloadBytes),
+            ("limits.maxTTLSeconds", limits.maxTTLSeconds, 1...deploymentLimits.maxTTLSeconds),
+        ]
+        for (field, value, range) in bounds {
+            if let value, !range.contains(value) {
+                throw .invalidField(field, "must be between \(range.lowerBound) and \(range.upperBound)")
+            }
         }
     }
 }

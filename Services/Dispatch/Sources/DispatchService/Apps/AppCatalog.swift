@@ -67,6 +67,11 @@ public final class AppCatalog: Sendable {
         await app(appID)?.providers[platform]
     }
 
+    /// Whether app `id` is served now (no waiting).
+    public func serves(_ id: String) -> Bool {
+        state.withLock { $0.apps[id] != nil }
+    }
+
     /// Every app now served, sorted by id.
     public var apps: [ServedApp] {
         state.withLock { $0.apps.values.sorted { $0.id < $1.id } }

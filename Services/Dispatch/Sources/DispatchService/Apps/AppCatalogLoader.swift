@@ -144,7 +144,7 @@ public struct AppCatalogLoader: Service {
         return ServedApp(
             id: record.id, displayName: record.displayName,
             providers: Dictionary(providers.map { ($0.platform, $0) }, uniquingKeysWith: { first, _ in first }),
-            maxDevicesPerUser: record.maxDevicesPerUser, source: .database(revision: record.revision))
+            limits: record.limits, source: .database(revision: record.revision))
     }
 }
 

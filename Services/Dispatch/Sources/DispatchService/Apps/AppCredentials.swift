@@ -19,6 +19,16 @@ extension Apps.Credentials {
             let project = (try? FCMServiceAccount.parse(Data(fcm.serviceAccount.utf8), source: "fcm"))?.projectID ?? "?"
             result["fcm"] = "project \(project), sha256:\(Self.fingerprint(fcm.serviceAccount))"
         }
+        if let wns {
+            result["wns"] = "package \(wns.packageSid), sha256:\(Self.fingerprint(wns.secret))"
+        }
+        if let webPush {
+            let key =
+                (try? P256.Signing.PrivateKey(pemRepresentation: webPush.vapidPrivateKey))
+                .map { $0.publicKey.x963Representation.base64URLEncodedString() } ?? "?"
+            result["webpush"] =
+                "vapid \(key), subject \(webPush.subject), sha256:\(Self.fingerprint(webPush.vapidPrivateKey))"
+        }
         return result
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SharedModels
 
 /// An app as the `app` table keeps it, its credentials sealed (``AppCredentialSealer``).
 public struct AppRecord: Sendable, Hashable {
@@ -8,21 +9,22 @@ public struct AppRecord: Sendable, Hashable {
     public var displayName: String
     /// The credentials, sealed: `aes256gcm:<key id>:<base64>`.
     public var sealedCredentials: String
-    /// Devices per user for this app; `nil`: the deployment's `SECUREPUSH_MAX_DEVICES_PER_USER`.
-    public var maxDevicesPerUser: Int?
+    /// The app's own limits (absent ones are the deployment's).
+    public var limits: Apps.Limits
     public var createdAt: Date
     public var updatedAt: Date
     /// Grows with every change of the row; replicas rebuild an app's providers when it does.
     public var revision: Int64
 
     public init(
-        id: String, displayName: String, sealedCredentials: String, maxDevicesPerUser: Int? = nil, createdAt: Date,
+        id: String, displayName: String, sealedCredentials: String, limits: Apps.Limits = Apps.Limits(),
+        createdAt: Date,
         updatedAt: Date, revision: Int64 = 1
     ) {
         self.id = id
         self.displayName = displayName
         self.sealedCredentials = sealedCredentials
-        self.maxDevicesPerUser = maxDevicesPerUser
+        self.limits = limits
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.revision = revision

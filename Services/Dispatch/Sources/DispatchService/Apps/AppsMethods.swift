@@ -15,7 +15,7 @@ struct AppsMethods: Sendable {
         methods.register(Apps.Create.self, requires: admin) { params, _, _ in
             let record = try await administration.create(
                 id: params.appId, displayName: params.displayName, credentials: params.credentials,
-                maxDevicesPerUser: params.maxDevicesPerUser)
+                limits: params.limits ?? Apps.Limits())
             return try await served(record)
         }
         methods.register(Apps.List.self, requires: admin) { _, _, _ in
@@ -30,11 +30,12 @@ struct AppsMethods: Sendable {
         methods.register(Apps.Update.self, requires: admin) { params, _, _ in
             try await served(
                 try await administration.update(
-                    id: params.appId, displayName: params.displayName, maxDevicesPerUser: params.maxDevicesPerUser))
+                    id: params.appId, displayName: params.displayName, limits: params.limits ?? Apps.Limits()))
         }
         methods.register(Apps.RotateCredentials.self, requires: admin) { params, _, _ in
             guard !params.credentials.platforms.isEmpty else {
-                throw DispatchError.invalidField("credentials", "configure at least one platform (apns, fcm)")
+                throw DispatchError.invalidField(
+                    "credentials", "configure at least one platform (apns, fcm, wns, webPush)")
             }
             return try await served(try await administration.update(id: params.appId, credentials: params.credentials))
         }
@@ -55,7 +56,7 @@ struct AppsMethods: Sendable {
         Apps.AppInfo(
             appId: record.id, displayName: record.displayName, source: "database",
             fingerprints: try await administration.show(id: record.id).fingerprints,
-            maxDevicesPerUser: record.maxDevicesPerUser, revision: record.revision, createdAt: record.createdAt,
+            limits: record.limits, revision: record.revision, createdAt: record.createdAt,
             updatedAt: record.updatedAt)
     }
 

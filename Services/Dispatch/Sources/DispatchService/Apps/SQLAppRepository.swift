@@ -1,5 +1,6 @@
 import Foundation
 import ServiceCore
+import SharedModels
 
 /// The `app` table on SQLite or PostgreSQL, each operation written once.
 public struct SQLAppRepository: Sendable {
@@ -10,7 +11,10 @@ public struct SQLAppRepository: Sendable {
         self.database = database
     }
 
-    static let columns = "id, display_name, credentials, max_devices_per_user, created_at, updated_at, revision"
+    /// The counters of `sendsPerMinute` (key `<app id>`, one-minute windows).
+    public static let sendCountersTable = "app_send_counters"
+
+    static let columns = "id, display_name, credentials, limits, created_at, updated_at, revision"
 
     /// Adds `app`; `false` (nothing written) when an app with its id exists (of two concurrent creates, one wins).
     /// Every replica hears of a change when its transaction commits (``changed(_:_:)``).
@@ -18,12 +22,12 @@ public struct SQLAppRepository: Sendable {
         try await database.transaction { db in
             let inserted = try await db.execute(
                 """
-                INSERT INTO app (id, display_name, credentials, max_devices_per_user, created_at, updated_at, revision)
+                INSERT INTO app (id, display_name, credentials, limits, created_at, updated_at, revision)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT DO NOTHING
                 """,
                 [
-                    app.id, app.displayName, app.sealedCredentials, app.maxDevicesPerUser,
+                    app.id, app.displayName, app.sealedCredentials, try Self.json(app.limits),
                     app.createdAt.millisecondsSince1970, app.updatedAt.millisecondsSince1970, app.revision,
                 ])
             if inserted > 0 { try await Self.changed(app.id, db) }
@@ -83,12 +87,12 @@ public struct SQLAppRepository: Sendable {
         try await database.transaction { db in
             let updated = try await db.execute(
                 """
-                UPDATE app SET display_name = ?, credentials = ?, max_devices_per_user = ?, updated_at = ?,
+                UPDATE app SET display_name = ?, credentials = ?, limits = ?, updated_at = ?,
                     revision = revision + 1
                 WHERE id = ? AND revision = ?
                 """,
                 [
-                    app.displayName, app.sealedCredentials, app.maxDevicesPerUser,
+                    app.displayName, app.sealedCredentials, try Self.json(app.limits),
                     app.updatedAt.millisecondsSince1970, app.id, app.revision,
                 ])
             if updated > 0 { try await Self.changed(app.id, db) }
@@ -96,10 +100,17 @@ public struct SQLAppRepository: Sendable {
         }
     }
 
+    /// The limits as stored: JSON text, `{}` for none.
+    static func json(_ limits: Apps.Limits) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try encoder.encode(limits), as: UTF8.self)
+    }
+
     static func app(from row: SQLRow) throws -> AppRecord {
         AppRecord(
             id: try row.decode(0), displayName: try row.decode(1), sealedCredentials: try row.decode(2),
-            maxDevicesPerUser: try row.decode(3),
+            limits: try JSONDecoder().decode(Apps.Limits.self, from: Data(try row.decode(3, as: String.self).utf8)),
             createdAt: Date(millisecondsSince1970: try row.decode(4)),
             updatedAt: Date(millisecondsSince1970: try row.decode(5)), revision: try row.decode(6))
     }

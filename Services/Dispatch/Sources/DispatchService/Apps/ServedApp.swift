@@ -16,19 +16,22 @@ public struct ServedApp: Sendable {
     public let displayName: String
     /// The remote providers of the platforms its credentials configure (`direct` needs none: every app has it).
     public let providers: [Platform: any RemotePushProvider]
+    /// The app's own limits (absent ones are the deployment's).
+    public let limits: Apps.Limits
     /// Devices per user for this app; `nil`: the deployment's `SECUREPUSH_MAX_DEVICES_PER_USER`.
-    public let maxDevicesPerUser: Int?
+    public var maxDevicesPerUser: Int? { limits.maxDevicesPerUser }
     /// Where the app is configured.
     public let source: Source
 
     public init(
-        id: String, displayName: String, providers: [Platform: any RemotePushProvider], maxDevicesPerUser: Int? = nil,
+        id: String, displayName: String, providers: [Platform: any RemotePushProvider],
+        limits: Apps.Limits = Apps.Limits(),
         source: Source
     ) {
         self.id = id
         self.displayName = displayName
         self.providers = providers
-        self.maxDevicesPerUser = maxDevicesPerUser
+        self.limits = limits
         self.source = source
     }
 

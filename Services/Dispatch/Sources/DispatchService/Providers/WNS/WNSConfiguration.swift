@@ -1,4 +1,6 @@
+import Foundation
 import ServiceCore
+import SharedModels
 
 /// How push-dispatch reaches the Windows Push Notification Service for `platform: "wns"` devices.
 public struct WNSConfiguration: Sendable {
@@ -85,6 +87,24 @@ public struct WNSConfiguration: Sendable {
                 environment.string("SECUREPUSH_WNS_CA_FILE"), variable: "SECUREPUSH_WNS_CA_FILE"),
             allowAnyHost: allowAnyHost
         )
+    }
+
+    /// The configuration of an app's WNS credentials (issue 27): the token URL, scope, CA file and
+    /// `SECUREPUSH_WNS_ALLOW_ANY_HOST` are the deployment's.
+    public static func forApp(_ credentials: AppCredentials.WNS, environment: ServiceEnvironment) throws
+        -> WNSConfiguration
+    {
+        guard !credentials.packageSid.isEmpty, credentials.packageSid.utf8.count <= 512,
+            !credentials.secret.isEmpty, credentials.secret.utf8.count <= 512
+        else { throw ConfigurationError("wns.packageSid and wns.secret must each be 1 to 512 bytes") }
+        let allowAnyHost = try flag(environment, "SECUREPUSH_WNS_ALLOW_ANY_HOST") && !environment.isProduction
+        return try WNSConfiguration(
+            clientID: credentials.packageSid, clientSecret: credentials.secret,
+            tokenURL: environment.string(SettingCatalog.wnsTokenURL)!,
+            scope: environment.string(SettingCatalog.wnsScope)!,
+            caFile: try RemoteProviderHTTP.checkedCAFile(
+                environment.string("SECUREPUSH_WNS_CA_FILE"), variable: "SECUREPUSH_WNS_CA_FILE"),
+            allowAnyHost: allowAnyHost)
     }
 
     private static func flag(_ environment: ServiceEnvironment, _ name: String) throws -> Bool {

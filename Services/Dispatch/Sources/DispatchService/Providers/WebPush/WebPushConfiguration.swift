@@ -96,6 +96,42 @@ public struct WebPushConfiguration: Sendable {
             vapidPrivateKey: key, vapidSubject: subject, urgency: urgency, caFile: caFile, allowedHosts: allowedHosts)
     }
 
+    /// The configuration of an app's Web Push credentials (issue 27): its allowed hosts, else
+    /// `SECUREPUSH_WEBPUSH_ALLOWED_HOSTS` (production requires one of the two); urgency and CA file are the
+    /// deployment's.
+    public static func forApp(_ credentials: AppCredentials.WebPush, environment: ServiceEnvironment) throws
+        -> WebPushConfiguration
+    {
+        try validateSubject(credentials.subject, variable: "webPush.subject")
+        let key: P256.Signing.PrivateKey
+        do {
+            key = try P256.Signing.PrivateKey(pemRepresentation: credentials.vapidPrivateKey)
+        } catch {
+            throw ConfigurationError("webPush.vapidPrivateKey is not a PEM P-256 private key")
+        }
+        let allowedHosts =
+            credentials.allowedHosts.map { $0.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } }
+            ?? environment.string("SECUREPUSH_WEBPUSH_ALLOWED_HOSTS").map { list in
+                list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            }
+        if let allowedHosts, allowedHosts.isEmpty || allowedHosts.contains(where: \.isEmpty) {
+            throw ConfigurationError("webPush.allowedHosts must list at least one host, none empty")
+        }
+        if allowedHosts == nil, environment.isProduction {
+            throw ConfigurationError(
+                "webPush.allowedHosts (or SECUREPUSH_WEBPUSH_ALLOWED_HOSTS) must be set in production: list the "
+                    + "browsers' push services, so a subscription cannot send push-dispatch elsewhere")
+        }
+        let caFile = environment.string("SECUREPUSH_WEBPUSH_CA_FILE")
+        if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
+            throw ConfigurationError("SECUREPUSH_WEBPUSH_CA_FILE: cannot read '\(caFile)'")
+        }
+        return WebPushConfiguration(
+            vapidPrivateKey: key, vapidSubject: credentials.subject,
+            urgency: try environment.choice(SettingCatalog.webPushUrgency, as: WebPushUrgency.self), caFile: caFile,
+            allowedHosts: allowedHosts)
+    }
+
     /// RFC 8292 §2.1: the contact must be a `mailto:` or `https:` URI.
     static func validateSubject(_ subject: String, variable: String) throws {
         let lowered = subject.lowercased()
