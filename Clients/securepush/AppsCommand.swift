@@ -112,8 +112,12 @@ struct AppsCommand: AsyncParsableCommand {
         }
     }
 
-    /// An app's own limits (each unset: the deployment's).
+    /// An app's own limits (each unset: the deployment's) and browser origins.
     struct LimitOptions: ParsableArguments {
+        @Option(
+            name: .customLong("allowed-origin"),
+            help: "an origin of the app's web pages, e.g. https://app.bank.example (repeatable)")
+        var allowedOrigins: [String] = []
         @Option(help: "devices per user for this app (default: SECUREPUSH_MAX_DEVICES_PER_USER)")
         var maxDevicesPerUser: Int?
         @Option(help: "push.send calls per minute for this app, all replicas together (default: no limit)")
@@ -131,7 +135,7 @@ struct AppsCommand: AsyncParsableCommand {
     static let flags = [
         "appId": "--id", "displayName": "--name", "limits.maxDevicesPerUser": "--max-devices-per-user",
         "limits.sendsPerMinute": "--sends-per-minute", "limits.maxPayloadBytes": "--max-payload-bytes",
-        "limits.maxTTLSeconds": "--max-ttl-seconds",
+        "limits.maxTTLSeconds": "--max-ttl-seconds", "allowedOrigins": "--allowed-origin",
         "credentials": "the credential options", "confirm": "--yes",
     ]
 
@@ -146,7 +150,9 @@ struct AppsCommand: AsyncParsableCommand {
         func run() async throws {
             let given = try credentials.credentials()
             let app = try await database.run(flags: AppsCommand.flags, conflictHint: "choose another --id") {
-                try await $0.create(id: id, displayName: name, credentials: given, limits: limits.limits)
+                try await $0.create(
+                    id: id, displayName: name, credentials: given, limits: limits.limits,
+                    allowedOrigins: limits.allowedOrigins)
             }
             print("created app '\(app.id)' (\(given.platforms.map(\.rawValue).joined(separator: ", ")))")
             print("clients send for it once created with `securepush clients create … --app \(app.id)`")
@@ -178,6 +184,7 @@ struct AppsCommand: AsyncParsableCommand {
             if let limit = app.limits.sendsPerMinute { print("sends per minute: \(limit)") }
             if let limit = app.limits.maxPayloadBytes { print("payload bytes: \(limit)") }
             if let limit = app.limits.maxTTLSeconds { print("TTL seconds: \(limit)") }
+            if !app.allowedOrigins.isEmpty { print("origins: \(app.allowedOrigins.joined(separator: " "))") }
             for platform in fingerprints.keys.sorted() { print("\(platform): \(fingerprints[platform]!)") }
         }
     }
@@ -193,12 +200,16 @@ struct AppsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let given = try credentials.credentials()
-            guard name != nil || limits.limits != Apps.Limits() || !given.platforms.isEmpty else {
+            guard
+                name != nil || limits.limits != Apps.Limits() || !limits.allowedOrigins.isEmpty
+                    || !given.platforms.isEmpty
+            else {
                 throw ValidationError("nothing to change: give --name, a limit or credential options")
             }
             let app = try await database.run(flags: AppsCommand.flags) {
                 try await $0.update(
-                    id: id, displayName: name, credentials: given, limits: limits.limits)
+                    id: id, displayName: name, credentials: given, limits: limits.limits,
+                    allowedOrigins: limits.allowedOrigins.isEmpty ? nil : limits.allowedOrigins)
             }
             print("updated app '\(app.id)' (revision \(app.revision))")
         }

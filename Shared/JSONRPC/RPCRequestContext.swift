@@ -11,8 +11,14 @@ public struct RPCRequestContext: Sendable {
     public var clientAddress: String?
     /// The `SecurePush-Device-Proof` header, if any: how a device fetches its sealed copy without a token.
     public var deviceProof: String?
+    /// The `Origin` header of a browser's call, lowercased; `nil` for clients that are not browsers.
+    public var origin: String?
 
-    public init(bearerToken: String?, logger: Logger, clientAddress: String? = nil, deviceProof: String? = nil) {
+    public init(
+        bearerToken: String?, logger: Logger, clientAddress: String? = nil, deviceProof: String? = nil,
+        origin: String? = nil
+    ) {
+        self.origin = origin
         self.bearerToken = bearerToken
         self.logger = logger
         self.clientAddress = clientAddress

@@ -14,6 +14,8 @@ extension Apps {
         public var fingerprints: [String: String]
         /// The app's own limits (absent ones are the deployment's).
         public var limits: Limits
+        /// The browser origins of the app's web pages; absent: none.
+        public var allowedOrigins: [String]?
         /// Grows with every change; absent for the environment's app.
         public var revision: Int64?
         public var createdAt: Date?
@@ -21,8 +23,10 @@ extension Apps {
 
         public init(
             appId: String, displayName: String, source: String, fingerprints: [String: String] = [:],
-            limits: Limits = Limits(), revision: Int64? = nil, createdAt: Date? = nil, updatedAt: Date? = nil
+            limits: Limits = Limits(), allowedOrigins: [String]? = nil, revision: Int64? = nil, createdAt: Date? = nil,
+            updatedAt: Date? = nil
         ) {
+            self.allowedOrigins = allowedOrigins
             self.appId = appId
             self.displayName = displayName
             self.source = source

@@ -1,7 +1,7 @@
 import Foundation
 
 extension Apps {
-    /// `apps.create {appId, displayName, credentials, limits?}` (scope `apps:admin`) → the app. An id
+    /// `apps.create {appId, displayName, credentials, limits?, allowedOrigins?}` (scope `apps:admin`) → the app. An id
     /// that exists (or `default`) is `-32009`; credentials that do not configure a working provider are `-32602`
     /// naming `credentials`.
     public enum Create: RPCMethod {
@@ -13,7 +13,14 @@ extension Apps {
             public var displayName: String
             public var credentials: Credentials
             public var limits: Limits?
-            public init(appId: String, displayName: String, credentials: Credentials, limits: Limits? = nil) {
+            /// The browser origins of the app's web pages (`https://…`; `http://` for loopback only): allowed by CORS
+            /// beside `SECUREPUSH_CORS_ORIGINS`, and the only ones a browser may register the app's devices from.
+            public var allowedOrigins: [String]?
+            public init(
+                appId: String, displayName: String, credentials: Credentials, limits: Limits? = nil,
+                allowedOrigins: [String]? = nil
+            ) {
+                self.allowedOrigins = allowedOrigins
                 self.appId = appId
                 self.displayName = displayName
                 self.credentials = credentials

@@ -49,9 +49,10 @@ public struct CORSPolicy: Sendable, Hashable {
         ]
     }
 
-    /// The answer to a preflight from `origin`: 204 with what may be sent when it is allowed, else 403.
-    public func preflightResponse(origin: String) -> HTTP2Response {
-        guard allows(origin) else {
+    /// The answer to a preflight from `origin`: 204 with what may be sent when it is allowed (by this policy, or
+    /// `allowed` as the caller decided it), else 403.
+    public func preflightResponse(origin: String, allowed: Bool? = nil) -> HTTP2Response {
+        guard allowed ?? allows(origin) else {
             return HTTP2Response(
                 status: 403, headers: ["content-type": "text/plain; charset=utf-8", "vary": "Origin"],
                 body: .init(string: "origin not allowed (SECUREPUSH_CORS_ORIGINS)\n"))

@@ -21,6 +21,8 @@ struct RPCRequestRouter: Sendable {
     var loadMetrics: ServerLoadMetrics? = nil
     /// The browser origins that may read answers; preflights are answered here for every route.
     var cors = CORSPolicy.none
+    /// Origins allowed beside ``cors``'s, decided per request (push-dispatch: its apps' origins); `nil`: none.
+    var moreCORSOrigins: (@Sendable (String) -> Bool)?
     /// `http` or `https`: how this service's own origin is spelled.
     var scheme = "http"
     let tracing: (any RPCServerTracing)?
@@ -57,10 +59,11 @@ struct RPCRequestRouter: Sendable {
     /// name. Clients that are not browsers send no `Origin` and are not affected.
     func handle(_ request: HTTP2Request, _ responder: HTTP2Responder) -> HTTP2Reply {
         guard let origin = request.headers["origin"] else { return route(request, responder) }
+        let allowed = cors.allows(origin) || (origin != "null" && moreCORSOrigins?(origin.lowercased()) == true)
         if request.method == "OPTIONS", request.headers["access-control-request-method"] != nil {
-            return .response(cors.preflightResponse(origin: origin))
+            return .response(cors.preflightResponse(origin: origin, allowed: allowed))
         }
-        guard cors.allows(origin) else {
+        guard allowed else {
             if request.method == "POST", !isOwnOrigin(origin, of: request) {
                 return .response(
                     Self.errorResponse(
@@ -127,7 +130,8 @@ struct RPCRequestRouter: Sendable {
             bearerToken: RPCRequestContext.bearerToken(fromAuthorization: request.headers["authorization"]),
             logger: logger,
             clientAddress: clientAddress(of: request),
-            deviceProof: request.headers["securepush-device-proof"])
+            deviceProof: request.headers["securepush-device-proof"],
+            origin: request.headers["origin"]?.lowercased())
         let body = Data(request.body.readableBytesView)
         let (dispatcher, metrics, tracing) = (self.dispatcher, self.metrics, self.tracing)
         metrics?.requestBytes.increment(by: body.count)

@@ -35,6 +35,7 @@ public enum RPCServerBuilder {
         metrics: ServiceMetrics = .disabled,
         tracer: (any Tracer)? = nil,
         routes: [RPCServerRoute] = [],
+        moreCORSOrigins: (@Sendable (String) -> Bool)? = nil,
         beforeShutdown: @escaping @Sendable () async -> Void = {},
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> RPCCoreApplication {
@@ -61,6 +62,7 @@ public enum RPCServerBuilder {
             metricsEndpoint: metricsEndpoint, routes: routes, logger: logger)
         routing.loadMetrics = load
         routing.cors = configuration.cors
+        routing.moreCORSOrigins = moreCORSOrigins
         routing.scheme = configuration.scheme
         let router = routing
         let admission = HTTP2ConnectionAdmission(

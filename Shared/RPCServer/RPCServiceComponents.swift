@@ -17,15 +17,19 @@ public protocol RPCServiceComponents: Sendable {
     /// Runs on graceful shutdown as the listener sends GOAWAY, to end what would otherwise hold connections open
     /// until the shutdown timeout (nothing by default).
     func beforeShutdown() async
+    /// Browser origins allowed beside `SECUREPUSH_CORS_ORIGINS`, decided per request (an `Origin` value, lowercased);
+    /// `nil` (the default): none.
+    var moreCORSOrigins: (@Sendable (String) -> Bool)? { get }
 }
 
 extension RPCServiceComponents {
     public var routes: [RPCServerRoute] { [] }
+    public var moreCORSOrigins: (@Sendable (String) -> Bool)? { nil }
     public func beforeShutdown() async {}
 }
 
 extension RPCServerBuilder {
-    /// The application serving `components`, as ``buildApplication(serviceName:dispatcher:configuration:health:services:logger:metrics:tracer:routes:beforeShutdown:onServerRunning:)``.
+    /// The application serving `components`, as ``buildApplication(serviceName:dispatcher:configuration:health:services:logger:metrics:tracer:routes:moreCORSOrigins:beforeShutdown:onServerRunning:)``.
     public static func buildApplication(
         serviceName: String,
         components: some RPCServiceComponents,
@@ -38,7 +42,8 @@ extension RPCServerBuilder {
         try buildApplication(
             serviceName: serviceName, dispatcher: components.dispatcher, configuration: configuration,
             health: { await components.health() }, services: components.services, logger: logger, metrics: metrics,
-            tracer: tracer, routes: components.routes, beforeShutdown: { await components.beforeShutdown() },
+            tracer: tracer, routes: components.routes, moreCORSOrigins: components.moreCORSOrigins,
+            beforeShutdown: { await components.beforeShutdown() },
             onServerRunning: onServerRunning)
     }
 }

@@ -7,11 +7,12 @@ struct AppsContractTests {
     static let info = Apps.AppInfo(
         appId: "retail-ios", displayName: "Retail (iOS)", source: "database",
         fingerprints: ["apns": "team TEAM123456, key ABC123DEFG, topic com.bank.retail, sha256:3fa9c1d27b4e8a60"],
-        limits: Apps.Limits(maxDevicesPerUser: 5, sendsPerMinute: 600), revision: 2,
+        limits: Apps.Limits(maxDevicesPerUser: 5, sendsPerMinute: 600), allowedOrigins: ["https://retail.bank.example"],
+        revision: 2,
         createdAt: Fixture.utc(2026, 11, 27, 9, 0, 0),
         updatedAt: Fixture.utc(2026, 11, 27, 10, 30, 0))
 
-    @Test("apps.create {appId, displayName, credentials, limits?} → the app, with fingerprints only")
+    @Test("apps.create {appId, displayName, credentials, limits?, allowedOrigins?} → the app, with fingerprints only")
     func create() throws {
         let params = try Fixture.params(Apps.Create.self, "apps.create")
         #expect(params.appId == "retail-ios")
@@ -19,6 +20,7 @@ struct AppsContractTests {
         #expect(params.credentials.apns?.environment == "production")
         #expect(params.credentials.fcm?.serviceAccount.contains("bank-retail") == true)
         #expect(params.credentials.platforms == [.apns, .fcm])
+        #expect(params.allowedOrigins == ["https://retail.bank.example"])
         #expect(
             params.limits
                 == Apps.Limits(maxDevicesPerUser: 5, sendsPerMinute: 600, maxPayloadBytes: 4096, maxTTLSeconds: 86_400))
@@ -44,7 +46,9 @@ struct AppsContractTests {
                 == Apps.AppInfo(appId: "default", displayName: "Default app (environment)", source: "environment"))
         #expect(
             try Fixture.params(Apps.Update.self, "apps.update")
-                == Apps.Update.Params(appId: "retail-ios", displayName: "Retail", limits: .init(maxDevicesPerUser: 10)))
+                == Apps.Update.Params(
+                    appId: "retail-ios", displayName: "Retail", limits: .init(maxDevicesPerUser: 10),
+                    allowedOrigins: ["https://retail.bank.example", "https://app.bank.example"]))
         #expect(
             try Fixture.params(Apps.Update.self, "apps.update", minimal: true)
                 == Apps.Update.Params(appId: "retail-ios"))

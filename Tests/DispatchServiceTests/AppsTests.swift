@@ -473,4 +473,57 @@ struct AppsTests {
         #expect(shown.values.allSatisfy { !$0.contains("wns-secret") })
         for provider in served.providers.values { await provider.shutdown() }
     }
+
+    @Test(
+        "an app's origins join the CORS allow-list (preflight and answers), and a browser registers its devices only from them"
+    )
+    func appOrigins() async throws {
+        let providers = Providers()
+        let (harness, admin) = try await Self.harness(providers)
+        try await admin.create(
+            id: "retail-web", displayName: "Retail (web)", credentials: Self.apns(topic: "com.bank.retail"),
+            allowedOrigins: ["https://Retail.Bank.example:443"])
+        try await admin.create(
+            id: "business-web", displayName: "Business (web)", credentials: Self.apns(topic: "com.bank.business"),
+            allowedOrigins: ["https://business.bank.example"])
+        try await harness.components.appLoader.refresh()
+        let refused = await #expect(throws: DispatchError.self) {
+            try await admin.create(
+                id: "plain", displayName: "Plain", credentials: Self.apns(topic: "x.y"),
+                allowedOrigins: ["http://bank.example"])
+        }
+        #expect(refused?.rpcError.data == .object(["field": "allowedOrigins"]))
+        #expect(try await admin.show(id: "retail-web").app.allowedOrigins == ["https://retail.bank.example"])
+
+        let token = try await harness.signer.userToken("alice")
+        try await RunningDispatch.with(harness) { port in
+            let url = "http://127.0.0.1:\(port)/rpc"
+            let preflight = try await WebClientTests.curl([
+                "--http1.1", "-X", "OPTIONS", "-H", "Origin: https://retail.bank.example",
+                "-H", "Access-Control-Request-Method: POST", url,
+            ])
+            #expect(preflight.status == 204)
+            #expect(preflight.headers["access-control-allow-origin"] == "https://retail.bank.example")
+            let stranger = try await WebClientTests.curl([
+                "--http1.1", "-X", "OPTIONS", "-H", "Origin: https://evil.example",
+                "-H", "Access-Control-Request-Method: POST", url,
+            ])
+            #expect(stranger.status == 403)
+
+            func register(app: String, from origin: String) async throws -> (status: Int, body: String) {
+                let body =
+                    #"{"jsonrpc":"2.0","id":1,"method":"devices.register","params":{"platform":"direct","appId":"\#(app)"}}"#
+                let answer = try await WebClientTests.curl([
+                    "--http1.1", "-H", "Origin: \(origin)", "-H", "Authorization: Bearer \(token)",
+                    "-H", "Content-Type: application/json", "--data", body, url,
+                ])
+                return (answer.status, answer.body)
+            }
+            let own = try await register(app: "retail-web", from: "https://retail.bank.example")
+            #expect(own.status == 200 && own.body.contains("deviceId"), "\(own.body)")
+            // Another app's page is allowed by CORS, but may not register this app's devices.
+            let other = try await register(app: "retail-web", from: "https://business.bank.example")
+            #expect(other.body.contains("-32003") && other.body.contains("retail-web"), "\(other.body)")
+        }
+    }
 }

@@ -50,12 +50,21 @@ public struct DeviceRegistry: Sendable {
     /// `apnsMode` (`alert` or `background`, APNs devices only) overrides the deployment's mode for this device.
     /// `publicKey` (base64url X9.62 P-256) makes it a sealed device; re-registering without one makes it unsealed.
     /// `appID` names the device's app (`nil`: the deployment's default app); the app must exist (else `-32602` naming
-    /// `appId`) and have the platform configured (else `-32602` naming `platform`).
+    /// `appId`) and have the platform configured (else `-32602` naming `platform`). A browser's call (`origin`, its
+    /// `Origin` header) registers a device of an app with origins of its own only from one of them (else `-32003`).
     public func register(
         ownerID: String, platform: Platform, token: String?, name: String?, apnsMode: String? = nil,
-        publicKey: String? = nil, appID: String? = nil
+        publicKey: String? = nil, appID: String? = nil, origin: String? = nil
     ) async throws -> DeviceRecord {
         let app = try await providers.app(appID ?? providers.catalog.defaultAppID)
+        if let origin, !app.allowedOrigins.isEmpty, !app.allowedOrigins.contains(origin) {
+            logger.security(
+                SecurityEvent("devices.origin_refused"),
+                metadata: [
+                    LogMetadataKey.userID: "\(ownerID)", "app.id": "\(app.id)", "http.origin": "\(origin.prefix(100))",
+                ])
+            throw DispatchError.originNotAllowed(appID: app.id)
+        }
         let provider = try providers.provider(for: platform, of: app)
         let maxDevicesPerUser = app.maxDevicesPerUser ?? self.maxDevicesPerUser
         if let apnsMode {

@@ -246,6 +246,11 @@ public struct DispatchComponents: RPCServiceComponents {
         ]
     }
 
+    /// The apps' browser origins, allowed by CORS beside `SECUREPUSH_CORS_ORIGINS` (a preflight names no app).
+    public var moreCORSOrigins: (@Sendable (String) -> Bool)? {
+        { [catalog = providers.catalog] in catalog.allowsOrigin($0) }
+    }
+
     /// The direct channel's `GET /devices/{deviceId}/events` route, and the browser SDK and web inbox
     /// (`/sdk/…`, `/inbox/…`).
     public var routes: [RPCServerRoute] { [eventRoute.route, webAssetRoute.route] }

@@ -13,6 +13,7 @@ public struct DispatchError: Error, Hashable, RPCErrorConvertible, CustomStringC
         case appNotAllowed(String)
         case conflict(String)
         case appNotFound
+        case originNotAllowed(String)
     }
 
     /// A per-user or per-device quota, named in `-32029`'s `data.quota`.
@@ -65,6 +66,11 @@ public struct DispatchError: Error, Hashable, RPCErrorConvertible, CustomStringC
         DispatchError(.appNotAllowed(appID))
     }
 
+    /// A browser page of an origin the app does not list registered one of its devices: `-32003` with `data: {appId}`.
+    public static func originNotAllowed(appID: String) -> DispatchError {
+        DispatchError(.originNotAllowed(appID))
+    }
+
     /// No app with this id in the database: `-32004`.
     public static let appNotFound = DispatchError(.appNotFound)
 
@@ -110,6 +116,12 @@ public struct DispatchError: Error, Hashable, RPCErrorConvertible, CustomStringC
                 data: .object(["appId": .string(appID)]))
         case .conflict(let reason): .conflict(reason)
         case .appNotFound: .notFound("app")
+        case .originNotAllowed(let appID):
+            RPCError(
+                code: RPCErrorCode.forbidden,
+                message:
+                    "Forbidden: this page's origin may not register devices of app '\(appID)' (its allowedOrigins)",
+                data: .object(["appId": .string(appID)]))
         }
     }
 
@@ -125,6 +137,7 @@ public struct DispatchError: Error, Hashable, RPCErrorConvertible, CustomStringC
         case .appNotAllowed(let appID): "app '\(appID)' not allowed for this client"
         case .conflict(let reason): reason
         case .appNotFound: "app not found"
+        case .originNotAllowed(let appID): "origin not allowed for app '\(appID)'"
         }
     }
 }

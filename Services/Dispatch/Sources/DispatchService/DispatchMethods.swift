@@ -38,10 +38,10 @@ public enum DispatchMethods {
             return Devices.WebPushKey.Result(vapidPublicKey: key)
         }
 
-        methods.register(Devices.Register.self, requires: .user) { params, user, _ in
+        methods.register(Devices.Register.self, requires: .user) { params, user, context in
             let device = try await devices.register(
                 ownerID: user.subject, platform: params.platform, token: params.token, name: params.name,
-                apnsMode: params.apnsMode, publicKey: params.publicKey, appID: params.appId)
+                apnsMode: params.apnsMode, publicKey: params.publicKey, appID: params.appId, origin: context.origin)
             return Devices.Register.Result(
                 deviceId: device.id, verification: device.isPendingVerification ? DeviceVerification.pending : nil)
         }

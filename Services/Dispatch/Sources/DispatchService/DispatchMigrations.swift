@@ -174,6 +174,7 @@ public enum DispatchMigrations {
                     display_name TEXT NOT NULL,
                     credentials TEXT NOT NULL,
                     limits TEXT NOT NULL,
+                    allowed_origins TEXT NOT NULL,
                     created_at \(integer) NOT NULL,
                     updated_at \(integer) NOT NULL,
                     revision \(integer) NOT NULL

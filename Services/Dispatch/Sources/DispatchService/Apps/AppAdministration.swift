@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import RPCServer
 import ServiceCore
 import SharedModels
 
@@ -65,9 +66,11 @@ public struct AppAdministration: Sendable {
     /// Creates app `id`; `-32009` when it exists (also `default`, the environment's app).
     @discardableResult
     public func create(
-        id: String, displayName: String, credentials: AppCredentials, limits: Apps.Limits = Apps.Limits()
+        id: String, displayName: String, credentials: AppCredentials, limits: Apps.Limits = Apps.Limits(),
+        allowedOrigins: [String] = []
     ) async throws -> AppRecord {
         try check(id: id, displayName: displayName, limits: limits)
+        let origins = try Self.normalized(allowedOrigins)
         guard id != AppCatalog.environmentAppID else {
             throw DispatchError.conflict("app 'default' is configured by the SECUREPUSH_* provider variables")
         }
@@ -75,7 +78,7 @@ public struct AppAdministration: Sendable {
         let sealer = try keys.sealerCreatingKey(now: now(), onCreate: keyFileCreated)
         let record = AppRecord(
             id: id, displayName: displayName, sealedCredentials: try sealer.seal(credentials, appID: id),
-            limits: limits, createdAt: now(), updatedAt: now())
+            limits: limits, createdAt: now(), updatedAt: now(), allowedOrigins: origins)
         guard try await repository.create(record) else { throw DispatchError.conflict("app '\(id)' exists") }
         return record
     }
@@ -101,7 +104,7 @@ public struct AppAdministration: Sendable {
     @discardableResult
     public func update(
         id: String, displayName: String? = nil, credentials: AppCredentials = AppCredentials(),
-        limits: Apps.Limits = Apps.Limits()
+        limits: Apps.Limits = Apps.Limits(), allowedOrigins: [String]? = nil
     ) async throws -> AppRecord {
         var app = try await existing(id)
         let sealer = try keys.sealerCreatingKey(now: now())
@@ -110,6 +113,7 @@ public struct AppAdministration: Sendable {
         try await check(merged)
         app.displayName = displayName ?? app.displayName
         app.limits = app.limits.merging(limits)
+        if let allowedOrigins { app.allowedOrigins = try Self.normalized(allowedOrigins) }
         app.sealedCredentials = try sealer.seal(merged, appID: id)
         app.updatedAt = now()
         guard try await repository.update(app) else {
@@ -207,6 +211,25 @@ public struct AppAdministration: Sendable {
             throw DispatchError.invalidField("credentials", error.description)
         }
         for provider in providers { await provider.shutdown() }
+    }
+
+    /// The browser origins given, normalized (`scheme://host[:port]`, lowercased); `-32602` naming `allowedOrigins`
+    /// for `*`, anything not an origin, and `http://` other than loopback (a page served in clear could be anyone's).
+    static func normalized(_ origins: [String]) throws(DispatchError) -> [String] {
+        guard origins.count <= 64 else { throw .invalidField("allowedOrigins", "at most 64 origins") }
+        var result: [String] = []
+        for origin in origins {
+            guard origin != "*", let normalized = CORSPolicy.normalize(origin) else {
+                throw .invalidField(
+                    "allowedOrigins", "'\(origin.prefix(100))' is not an origin (https://host[:port], without a path)")
+            }
+            guard normalized.hasPrefix("https://") || CORSPolicy.isLoopback(normalized) else {
+                throw .invalidField(
+                    "allowedOrigins", "'\(normalized)' must be https:// (http:// only for 127.0.0.1, ::1 or localhost)")
+            }
+            if !result.contains(normalized) { result.append(normalized) }
+        }
+        return result
     }
 
     func check(id: String, displayName: String, limits: Apps.Limits) throws(DispatchError) {

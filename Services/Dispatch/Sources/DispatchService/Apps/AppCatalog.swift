@@ -67,6 +67,12 @@ public final class AppCatalog: Sendable {
         await app(appID)?.providers[platform]
     }
 
+    /// Whether some app lists `origin` (an `Origin` value, lowercased) among its browser origins: allowed by CORS beside
+    /// `SECUREPUSH_CORS_ORIGINS`.
+    public func allowsOrigin(_ origin: String) -> Bool {
+        state.withLock { $0.apps.values.contains { $0.allowedOrigins.contains(origin) } }
+    }
+
     /// Whether app `id` is served now (no waiting).
     public func serves(_ id: String) -> Bool {
         state.withLock { $0.apps[id] != nil }

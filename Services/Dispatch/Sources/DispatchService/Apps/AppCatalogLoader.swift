@@ -144,7 +144,8 @@ public struct AppCatalogLoader: Service {
         return ServedApp(
             id: record.id, displayName: record.displayName,
             providers: Dictionary(providers.map { ($0.platform, $0) }, uniquingKeysWith: { first, _ in first }),
-            limits: record.limits, source: .database(revision: record.revision))
+            limits: record.limits, allowedOrigins: Set(record.allowedOrigins),
+            source: .database(revision: record.revision))
     }
 }
 

@@ -11,6 +11,8 @@ public struct AppRecord: Sendable, Hashable {
     public var sealedCredentials: String
     /// The app's own limits (absent ones are the deployment's).
     public var limits: Apps.Limits
+    /// The browser origins of the app's web pages, normalized.
+    public var allowedOrigins: [String]
     public var createdAt: Date
     public var updatedAt: Date
     /// Grows with every change of the row; replicas rebuild an app's providers when it does.
@@ -18,9 +20,9 @@ public struct AppRecord: Sendable, Hashable {
 
     public init(
         id: String, displayName: String, sealedCredentials: String, limits: Apps.Limits = Apps.Limits(),
-        createdAt: Date,
-        updatedAt: Date, revision: Int64 = 1
+        createdAt: Date, updatedAt: Date, revision: Int64 = 1, allowedOrigins: [String] = []
     ) {
+        self.allowedOrigins = allowedOrigins
         self.id = id
         self.displayName = displayName
         self.sealedCredentials = sealedCredentials

@@ -15,7 +15,7 @@ struct AppsMethods: Sendable {
         methods.register(Apps.Create.self, requires: admin) { params, _, _ in
             let record = try await administration.create(
                 id: params.appId, displayName: params.displayName, credentials: params.credentials,
-                limits: params.limits ?? Apps.Limits())
+                limits: params.limits ?? Apps.Limits(), allowedOrigins: params.allowedOrigins ?? [])
             return try await served(record)
         }
         methods.register(Apps.List.self, requires: admin) { _, _, _ in
@@ -30,7 +30,8 @@ struct AppsMethods: Sendable {
         methods.register(Apps.Update.self, requires: admin) { params, _, _ in
             try await served(
                 try await administration.update(
-                    id: params.appId, displayName: params.displayName, limits: params.limits ?? Apps.Limits()))
+                    id: params.appId, displayName: params.displayName, limits: params.limits ?? Apps.Limits(),
+                    allowedOrigins: params.allowedOrigins))
         }
         methods.register(Apps.RotateCredentials.self, requires: admin) { params, _, _ in
             guard !params.credentials.platforms.isEmpty else {
@@ -56,7 +57,8 @@ struct AppsMethods: Sendable {
         Apps.AppInfo(
             appId: record.id, displayName: record.displayName, source: "database",
             fingerprints: try await administration.show(id: record.id).fingerprints,
-            limits: record.limits, revision: record.revision, createdAt: record.createdAt,
+            limits: record.limits, allowedOrigins: record.allowedOrigins.isEmpty ? nil : record.allowedOrigins,
+            revision: record.revision, createdAt: record.createdAt,
             updatedAt: record.updatedAt)
     }
 

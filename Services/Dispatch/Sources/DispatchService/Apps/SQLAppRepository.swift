@@ -14,7 +14,7 @@ public struct SQLAppRepository: Sendable {
     /// The counters of `sendsPerMinute` (key `<app id>`, one-minute windows).
     public static let sendCountersTable = "app_send_counters"
 
-    static let columns = "id, display_name, credentials, limits, created_at, updated_at, revision"
+    static let columns = "id, display_name, credentials, limits, created_at, updated_at, revision, allowed_origins"
 
     /// Adds `app`; `false` (nothing written) when an app with its id exists (of two concurrent creates, one wins).
     /// Every replica hears of a change when its transaction commits (``changed(_:_:)``).
@@ -22,13 +22,15 @@ public struct SQLAppRepository: Sendable {
         try await database.transaction { db in
             let inserted = try await db.execute(
                 """
-                INSERT INTO app (id, display_name, credentials, limits, created_at, updated_at, revision)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO app (
+                    id, display_name, credentials, limits, created_at, updated_at, revision, allowed_origins)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT DO NOTHING
                 """,
                 [
                     app.id, app.displayName, app.sealedCredentials, try Self.json(app.limits),
                     app.createdAt.millisecondsSince1970, app.updatedAt.millisecondsSince1970, app.revision,
+                    try Self.json(app.allowedOrigins),
                 ])
             if inserted > 0 { try await Self.changed(app.id, db) }
             return inserted > 0
@@ -87,12 +89,13 @@ public struct SQLAppRepository: Sendable {
         try await database.transaction { db in
             let updated = try await db.execute(
                 """
-                UPDATE app SET display_name = ?, credentials = ?, limits = ?, updated_at = ?,
+                UPDATE app SET display_name = ?, credentials = ?, limits = ?, allowed_origins = ?, updated_at = ?,
                     revision = revision + 1
                 WHERE id = ? AND revision = ?
                 """,
                 [
                     app.displayName, app.sealedCredentials, try Self.json(app.limits),
+                    try Self.json(app.allowedOrigins),
                     app.updatedAt.millisecondsSince1970, app.id, app.revision,
                 ])
             if updated > 0 { try await Self.changed(app.id, db) }
@@ -100,11 +103,11 @@ public struct SQLAppRepository: Sendable {
         }
     }
 
-    /// The limits as stored: JSON text, `{}` for none.
-    static func json(_ limits: Apps.Limits) throws -> String {
+    /// A column's JSON text (limits: `{}` for none; origins: `[]`).
+    static func json(_ value: some Encodable) throws -> String {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return String(decoding: try encoder.encode(limits), as: UTF8.self)
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
     static func app(from row: SQLRow) throws -> AppRecord {
@@ -112,6 +115,8 @@ public struct SQLAppRepository: Sendable {
             id: try row.decode(0), displayName: try row.decode(1), sealedCredentials: try row.decode(2),
             limits: try JSONDecoder().decode(Apps.Limits.self, from: Data(try row.decode(3, as: String.self).utf8)),
             createdAt: Date(millisecondsSince1970: try row.decode(4)),
-            updatedAt: Date(millisecondsSince1970: try row.decode(5)), revision: try row.decode(6))
+            updatedAt: Date(millisecondsSince1970: try row.decode(5)), revision: try row.decode(6),
+            allowedOrigins: try JSONDecoder().decode([String].self, from: Data(try row.decode(7, as: String.self).utf8))
+        )
     }
 }

@@ -20,14 +20,17 @@ public struct ServedApp: Sendable {
     public let limits: Apps.Limits
     /// Devices per user for this app; `nil`: the deployment's `SECUREPUSH_MAX_DEVICES_PER_USER`.
     public var maxDevicesPerUser: Int? { limits.maxDevicesPerUser }
+    /// The browser origins of the app's web pages (normalized); empty: none of its own (the environment's app: the
+    /// origins of `SECUREPUSH_CORS_ORIGINS`).
+    public let allowedOrigins: Set<String>
     /// Where the app is configured.
     public let source: Source
 
     public init(
         id: String, displayName: String, providers: [Platform: any RemotePushProvider],
-        limits: Apps.Limits = Apps.Limits(),
-        source: Source
+        limits: Apps.Limits = Apps.Limits(), allowedOrigins: Set<String> = [], source: Source
     ) {
+        self.allowedOrigins = allowedOrigins
         self.id = id
         self.displayName = displayName
         self.providers = providers
