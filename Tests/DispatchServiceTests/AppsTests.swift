@@ -3,6 +3,7 @@ import DispatchService
 import Foundation
 import MetricsTestKit
 import ServiceCore
+import ServiceLifecycle
 import SharedModels
 import Synchronization
 import TestSupport
@@ -525,5 +526,40 @@ struct AppsTests {
             let other = try await register(app: "retail-web", from: "https://business.bank.example")
             #expect(other.body.contains("-32003") && other.body.contains("retail-web"), "\(other.body)")
         }
+    }
+
+    @Test(
+        "rotating an app's credentials while an attempt is in flight loses nothing: it finishes with the old provider, which is closed only later; new attempts use the new one"
+    )
+    func rotateWithAttemptInFlight() async throws {
+        let providers = Providers()
+        let (harness, admin) = try await Self.harness(providers)
+        try await admin.create(id: "retail-ios", displayName: "Retail", credentials: Self.apns(topic: "com.bank.old"))
+        try await harness.components.appLoader.refresh()
+        _ = try await register(harness, user: "alice", app: "retail-ios")
+        let old = try #require(providers.provider("apns:com.bank.old"))
+        old.closeGate()
+        let first = try await send(harness, to: "alice", app: "retail-ios", claim: ["retail-ios"])
+        // The loader runs too: it closes retired providers (after its delay) and every provider when it stops.
+        let services: [any Service] = [harness.components.appLoader] + harness.components.workers
+        try await RunningWorkers.with(services) { () async throws in
+            #expect(await eventually { old.heldCount == 1 })
+            try await admin.update(id: "retail-ios", credentials: Self.apns(topic: "com.bank.new"))
+            try await harness.components.appLoader.refresh()
+            let second = try await send(harness, to: "alice", app: "retail-ios", claim: ["retail-ios"])
+            let new = try #require(providers.provider("apns:com.bank.new"))
+            #expect(await eventually { new.jobs.map(\.notificationID) == [second.notificationId] })
+            // The attempt that started before the rotation is still held by the old provider, which is not closed.
+            #expect(old.heldCount == 1)
+            #expect(old.shutdowns == 0)
+            old.openGate()
+            #expect(
+                try await eventually {
+                    try await harness.status(first.notificationId).deliveries.map(\.status) == [.sent]
+                })
+            #expect(old.jobs.map(\.notificationID) == [first.notificationId])
+        }
+        // Stopping the loader closes what it retired.
+        #expect(old.shutdowns == 1)
     }
 }
