@@ -202,7 +202,6 @@ public struct DispatchComponents: RPCServiceComponents {
             providers: providers,
             dispatcher: DispatchMethods.dispatcher(
                 devices: devices, pushes: pushes, verifier: verifier,
-                webPushKey: remoteProviders.lazy.compactMap { ($0 as? WebPushProvider)?.applicationServerKey }.first,
                 apps: AppsMethods(
                     administration: AppAdministration(
                         repository: appRepository, keys: configuration.appsKeys, makeProviders: makeAppProviders,

@@ -10,14 +10,12 @@ public enum DispatchMethods {
     ///   - devices: the `devices.*` logic.
     ///   - pushes: the `push.*` logic.
     ///   - verifier: verifies bearer tokens locally with auth's keys.
-    ///   - webPushKey: the VAPID public key `devices.webPushKey` publishes; `nil` when Web Push is not configured.
     ///   - apps: the `apps.*` methods (scope `apps:admin`); `nil` registers none.
     ///   - maxBatchLength: most calls a batch may hold.
     static func dispatcher(
         devices: DeviceRegistry,
         pushes: PushSender,
         verifier: AccessTokenVerifier,
-        webPushKey: String? = nil,
         apps: AppsMethods? = nil,
         maxBatchLength: Int = 100
     ) -> RPCDispatcher {
@@ -27,9 +25,8 @@ public enum DispatchMethods {
         // Public, like auth.keys: a web app needs it before anyone signs in.
         methods.registerAdmittingItself(Devices.WebPushKey.self) { params, _ in
             let app = try await devices.providers.app(params.appId ?? devices.providers.catalog.defaultAppID)
-            // Each app publishes its own VAPID key; the environment's app the SECUREPUSH_VAPID_* one.
-            let appKey = (app.providers[.webpush] as? WebPushProvider)?.applicationServerKey
-            guard let key = appKey ?? (app.id == AppCatalog.environmentAppID ? webPushKey : nil) else {
+            // Each app publishes its own VAPID key (the environment's app: the SECUREPUSH_VAPID_* one).
+            guard let key = (app.providers[.webpush] as? WebPushProvider)?.applicationServerKey else {
                 throw RPCError.notFound(
                     app.id == AppCatalog.environmentAppID
                         ? "Web Push key: Web Push is not configured (SECUREPUSH_VAPID_PRIVATE_KEY_FILE)"

@@ -47,11 +47,6 @@ public struct PushProviderRegistry: Sendable {
         throw .invalidField("platform", "must be one of: \(supported)")
     }
 
-    /// The provider for `platform` of the environment's app (`default`).
-    public func provider(for platform: Platform) async throws(DispatchError) -> any PushProvider {
-        try provider(for: platform, of: try await app(AppCatalog.environmentAppID))
-    }
-
     /// Wakes whoever delivers freshly committed jobs: the direct channel's event streams of their devices, and the
     /// delivery worker of each remote platform.
     public func jobsQueued(_ jobs: [DeliveryJob]) async {
