@@ -15,7 +15,8 @@
 #      BINARIES=prebuilt — the same runtime stage users get — unless SMOKE_BINARIES=source;
 #   6. `docker compose up --wait` with SECUREPUSH_ENV=production: each service must become healthy on compose's
 #      defaults (TLS, generated secrets and signing key), which the production checks must accept;
-#   7. runs the one-shot demo service (the secure push story over the compose network) and checks its exit code,
+#   7. runs the one-shot demo service (the secure push story over the compose network, then a second app with its
+#      own credentials and client whose sends reach only its own devices) and checks its exit code,
 #      with the `monitoring` profile's Prometheus running: through Prometheus's HTTP API, every service was scraped
 #      and securepush_deliveries_total went up; every query of the dashboard evaluates and the console dashboard
 #      (/consoles/securepush.html) renders with the demo's deliveries (monitoring/check-dashboard.py);
@@ -23,8 +24,9 @@
 #      notification, restarts notification-store and fetches the payload again (data survives a restart);
 #   9. `docker compose down` must take under 3 s (graceful SIGTERM handling), and `up` again keeps the data;
 #  10. with compose/docker-compose.postgres.yml: PostgreSQL (a stand-in image from Debian's postgresql-15 when no
-#      registry has the official one) and two replicas of notification-store and push-dispatch all healthy, and the
-#      demo passing three times across them;
+#      registry has the official one) and two replicas of notification-store and push-dispatch all healthy, the
+#      demo (two apps; the second app's key rotated in rounds 2 and 3) passing three times across them, and no
+#      private key in clear in a pg_dump;
 #  11. tears everything down whatever happens: containers, networks, volumes, the images, the private daemon.
 #
 # Usage: compose/smoke-test.sh            (CI runs it from .ci/run; about 3–8 minutes, mostly the release build)
@@ -90,6 +92,7 @@ if ! docker info >/dev/null 2>&1; then
   command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)
 fi
 python3 -m venv --help >/dev/null 2>&1 || need+=(python3-venv)
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
 if [ ${#need[@]} -gt 0 ]; then
   [ "$(id -u)" = 0 ] || fail "missing ${need[*]}: install them (apt-get install ${need[*]}) or run as root"
   log "installing ${need[*]}"
@@ -272,7 +275,8 @@ PY
 prometheus_check targets || fail "Prometheus did not scrape every service"
 log "Prometheus scrapes auth, notification-store and push-dispatch"
 if compose run --rm demo >"$work/demo.log" 2>&1; then
-  grep -q "demo complete" "$work/demo.log" || { cat "$work/demo.log" >&2; fail "demo exited 0 without completing"; }
+  grep -q "demo complete for two apps" "$work/demo.log" ||
+    { cat "$work/demo.log" >&2; fail "demo exited 0 without completing both apps' stories"; }
   log "demo service: exit 0"
   sed 's/^/   demo | /' "$work/demo.log"
 else
@@ -287,6 +291,19 @@ python3 "$here/monitoring/check-dashboard.py" "$prometheus_url" --min-deliveries
 sed 's/^/   /' "$work/check-dashboard.log"
 log "every dashboard query evaluates; /consoles/securepush.html shows the demo's deliveries"
 compose --profile monitoring rm --stop --force prometheus >/dev/null 2>&1
+
+# README's "Two apps" by hand, on the running stack: an operator adds an app with its own VAPID key, and a client.
+openssl ecparam -name prime256v1 -genkey -noout 2>/dev/null | openssl pkcs8 -topk8 -nocrypt -out "$work/vapid.pem"
+compose exec -T push-dispatch sh -c 'umask 077; cat >/tmp/vapid.pem' <"$work/vapid.pem"
+compose exec -T push-dispatch securepush apps create --id retail-web --name "Retail (web)" \
+  --vapid-private-key-file /tmp/vapid.pem --vapid-subject mailto:ops@bank.example \
+  --webpush-allowed-hosts fcm.googleapis.com >"$work/apps.log" 2>&1 || { cat "$work/apps.log" >&2; fail "apps create"; }
+compose exec -T auth securepush clients create --id retail-backend --scope push:send --app retail-web \
+  >>"$work/apps.log" 2>&1 || { cat "$work/apps.log" >&2; fail "clients create --app"; }
+compose exec -T push-dispatch securepush apps list | grep -q "^retail-web" || fail "apps list does not show retail-web"
+vapid_public="$(openssl ec -in "$work/vapid.pem" -pubout -outform DER 2>/dev/null | tail -c 65 | base64 -w0 |
+  tr '+/' '-_' | tr -d '=')"
+log "apps create retail-web and clients create --app retail-web ran in the containers"
 
 # --- 8. data survives a restart of notification-store ---------------------------------------------------------------
 if [ -z "$cli" ]; then
@@ -312,6 +329,17 @@ grep -q 'Sign in' "$work/inbox.html" || fail "/inbox/ is not the inbox page"
 curl -sS --cacert "$work/ca.pem" "https://localhost:$dispatch_port/inbox/config.json" |
   grep -q "\"authURL\":\"https://localhost:$auth_port\"" || fail "/inbox/config.json does not name the published auth"
 log "the web inbox is served over TLS with its Content-Security-Policy"
+# The app made by hand above is served (within SECUREPUSH_APPS_REFRESH_INTERVAL) with its own key.
+for _ in $(seq 1 30); do
+  published="$(curl -sS --http2 --cacert "$work/ca.pem" -H 'content-type: application/json' \
+    -d '{"jsonrpc":"2.0","id":1,"method":"devices.webPushKey","params":{"appId":"retail-web"}}' \
+    "https://localhost:$dispatch_port/rpc" || true)"
+  grep -q "\"vapidPublicKey\":\"$vapid_public\"" <<<"$published" && break
+  sleep 0.5
+done
+grep -q "\"vapidPublicKey\":\"$vapid_public\"" <<<"$published" ||
+  fail "devices.webPushKey {appId: retail-web} did not publish the app's key: $published"
+log "push-dispatch publishes retail-web's own VAPID key"
 user_id="$("$cli" register --username "smoke-$$" | sed -n 's/.*user id \(.*\)$/\1/p')"
 [ -n "$user_id" ] || fail "register printed no user id"
 "$cli" login --username "smoke-$$" >/dev/null
@@ -409,14 +437,24 @@ for service in notification-store push-dispatch; do
   [ "$replicas" = 2 ] || fail "$service has $replicas healthy replicas on PostgreSQL, not 2"
 done
 log "PostgreSQL: auth, two notification-store and two push-dispatch replicas healthy"
+# Round 1 creates the demo's second app; rounds 2 and 3 rotate its Web Push key, which both push-dispatch replicas
+# must serve within SECUREPUSH_APPS_REFRESH_INTERVAL (the demo waits for the new key before it goes on).
 for round in 1 2 3; do
-  compose_postgres run --rm demo >"$work/demo-pg.log" 2>&1 && grep -q "demo complete" "$work/demo-pg.log" ||
+  compose_postgres run --rm demo >"$work/demo-pg.log" 2>&1 && grep -q "demo complete for two apps" "$work/demo-pg.log" ||
     { cat "$work/demo-pg.log" >&2; fail "demo on PostgreSQL (round $round)"; }
+  [ "$round" = 1 ] || grep -q "apps rotate-credentials" "$work/demo-pg.log" ||
+    { cat "$work/demo-pg.log" >&2; fail "demo on PostgreSQL (round $round) did not rotate the second app's key"; }
 done
 sends_in_postgres="$(compose_postgres exec -T postgres psql -U securepush -d securepush -tAc \
   'SELECT count(*) FROM dispatch.push_send' | tr -d '[:space:]')"
-[ "$sends_in_postgres" = 3 ] || fail "expected the 3 demo sends in PostgreSQL's dispatch.push_send, found '$sends_in_postgres'"
-log "PostgreSQL: the demo passed three times across the replicas; its 3 sends are in PostgreSQL"
+# Each round sends three times: the story's send, then one for each app (the refused one stores nothing).
+[ "$sends_in_postgres" = 9 ] || fail "expected the 9 demo sends in PostgreSQL's dispatch.push_send, found '$sends_in_postgres'"
+log "PostgreSQL: the demo passed three times across the replicas with two apps; its 9 sends are in PostgreSQL"
+# The second app's credentials are sealed: a dump of the database holds its row, and no private key in clear.
+compose_postgres exec -T postgres pg_dump -U securepush -d securepush >"$work/pg.dump"
+grep -q "demo-partner" "$work/pg.dump" || fail "the demo's second app is not in the PostgreSQL dump"
+if grep -q "PRIVATE KEY" "$work/pg.dump"; then fail "a private key is in clear in the PostgreSQL dump"; fi
+log "PostgreSQL: a pg_dump holds app demo-partner, and no private key in clear"
 compose_postgres down --volumes >/dev/null 2>&1
 
 log "passed"

@@ -11,16 +11,21 @@ public struct SecurePushDemo: Sendable {
     /// A backend client with scope `push:send`.
     public var clientID: String
     public var clientSecret: String
-    /// How long to wait for the id to arrive on the device.
+    /// How long to wait for the id to arrive on the device (and for a second app to be served).
     public var timeout: Duration
+    /// A second app of the deployment and a backend client bound to it: when set, the story goes on to show that
+    /// each app's devices receive only that app's sends (see ``SecondApp``).
+    public var secondApp: SecondApp?
 
     public init(
-        endpoints: SecurePushEndpoints, clientID: String, clientSecret: String, timeout: Duration = .seconds(15)
+        endpoints: SecurePushEndpoints, clientID: String, clientSecret: String, timeout: Duration = .seconds(15),
+        secondApp: SecondApp? = nil
     ) {
         self.endpoints = endpoints
         self.clientID = clientID
         self.clientSecret = clientSecret
         self.timeout = timeout
+        self.secondApp = secondApp
     }
 
     /// What the story produced.
@@ -29,6 +34,8 @@ public struct SecurePushDemo: Sendable {
         public var deviceId: String
         public var notificationId: String
         public var fetchedPayload: String
+        /// What the second app's part produced, when it ran.
+        public var secondApp: SecondAppOutcome?
     }
 
     /// Runs the story, reporting each step through `step`; throws if any step fails or the id does not arrive in time.
@@ -43,8 +50,13 @@ public struct SecurePushDemo: Sendable {
             authURL: endpoints.auth, dispatchURL: endpoints.dispatch, clientID: clientID, clientSecret: clientSecret,
             configuration: configuration, logger: logger)
         do {
-            let outcome = try await story(
+            var outcome = try await story(
                 device: device, backend: backend, username: username, password: password, secret: secret, step: step)
+            if let secondApp {
+                outcome.secondApp = try await secondAppStory(
+                    secondApp, device: device, backend: backend, userId: outcome.userId,
+                    defaultDeviceId: outcome.deviceId, step: step)
+            }
             await device.shutdown()
             await backend.shutdown()
             return outcome
@@ -88,7 +100,7 @@ public struct SecurePushDemo: Sendable {
             userId: userId, deviceId: deviceId, notificationId: received, fetchedPayload: fetched.payload ?? "")
     }
 
-    private func firstID(of ids: AsyncThrowingStream<String, any Error>) async throws -> String {
+    func firstID(of ids: AsyncThrowingStream<String, any Error>) async throws -> String {
         try await withThrowingTaskGroup(of: String?.self) { group in
             group.addTask {
                 for try await id in ids { return id }

@@ -114,6 +114,12 @@ public actor SecurePushDevice {
         return result
     }
 
+    /// The VAPID public key app `appId` (else the deployment's default app) publishes for Web Push subscriptions
+    /// (`devices.webPushKey`; no sign-in needed). `-32004` when that app has no Web Push credentials.
+    public func webPushKey(appId: String? = nil) async throws -> String {
+        try await dispatch.call(Devices.WebPushKey.self, .init(appId: appId)).vapidPublicKey
+    }
+
     /// The signed-in user's devices.
     public func devices() async throws -> [Devices.DeviceInfo] {
         try await authorized { token in try await self.dispatch.call(Devices.List.self, Empty(), token: token) }.devices

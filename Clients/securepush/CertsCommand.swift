@@ -30,8 +30,9 @@ struct CertsCommand: ParsableCommand {
 
     @Option(
         help: """
-            Also generate the deployment's secrets here, once: backend-client-secret, dispatch-client-secret and \
-            auth-signing-key.pem (read through SECUREPUSH_*_SECRET_FILE and SECUREPUSH_AUTH_SIGNING_KEY_FILE).
+            Also generate the deployment's secrets here, once: backend-client-secret, dispatch-client-secret, \
+            auth-signing-key.pem, store-keys and apps-keys (read through SECUREPUSH_*_SECRET_FILE, \
+            SECUREPUSH_AUTH_SIGNING_KEY_FILE, SECUREPUSH_STORE_KEY_FILE and SECUREPUSH_APPS_KEY_FILE).
             """)
     var secretsDir: String?
 

@@ -1,4 +1,11 @@
 extension ServiceEnvironment {
+    /// `SECUREPUSH_DEFAULT_TTL`: the lifetime of a notification sent without `ttlSeconds`, in seconds, at most
+    /// `SECUREPUSH_MAX_TTL` (the store keeps it; push-dispatch bounds it by an app's own longest lifetime).
+    public func defaultTTL() throws -> Int {
+        let maxTTL = try int(SettingCatalog.maxTTL)
+        return try int("SECUREPUSH_DEFAULT_TTL", default: min(604_800, maxTTL), in: 1...maxTTL)
+    }
+
     /// A declared text setting: its value, else its default (`nil` when it has none).
     public func string(_ setting: TextSetting) -> String? {
         string(setting.setting.name) ?? setting.defaultValue

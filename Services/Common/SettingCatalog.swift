@@ -494,8 +494,9 @@ public enum SettingCatalog {
         metrics.setting,
         maxPayloadBytes.setting,
         Setting(
-            #"SECUREPUSH_DEFAULT_TTL"#, group: .shared, default: #"604800"#, usedBy: #"store"#,
-            #"the lifetime of a notification sent without `ttl`, seconds (at most `SECUREPUSH_MAX_TTL`)"#),
+            #"SECUREPUSH_DEFAULT_TTL"#, group: .shared, default: #"604800"#, usedBy: #"store, dispatch"#,
+            #"the lifetime of a notification sent without `ttl`, seconds (at most `SECUREPUSH_MAX_TTL`; an app's own longest lifetime bounds it for that app's sends)"#
+        ),
         maxTTL.setting,
         storePurgeInterval.setting,
         dispatchKeepalive.setting,

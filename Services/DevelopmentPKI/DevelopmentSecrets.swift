@@ -3,8 +3,9 @@ import Foundation
 import PrivateFiles
 
 /// The secrets a containerised deployment needs, generated once into a directory (mode 0700, files 0600) so that no
-/// published default ever guards a running system: the backend client's secret, push-dispatch's client secret and
-/// auth's ES256 signing key. Existing files are kept, so every restart uses the same secrets.
+/// published default ever guards a running system: the backend client's secret, push-dispatch's client secret,
+/// auth's ES256 signing key and the store's and the apps' key files. Existing files are kept, so every restart uses
+/// the same secrets.
 public struct DevelopmentSecrets: Sendable {
     /// The files, by name.
     public enum File: String, CaseIterable, Sendable {
@@ -17,6 +18,9 @@ public struct DevelopmentSecrets: Sendable {
         /// `SECUREPUSH_STORE_KEY_FILE`: notification-store's AES-256 keys for payloads at rest, one
         /// `<key id> <base64 of 32 bytes>` line (the format `securepush store-keys rotate` appends to).
         case storeKeys = "store-keys"
+        /// `SECUREPUSH_APPS_KEY_FILE`: push-dispatch's AES-256 keys for the apps' credentials (issue 27), in the store
+        /// key file's format (`securepush apps rotate-key` appends to it). Every push-dispatch replica reads it.
+        case appsKeys = "apps-keys"
     }
 
     /// Where the secrets live.
@@ -52,16 +56,15 @@ public struct DevelopmentSecrets: Sendable {
     }
 
     /// A new value for `file`: 32 random bytes (base64url, 43 characters) for secrets, a new P-256 key for auth, a
-    /// key file with one random AES-256 key for the store.
+    /// key file with one random AES-256 key for the store and for the apps.
     static func generate(_ file: File) -> String {
         switch file {
         case .authSigningKey:
             return P256.Signing.PrivateKey().pemRepresentation + "\n"
         case .storeKeys:
-            let id = "initial-" + (0..<4).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
-            let key = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }.base64EncodedString()
-            return "# SecurePush store keys (SECUREPUSH_STORE_KEY_FILE): `<key id> <base64 of 32 bytes>` per line.\n"
-                + "# The last key encrypts new payloads; every key listed still decrypts.\n\(id) \(key)\n"
+            return keyFile(title: "store keys (SECUREPUSH_STORE_KEY_FILE)", encrypts: "new payloads")
+        case .appsKeys:
+            return keyFile(title: "apps keys (SECUREPUSH_APPS_KEY_FILE)", encrypts: "the apps' credentials")
         case .backendClientSecret, .dispatchClientSecret:
             let bytes = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
             let text = bytes.base64EncodedString()
@@ -69,5 +72,13 @@ public struct DevelopmentSecrets: Sendable {
                 .replacingOccurrences(of: "=", with: "")
             return text + "\n"
         }
+    }
+
+    /// A key file holding one random AES-256 key: `<key id> <base64 of 32 bytes>` after a comment saying what it is.
+    private static func keyFile(title: String, encrypts: String) -> String {
+        let id = "initial-" + (0..<4).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        let key = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }.base64EncodedString()
+        return "# SecurePush \(title): `<key id> <base64 of 32 bytes>` per line.\n"
+            + "# The last key encrypts \(encrypts); every key listed still decrypts.\n\(id) \(key)\n"
     }
 }

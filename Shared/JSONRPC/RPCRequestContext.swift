@@ -13,12 +13,15 @@ public struct RPCRequestContext: Sendable {
     public var deviceProof: String?
     /// The `Origin` header of a browser's call, lowercased; `nil` for clients that are not browsers.
     public var origin: String?
+    /// Whether `origin` is the service's own (a page it serves, such as the web inbox, calling it).
+    public var isOwnOrigin: Bool
 
     public init(
         bearerToken: String?, logger: Logger, clientAddress: String? = nil, deviceProof: String? = nil,
-        origin: String? = nil
+        origin: String? = nil, isOwnOrigin: Bool = false
     ) {
         self.origin = origin
+        self.isOwnOrigin = isOwnOrigin
         self.bearerToken = bearerToken
         self.logger = logger
         self.clientAddress = clientAddress

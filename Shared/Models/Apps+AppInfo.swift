@@ -20,6 +20,9 @@ extension Apps {
         public var revision: Int64?
         public var createdAt: Date?
         public var updatedAt: Date?
+        /// Set by `apps.list` for an app whose credentials the answering replica cannot open (its key file lacks
+        /// their key): why, without secrets. Such an app is not served by that replica, and `fingerprints` is empty.
+        public var unusable: String?
 
         public init(
             appId: String, displayName: String, source: String, fingerprints: [String: String] = [:],

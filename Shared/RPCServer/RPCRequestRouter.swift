@@ -131,7 +131,8 @@ struct RPCRequestRouter: Sendable {
             logger: logger,
             clientAddress: clientAddress(of: request),
             deviceProof: request.headers["securepush-device-proof"],
-            origin: request.headers["origin"]?.lowercased())
+            origin: request.headers["origin"]?.lowercased(),
+            isOwnOrigin: request.headers["origin"].map { isOwnOrigin($0, of: request) } ?? false)
         let body = Data(request.body.readableBytesView)
         let (dispatcher, metrics, tracing) = (self.dispatcher, self.metrics, self.tracing)
         metrics?.requestBytes.increment(by: body.count)

@@ -30,6 +30,18 @@ struct DevelopmentSecretsTests {
         }
         #expect(contents[.backendClientSecret] != contents[.dispatchClientSecret])
         _ = try P256.Signing.PrivateKey(pemRepresentation: try #require(contents[.authSigningKey]))
+        // The store's and the apps' key files: one `<key id> <base64 of 32 bytes>` line each, different keys.
+        var keys: [String] = []
+        for file in [DevelopmentSecrets.File.storeKeys, .appsKeys] {
+            let lines = try #require(contents[file]).split(separator: "\n").filter { !$0.hasPrefix("#") }
+            #expect(lines.count == 1)
+            let fields = try #require(lines.first).split(separator: " ")
+            #expect(fields.count == 2)
+            #expect(Data(base64Encoded: String(fields.last ?? ""))?.count == 32)
+            keys.append(String(fields.last ?? ""))
+        }
+        #expect(Set(keys).count == 2)
+        #expect(contents[.appsKeys]?.contains("SECUREPUSH_APPS_KEY_FILE") == true)
 
         let second = try secrets.ensure()
         #expect(second.generated.isEmpty)

@@ -388,6 +388,18 @@ struct AppsTests {
         #expect(large?.message.contains("at most 10 bytes") == true)
         let long = await expectRPCError { _ = try await send(ttl: 61) }
         #expect(long?.data == .object(["field": "ttlSeconds"]))
+        // Without ttlSeconds, the app's own bound shortens the deployment's default lifetime (7 days); other apps'
+        // sends keep leaving it to the store.
+        try await admin.create(
+            id: "brief", displayName: "Brief", credentials: Self.apns(topic: "com.bank.brief"),
+            limits: .init(maxTTLSeconds: 60))
+        try await harness.components.appLoader.refresh()
+        _ = try await harness.client.call(
+            Push.Send.self, .init(recipientId: "alice", payload: "short", appId: "brief"),
+            token: try await harness.signer.senderToken("app-backend", apps: ["brief"]))
+        #expect(harness.store.storedCalls.last?.params.ttlSeconds == 60)
+        _ = try await send(app: nil)
+        #expect(harness.store.storedCalls.last?.params.ttlSeconds == nil)
 
         let beyond = await #expect(throws: DispatchError.self) {
             try await admin.create(
@@ -525,6 +537,13 @@ struct AppsTests {
             // Another app's page is allowed by CORS, but may not register this app's devices.
             let other = try await register(app: "retail-web", from: "https://business.bank.example")
             #expect(other.body.contains("-32003") && other.body.contains("retail-web"), "\(other.body)")
+            // Nor those of an app without origins of its own, such as the default app (its origins are
+            // SECUREPUSH_CORS_ORIGINS: none here) ...
+            let defaultApp = try await register(app: "default", from: "https://business.bank.example")
+            #expect(defaultApp.body.contains("-32003") && defaultApp.body.contains("default"), "\(defaultApp.body)")
+            // ... while push-dispatch's own pages (the web inbox) register the default app's devices.
+            let inbox = try await register(app: "default", from: "http://127.0.0.1:\(port)")
+            #expect(inbox.status == 200 && inbox.body.contains("deviceId"), "\(inbox.body)")
         }
     }
 

@@ -112,4 +112,21 @@ struct AppsCLITests {
         #expect(run.output.contains("SECUREPUSH_APPS_KEY_FILE must be set"), "\(run.output)")
         #expect(!FileManager.default.fileExists(atPath: directory.file(AppsKeySource.generatedFileName)))
     }
+
+    @Test(
+        "securepush demo --second-app: the operator makes a second app and its client; each app's send reaches only its own device"
+    )
+    func demoWithTwoApps() async throws {
+        let run = try await StoreKeysCLITests.securepush(["demo", "--second-app", "demo-partner"])
+        #expect(run.status == 0, "\(run.output)")
+        for step in [
+            "0. apps create: app 'demo-partner'", "0. clients create: backend client 'demo-partner-backend'",
+            "8. devices.webPushKey {appId: 'demo-partner'}", "9. devices.register {appId: 'demo-partner'}",
+            "11. each device received only its own app's id",
+            "12. push.send by 'demo-partner-backend' for the default app: refused (-32003",
+            "demo complete for two apps",
+        ] {
+            #expect(run.output.contains(step), "missing '\(step)' in \(run.output)")
+        }
+    }
 }

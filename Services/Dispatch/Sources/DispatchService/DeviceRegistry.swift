@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import RPCServer
 import SealedPush
 import ServiceCore
 import SharedModels
@@ -23,6 +24,8 @@ public struct DeviceRegistry: Sendable {
     let metrics: DispatchMetrics
     /// Called after a change that may have queued a device revocation for the store (the sender sends it at once).
     let revocationQueued: @Sendable () -> Void
+    /// `SECUREPUSH_CORS_ORIGINS`: where a browser may register devices of an app without origins of its own.
+    let browserOrigins: CORSPolicy
 
     public init(
         devices: any DeviceRepository,
@@ -33,8 +36,10 @@ public struct DeviceRegistry: Sendable {
         now: @escaping @Sendable () -> Date,
         logger: Logger,
         metrics: DispatchMetrics = .disabled,
-        revocationQueued: @escaping @Sendable () -> Void = {}
+        revocationQueued: @escaping @Sendable () -> Void = {},
+        browserOrigins: CORSPolicy = .none
     ) {
+        self.browserOrigins = browserOrigins
         self.revocationQueued = revocationQueued
         self.devices = devices
         self.deliveries = deliveries
@@ -50,14 +55,18 @@ public struct DeviceRegistry: Sendable {
     /// `apnsMode` (`alert` or `background`, APNs devices only) overrides the deployment's mode for this device.
     /// `publicKey` (base64url X9.62 P-256) makes it a sealed device; re-registering without one makes it unsealed.
     /// `appID` names the device's app (`nil`: the deployment's default app); the app must exist (else `-32602` naming
-    /// `appId`) and have the platform configured (else `-32602` naming `platform`). A browser's call (`origin`, its
-    /// `Origin` header) registers a device of an app with origins of its own only from one of them (else `-32003`).
+    /// `appId`) and have the platform configured (else `-32602` naming `platform`). A browser's call from another
+    /// origin than push-dispatch's own (`origin`, its `Origin` header) registers a device of an app only from one of
+    /// the app's origins, or for an app without origins of its own from one of `SECUREPUSH_CORS_ORIGINS` (else
+    /// `-32003`): a page allowed for app B never registers devices of app A.
     public func register(
         ownerID: String, platform: Platform, token: String?, name: String?, apnsMode: String? = nil,
         publicKey: String? = nil, appID: String? = nil, origin: String? = nil
     ) async throws -> DeviceRecord {
         let app = try await providers.app(appID ?? providers.catalog.defaultAppID)
-        if let origin, !app.allowedOrigins.isEmpty, !app.allowedOrigins.contains(origin) {
+        if let origin,
+            !(app.allowedOrigins.isEmpty ? browserOrigins.allows(origin) : app.allowedOrigins.contains(origin))
+        {
             logger.security(
                 SecurityEvent("devices.origin_refused"),
                 metadata: [

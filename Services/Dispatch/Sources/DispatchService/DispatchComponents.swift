@@ -128,7 +128,7 @@ public struct DispatchComponents: RPCServiceComponents {
         let devices = DeviceRegistry(
             devices: deviceRepository, deliveries: deliveryRepository, providers: providers, hub: hub,
             maxDevicesPerUser: configuration.maxDevicesPerUser, now: now, logger: logger, metrics: dispatchMetrics,
-            revocationQueued: { revocationSender.wake() })
+            revocationQueued: { revocationSender.wake() }, browserOrigins: configuration.server.cors)
         let pushes = PushSender(
             deliveries: deliveryRepository,
             devices: deviceRepository,
@@ -138,7 +138,8 @@ public struct DispatchComponents: RPCServiceComponents {
             sendCounters: SQLAttemptCounters(database: database.sql, table: SQLAppRepository.sendCountersTable),
             limits: .init(
                 maxPayloadBytes: configuration.maxPayloadBytes, maxTTLSeconds: configuration.maxTTLSeconds,
-                idempotencyTimeout: configuration.idempotencyTimeout),
+                idempotencyTimeout: configuration.idempotencyTimeout, defaultTTLSeconds: configuration.defaultTTLSeconds
+            ),
             now: now,
             logger: logger,
             tracer: tracer

@@ -34,6 +34,9 @@ public struct DispatchConfiguration: ServiceDatabaseConfiguration, Sendable {
     public var maxPayloadBytes: Int
     /// Longest lifetime `push.send` accepts, in seconds.
     public var maxTTLSeconds: Int
+    /// The lifetime of a notification sent without `ttlSeconds` (`SECUREPUSH_DEFAULT_TTL`, which the store applies):
+    /// push-dispatch sends it explicitly, shortened to the app's own longest lifetime, for an app that has one.
+    public var defaultTTLSeconds: Int = 604_800
     /// How often an idle event stream writes `: keepalive` (from memory: no database work).
     public var keepaliveInterval: Duration
     /// How often one sweep for the whole service wakes the event streams whose device has queued jobs nobody woke
@@ -120,6 +123,7 @@ public struct DispatchConfiguration: ServiceDatabaseConfiguration, Sendable {
             try environment.int(SettingCatalog.idempotencyTimeout))
         replicaLeaseTimeout = .seconds(try environment.int(SettingCatalog.replicaLease))
         sqliteSynchronous = try environment.sqliteSynchronous()
+        defaultTTLSeconds = try environment.defaultTTL()
         sweepInterval = .seconds(try environment.int(SettingCatalog.dispatchSweepInterval))
         maxDevicesPerUser = try environment.int(
             "SECUREPUSH_MAX_DEVICES_PER_USER", default: Self.defaultMaxDevicesPerUser, in: 1...100_000)

@@ -38,7 +38,8 @@ public enum DispatchMethods {
         methods.register(Devices.Register.self, requires: .user) { params, user, context in
             let device = try await devices.register(
                 ownerID: user.subject, platform: params.platform, token: params.token, name: params.name,
-                apnsMode: params.apnsMode, publicKey: params.publicKey, appID: params.appId, origin: context.origin)
+                apnsMode: params.apnsMode, publicKey: params.publicKey, appID: params.appId,
+                origin: context.isOwnOrigin ? nil : context.origin)
             return Devices.Register.Result(
                 deviceId: device.id, verification: device.isPendingVerification ? DeviceVerification.pending : nil)
         }

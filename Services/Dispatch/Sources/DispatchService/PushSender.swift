@@ -16,11 +16,15 @@ public struct PushSender: Sendable {
         public var idempotencyTimeout: Duration
         /// How long a send is kept after its notification expired (for `push.status` and its idempotency key).
         public var retention: Duration
+        /// The store's lifetime for a send without `ttlSeconds` (`SECUREPUSH_DEFAULT_TTL`).
+        public var defaultTTLSeconds: Int
 
         public init(
             maxPayloadBytes: Int = 65_536, maxTTLSeconds: Int = 2_592_000,
-            idempotencyTimeout: Duration = .seconds(120), retention: Duration = .seconds(86_400)
+            idempotencyTimeout: Duration = .seconds(120), retention: Duration = .seconds(86_400),
+            defaultTTLSeconds: Int = 604_800
         ) {
+            self.defaultTTLSeconds = defaultTTLSeconds
             self.maxPayloadBytes = maxPayloadBytes
             self.maxTTLSeconds = maxTTLSeconds
             self.idempotencyTimeout = idempotencyTimeout
@@ -126,7 +130,8 @@ public struct PushSender: Sendable {
             targets = plan.targets
             stored = try await store.put(
                 .init(
-                    recipientId: params.recipientId, payload: params.payload, ttlSeconds: params.ttlSeconds,
+                    recipientId: params.recipientId, payload: params.payload,
+                    ttlSeconds: params.ttlSeconds ?? app.limits.maxTTLSeconds.map { min($0, limits.defaultTTLSeconds) },
                     recipientKeys: plan.keys, sealedOnly: plan.sealedOnly ? true : nil,
                     readOnce: params.readOnce == true ? true : nil))
         } catch {

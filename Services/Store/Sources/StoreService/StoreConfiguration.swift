@@ -65,8 +65,7 @@ public struct StoreConfiguration: ServiceDatabaseConfiguration, Sendable {
             server: try environment.server(port: SettingCatalog.storePort),
             databasePath: dataDirectory.appendingPathComponent("store.sqlite").path,
             maxPayloadBytes: try environment.int(SettingCatalog.maxPayloadBytes),
-            defaultTTLSeconds: try environment.int(
-                "SECUREPUSH_DEFAULT_TTL", default: min(604_800, maxTTL), in: 1...maxTTL),
+            defaultTTLSeconds: try environment.defaultTTL(),
             maxTTLSeconds: maxTTL,
             purgeInterval: .seconds(
                 try environment.int(SettingCatalog.storePurgeInterval)),

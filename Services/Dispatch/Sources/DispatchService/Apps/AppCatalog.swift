@@ -97,8 +97,8 @@ public final class AppCatalog: Sendable {
             var next = state.apps.filter { $0.value.source == .environment }
             for app in apps where next[app.id] == nil { next[app.id] = app }
             let retired = state.apps.values.filter { old in
-                guard case .database(let revision) = old.source else { return false }
-                return next[old.id]?.source != .database(revision: revision)
+                guard case .database(let version) = old.source else { return false }
+                return next[old.id]?.source != .database(version: version)
             }
             state.apps = next
             state.loaded = true
@@ -110,11 +110,11 @@ public final class AppCatalog: Sendable {
         return retired
     }
 
-    /// The database apps served now, by id with their revision.
-    var databaseRevisions: [String: Int64] {
+    /// The database apps served now, by id with the version of their row.
+    var databaseVersions: [String: AppRecord.Version] {
         state.withLock { state in
             state.apps.compactMapValues { app in
-                if case .database(let revision) = app.source { revision } else { nil }
+                if case .database(let version) = app.source { version } else { nil }
             }
         }
     }

@@ -96,20 +96,24 @@ public struct AppCatalogLoader: Service {
     }
 
     private func refreshHoldingLock() async throws -> [ServedApp] {
-        let revisions = try await repository.revisions()
-        let served = catalog.databaseRevisions
-        let unusable = unusableRevisions.state.withLock { $0 }
-        // Revisions to load: new or changed, except one that already failed (logged once; the app keeps the
-        // revision it had, if any, until a newer one loads).
-        let changed = revisions.keys.sorted().filter { served[$0] != revisions[$0] && unusable[$0] != revisions[$0] }
-        let removed = served.keys.filter { revisions[$0] == nil }
+        let versions = try await repository.versions()
+        let served = catalog.databaseVersions
+        // Versions to load: new or changed, and again on every refresh one that could not be served (a key file
+        // that lacked its key may have it now). Until then the app is not served here, not even with the version it
+        // had: no replica sends with credentials older than their replacement plus the refresh interval (its jobs
+        // wait for a replica that serves the app).
+        let changed = versions.keys.sorted().filter { served[$0] != versions[$0] }
+        let removed = served.keys.filter { versions[$0] == nil }
+        unusableRevisions.state.withLock { unusable in
+            for id in unusable.keys where versions[id] == nil { unusable[id] = nil }
+        }
         if changed.isEmpty && removed.isEmpty {
             catalog.markLoadedIfNeeded()
             return []
         }
         var apps: [ServedApp] = catalog.apps.filter { app in
             guard case .database = app.source else { return false }
-            return revisions[app.id] != nil && !changed.contains(app.id)
+            return versions[app.id] != nil && !changed.contains(app.id)
         }
         for id in changed {
             guard let record = try await repository.app(id: id) else { continue }
@@ -118,13 +122,15 @@ public struct AppCatalogLoader: Service {
                 unusableRevisions.state.withLock { $0[id] = nil }
                 logger.notice("apps.loaded", metadata: ["app.id": "\(id)", "app.revision": "\(record.revision)"])
             } catch {
-                unusableRevisions.state.withLock { $0[id] = record.revision }
-                if let previous = catalog.apps.first(where: { $0.id == id && $0.source != .environment }) {
-                    apps.append(previous)
+                let first = unusableRevisions.state.withLock {
+                    $0.updateValue(record.version, forKey: id) != record.version
                 }
-                logger.error(
-                    "apps.unusable",
-                    metadata: ["app.id": "\(id)", "app.revision": "\(record.revision)", "error": "\(error)"])
+                // Logged once per version, though tried on every refresh.
+                if first {
+                    logger.error(
+                        "apps.unusable",
+                        metadata: ["app.id": "\(id)", "app.revision": "\(record.revision)", "error": "\(error)"])
+                }
             }
         }
         let retired = catalog.replaceDatabaseApps(apps)
@@ -145,11 +151,11 @@ public struct AppCatalogLoader: Service {
             id: record.id, displayName: record.displayName,
             providers: Dictionary(providers.map { ($0.platform, $0) }, uniquingKeysWith: { first, _ in first }),
             limits: record.limits, allowedOrigins: Set(record.allowedOrigins),
-            source: .database(revision: record.revision))
+            source: .database(version: record.version))
     }
 }
 
-/// The revision of each app that could not be opened or built, by app id.
+/// The version of each app that could not be opened or built, by app id (each logged once).
 final class UnusableRevisions: Sendable {
-    let state = Mutex<[String: Int64]>([:])
+    let state = Mutex<[String: AppRecord.Version]>([:])
 }

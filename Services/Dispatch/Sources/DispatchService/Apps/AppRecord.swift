@@ -31,4 +31,17 @@ public struct AppRecord: Sendable, Hashable {
         self.updatedAt = updatedAt
         self.revision = revision
     }
+
+    /// Which row of app `id` a replica serves: its revision, and when it was created, so that an app deleted and
+    /// created again between two refreshes (its revision starting over) is never taken for the one served.
+    public struct Version: Sendable, Hashable {
+        public var revision: Int64
+        /// `created_at`, in milliseconds since 1970.
+        public var createdAt: Int64
+    }
+
+    /// This record's version.
+    public var version: Version {
+        Version(revision: revision, createdAt: createdAt.millisecondsSince1970)
+    }
 }

@@ -20,7 +20,16 @@ struct AppsMethods: Sendable {
         }
         methods.register(Apps.List.self, requires: admin) { _, _, _ in
             var apps = [environmentApp()]
-            for record in try await administration.list() { apps.append(try await info(record)) }
+            for record in try await administration.list() {
+                do {
+                    apps.append(try await info(record))
+                } catch let error as ConfigurationError {
+                    // One app this replica cannot open leaves the others listed.
+                    var app = info(record, fingerprints: [:])
+                    app.unusable = error.description
+                    apps.append(app)
+                }
+            }
             return Apps.List.Result(apps: apps)
         }
         methods.register(Apps.Get.self, requires: admin) { params, _, _ in
@@ -54,9 +63,12 @@ struct AppsMethods: Sendable {
     }
 
     private func info(_ record: AppRecord) async throws -> Apps.AppInfo {
+        info(record, fingerprints: try await administration.show(id: record.id).fingerprints)
+    }
+
+    private func info(_ record: AppRecord, fingerprints: [String: String]) -> Apps.AppInfo {
         Apps.AppInfo(
-            appId: record.id, displayName: record.displayName, source: "database",
-            fingerprints: try await administration.show(id: record.id).fingerprints,
+            appId: record.id, displayName: record.displayName, source: "database", fingerprints: fingerprints,
             limits: record.limits, allowedOrigins: record.allowedOrigins.isEmpty ? nil : record.allowedOrigins,
             revision: record.revision, createdAt: record.createdAt,
             updatedAt: record.updatedAt)

@@ -48,11 +48,11 @@ public struct SQLAppRepository: Sendable {
         try await database.read("SELECT \(Self.columns) FROM app ORDER BY id", []).map(Self.app(from:))
     }
 
-    /// Every app's id and revision: what a replica compares with what it serves, reading no credentials.
-    public func revisions() async throws -> [String: Int64] {
-        var result: [String: Int64] = [:]
-        for row in try await database.read("SELECT id, revision FROM app", []) {
-            result[try row.decode(0)] = try row.decode(1)
+    /// Every app's id and version: what a replica compares with what it serves, reading no credentials.
+    public func versions() async throws -> [String: AppRecord.Version] {
+        var result: [String: AppRecord.Version] = [:]
+        for row in try await database.read("SELECT id, revision, created_at FROM app", []) {
+            result[try row.decode(0)] = AppRecord.Version(revision: try row.decode(1), createdAt: try row.decode(2))
         }
         return result
     }

@@ -6,8 +6,8 @@ public struct ServedApp: Sendable {
     public enum Source: Sendable, Hashable {
         /// The `SECUREPUSH_*` provider variables (the app `default`): read-only, changed by restarting.
         case environment
-        /// The `app` table (`securepush apps create`), at this revision.
-        case database(revision: Int64)
+        /// The `app` table (`securepush apps create`), at this version of its row.
+        case database(version: AppRecord.Version)
     }
 
     /// The app's id, e.g. `retail-ios`.

@@ -1,0 +1,89 @@
+import DispatchService
+import Foundation
+import ServiceCore
+import SharedModels
+import TestSupport
+import Testing
+
+/// What a replica serves after changes it learns of only at its next refresh (issue 27): never older credentials
+/// than the database holds, and an app it could not open served once it can.
+@Suite("Apps: what a replica serves between refreshes")
+struct AppRefreshTests {
+    @Test("an app deleted and created again between two refreshes is served with its new credentials, not the old")
+    func recreatedBetweenRefreshes() async throws {
+        let providers = AppsTests.Providers()
+        let (harness, admin) = try await AppsTests.harness(providers)
+        try await admin.create(id: "retail-ios", displayName: "Retail", credentials: AppsTests.apns(topic: "com.old"))
+        try await harness.components.appLoader.refresh()
+        try await admin.delete(id: "retail-ios", confirm: "retail-ios")
+        // Created again at once: its revision starts over at 1, as the deleted one's did.
+        try await Task.sleep(for: .milliseconds(2))
+        let again = try await admin.create(
+            id: "retail-ios", displayName: "Retail", credentials: AppsTests.apns(topic: "com.new"))
+        #expect(again.revision == 1)
+        let retired = try await harness.components.appLoader.refresh()
+        #expect(retired.map(\.id) == ["retail-ios"])
+
+        let device = try await AppsTests().register(harness, user: "alice", app: "retail-ios")
+        _ = try await AppsTests().send(harness, to: "alice", app: "retail-ios", claim: ["retail-ios"])
+        try await RunningWorkers.with(harness.components.workers) { () async throws in
+            let new = try #require(providers.provider("apns:com.new"))
+            #expect(await eventually { new.jobs.count == 1 })
+            #expect(new.jobs.map(\.deviceID) == [device])
+            #expect(providers.provider("apns:com.old")?.jobs.isEmpty == true)
+        }
+    }
+
+    @Test(
+        "an app sealed under a key this replica lacks is not served, not even with its older credentials, and is served once the key file has the key"
+    )
+    func unusableUntilTheKeyArrives() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("apps-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("apps-keys").path
+        let old = EncryptionKey.generate(now: Date(timeIntervalSince1970: 1_000))
+        let new = EncryptionKey.generate(now: Date(timeIntervalSince1970: 2_000))
+        let file = EncryptionKeyFile(path: path, purpose: .apps)
+        #expect(try file.create(with: old))
+
+        var configuration = DispatchHarness.configuration(delivery: .fast())
+        configuration.appsKeys = .file(path)
+        let providers = AppsTests.Providers()
+        let harness = try await DispatchHarness(
+            configuration: configuration, appProviders: providers.factory, clock: LiveClock())
+        let repository = SQLAppRepository(database: harness.components.database.sql)
+        let thisReplica = AppAdministration(repository: repository, keys: .file(path), makeProviders: providers.factory)
+        try await thisReplica.create(
+            id: "retail-ios", displayName: "Retail", credentials: AppsTests.apns(topic: "com.old"))
+        try await harness.components.appLoader.refresh()
+        #expect(harness.components.apps.serves("retail-ios"))
+
+        // Another replica, whose key file already has the new key, rotates the credentials under it.
+        let ring = try #require(EncryptionKeyRing([old, new]))
+        let otherReplica = AppAdministration(
+            repository: repository, keys: .keys(ring), makeProviders: providers.factory)
+        try await otherReplica.update(id: "retail-ios", credentials: AppsTests.apns(topic: "com.new"))
+        let retired = try await harness.components.appLoader.refresh()
+        #expect(retired.map(\.id) == ["retail-ios"])
+        #expect(!harness.components.apps.serves("retail-ios"), "the replaced credentials must not be used any longer")
+        try await harness.components.appLoader.refresh()
+        #expect(!harness.components.apps.serves("retail-ios"))
+        // apps.list on this replica still lists every app, saying which it cannot open.
+        try await thisReplica.create(
+            id: "business-ios", displayName: "Business", credentials: AppsTests.apns(topic: "com.business"))
+        let admin = try await harness.signer.token(subject: "ops", scopes: [Scope.appsAdmin])
+        let listed = try await harness.client.call(Apps.List.self, Empty(), token: admin).apps
+        #expect(listed.map(\.appId) == ["default", "business-ios", "retail-ios"])
+        #expect(listed.first { $0.appId == "business-ios" }?.unusable == nil)
+        let unusable = try #require(listed.first { $0.appId == "retail-ios" })
+        #expect(unusable.unusable?.contains("sealed with key '\(new.id)'") == true, "\(unusable)")
+        #expect(unusable.fingerprints.isEmpty)
+
+        try file.append(new)
+        try await harness.components.appLoader.refresh()
+        #expect(harness.components.apps.serves("retail-ios"))
+        #expect(
+            await harness.components.apps.provider(appID: "retail-ios", platform: .apns) as? ScriptedProvider
+                === providers.provider("apns:com.new"))
+    }
+}
