@@ -346,7 +346,7 @@ let package = Package(
             // APNs also runs the whole stack against its mock: push.send → durable worker → APNs.
             providerTests(
                 "APNsProviderTests", extra: ["APNsMock", "SecurePushStack", "SecurePushClient", "AuthService"]),
-            providerTests("FCMProviderTests"),
+            providerTests("FCMProviderTests", extra: ["SecurePushStack", "SecurePushClient", "AuthService"]),
             providerTests("WNSProviderTests"),
             providerTests("WebPushProviderTests"),
             .testTarget(

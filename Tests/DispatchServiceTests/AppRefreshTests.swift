@@ -1,5 +1,6 @@
 import DispatchService
 import Foundation
+import JSONRPC
 import ServiceCore
 import SharedModels
 import TestSupport
@@ -85,5 +86,91 @@ struct AppRefreshTests {
         #expect(
             await harness.components.apps.provider(appID: "retail-ios", platform: .apns) as? ScriptedProvider
                 === providers.provider("apns:com.new"))
+    }
+
+    @Test(
+        "when the first read of the apps fails, an app not known yet is -32050 (try again), never 'no such app', until a refresh succeeds"
+    )
+    func firstLoadFails() async throws {
+        let providers = AppsTests.Providers()
+        let (harness, admin) = try await AppsTests.harness(providers)
+        try await admin.create(id: "retail-ios", displayName: "Retail", credentials: AppsTests.apns(topic: "com.r"))
+        let sql = harness.components.database.sql
+        _ = try await sql.execute("ALTER TABLE app RENAME TO app_away", [])
+        let catalog = AppCatalog(environmentProviders: [], loadsDatabase: true, firstLoadWait: .milliseconds(50))
+        let loader = AppCatalogLoader(
+            catalog: catalog, repository: SQLAppRepository(database: sql), keys: harness.configuration.appsKeys,
+            makeProviders: providers.factory, interval: .milliseconds(100), logger: .quiet)
+        let registry = PushProviderRegistry(direct: DirectProvider(hub: DirectHub()), catalog: catalog, workers: [])
+        let running = Task { try await loader.run() }
+        defer { running.cancel() }
+        // The first read failed well before this (and the next ones too).
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(!catalog.isLoaded)
+        let unavailable = await #expect(throws: DispatchError.self) { _ = try await registry.app("retail-ios") }
+        #expect(unavailable?.rpcError.code == RPCErrorCode.unavailable)
+
+        _ = try await sql.execute("ALTER TABLE app_away RENAME TO app", [])
+        #expect(await eventually { (try? await registry.app("retail-ios"))?.id == "retail-ios" })
+        let unknown = await #expect(throws: DispatchError.self) { _ = try await registry.app("nope") }
+        #expect(unknown?.rpcError.data == .object(["field": "appId"]))
+    }
+
+    @Test(
+        "a job of an app this replica does not serve is handed back uncounted, claimable later by any replica, and sent once the app is served"
+    )
+    func unservedJobsKeepTheirAttempts() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("apps-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("apps-keys").path
+        let old = EncryptionKey.generate(now: Date(timeIntervalSince1970: 1_000))
+        let new = EncryptionKey.generate(now: Date(timeIntervalSince1970: 2_000))
+        let file = EncryptionKeyFile(path: path, purpose: .apps)
+        #expect(try file.create(with: old))
+        var configuration = DispatchHarness.configuration(delivery: .fast())
+        configuration.appsKeys = .file(path)
+        let providers = AppsTests.Providers()
+        let harness = try await DispatchHarness(
+            configuration: configuration, appProviders: providers.factory, clock: LiveClock())
+        let repository = SQLAppRepository(database: harness.components.database.sql)
+        try await AppAdministration(repository: repository, keys: .file(path), makeProviders: providers.factory)
+            .create(id: "retail-ios", displayName: "Retail", credentials: AppsTests.apns(topic: "com.old"))
+        try await harness.components.appLoader.refresh()
+        _ = try await AppsTests().register(harness, user: "alice", app: "retail-ios")
+        let sent = try await AppsTests().send(harness, to: "alice", app: "retail-ios", claim: ["retail-ios"])
+        // Rotated under a key this replica lacks: the queued job's app is not served here any more.
+        try await AppAdministration(
+            repository: repository, keys: .keys(try #require(EncryptionKeyRing([old, new]))),
+            makeProviders: providers.factory
+        ).update(id: "retail-ios", credentials: AppsTests.apns(topic: "com.new"))
+        try await harness.components.appLoader.refresh()
+        #expect(!harness.components.apps.serves("retail-ios"))
+
+        let sql = harness.components.database.sql
+        let before = Date()
+        try await RunningWorkers.with(harness.components.workers) { () async throws in
+            #expect(
+                try await eventually {
+                    let row = try await sql.readOne("SELECT lease_until FROM delivery", [])
+                    return try row?.decode(0, as: Int64?.self) != nil
+                })
+            let row = try #require(
+                try await sql.readOne("SELECT attempts, status, lease_owner, lease_until FROM delivery", []))
+            #expect(try row.decode(0, as: Int64.self) == 0, "no attempt is counted")
+            #expect(try row.decode(1, as: String.self) == "queued")
+            #expect(try row.decode(2, as: String?.self) == nil)
+            let claimable = Date(millisecondsSince1970: try row.decode(3, as: Int64.self))
+            #expect(claimable >= before.addingTimeInterval(9) && claimable <= Date().addingTimeInterval(10.5))
+            #expect(providers.provider("apns:com.old")?.jobs.isEmpty == true)
+
+            // The key arrives; once the hand-back lapses (made to lapse now), the job goes out with the new
+            // credentials.
+            try file.append(new)
+            try await harness.components.appLoader.refresh()
+            _ = try await sql.execute("UPDATE delivery SET lease_until = NULL", [])
+            let current = try #require(providers.provider("apns:com.new"))
+            #expect(await eventually { current.jobs.count == 1 })
+        }
+        #expect(try await harness.status(sent.notificationId).deliveries.map(\.status) == [.sent])
     }
 }

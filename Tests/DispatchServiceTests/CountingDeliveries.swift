@@ -78,9 +78,9 @@ final class CountingDeliveries: DeliveryRepository {
         return try await base.record(outcome, for: job, leaseOwner: owner, now: now)
     }
 
-    func releaseLease(of job: DeliveryJob, owner: String) async throws {
+    func releaseLease(of job: DeliveryJob, owner: String, claimableAfter: Date?) async throws {
         counted()
-        return try await base.releaseLease(of: job, owner: owner)
+        return try await base.releaseLease(of: job, owner: owner, claimableAfter: claimableAfter)
     }
 
     func renewLeases(owner: String, until leaseUntil: Date) async throws -> Int {

@@ -83,7 +83,7 @@ struct DeviceAPNsModeTests {
                 quiet: "background", plain: nil,
             ])
 
-        for job in claimed { try await repository.releaseLease(of: job, owner: "test") }
+        for job in claimed { try await repository.releaseLease(of: job, owner: "test", claimableAfter: nil) }
         // Released, the worker hands the provider the same jobs.
         try await RunningWorkers.with(harness.components.workers) { () async throws in
             #expect(

@@ -7,7 +7,8 @@ import TestSupport
 ///
 /// It checks what Google checks — the RS256 assertion against the service account's public key, its claims, the
 /// bearer token on each send, the project in the path and the exact message shape — and answers a scripted error
-/// per registration token. Anything unexpected is answered 400 and recorded in `violations`.
+/// per registration token. Anything unexpected is answered 400 and recorded in `violations`. It may know several
+/// projects' service accounts (one per app, issue 27): a token is good for its own project only, as Google's are.
 actor FCMMock {
     /// One scripted answer to `messages:send`.
     struct Answer: Sendable {
@@ -41,12 +42,16 @@ actor FCMMock {
         /// The device-verification challenge, or `nil` for a notification id.
         var challenge: String?
         var ttl: String
+        /// The project in the path (the token's own).
+        var projectID: String
     }
 
     static let tokenPath = "/oauth2/v4/token"
     static let scope = "https://www.googleapis.com/auth/firebase.messaging"
 
     let account: TestServiceAccount
+    /// Other projects' accounts the mock also serves.
+    let otherAccounts: [TestServiceAccount]
     let now: @Sendable () -> Date
     /// `expires_in` of issued tokens.
     var tokenLifetime = 3600
@@ -60,15 +65,17 @@ actor FCMMock {
     /// Every send request, including refused ones.
     private(set) var sendAttempts: [MockRequest] = []
     private(set) var violations: [String] = []
-    private var validTokens: [String: Date] = [:]
+    /// Each issued token's expiry and project.
+    private var validTokens: [String: (expiry: Date, projectID: String)] = [:]
     private var scripts: [String: [Answer]] = [:]
     /// When set, the token endpoint refuses every assertion with this OAuth error.
     private var tokenRefusal: String?
     /// When set, every bearer token is refused (a revoked key).
     private var refuseAllBearers = false
 
-    init(account: TestServiceAccount, now: @escaping @Sendable () -> Date) {
+    init(account: TestServiceAccount, otherAccounts: [TestServiceAccount] = [], now: @escaping @Sendable () -> Date) {
         self.account = account
+        self.otherAccounts = otherAccounts
         self.now = now
     }
 
@@ -101,8 +108,10 @@ actor FCMMock {
             form["grant_type"] == "urn:ietf:params:oauth:grant-type:jwt-bearer", let assertion = form["assertion"]
         else { return refuse("token request form is \(form.keys.sorted())") }
         let keys = JWTKeyCollection()
-        await keys.add(
-            rsa: account.publicKey, digestAlgorithm: .sha256, kid: JWKIdentifier(string: account.privateKeyID))
+        for account in [account] + otherAccounts {
+            await keys.add(
+                rsa: account.publicKey, digestAlgorithm: .sha256, kid: JWKIdentifier(string: account.privateKeyID))
+        }
         let claims: Claims
         do {
             claims = try await keys.verify(assertion, as: Claims.self)
@@ -111,7 +120,9 @@ actor FCMMock {
             return refuse("assertion does not verify with the service account's key: \(error)")
         }
         let issuedAt = Int(now().timeIntervalSince1970)
-        guard claims.iss == account.clientEmail, claims.scope == Self.scope, claims.aud == tokenURL,
+        guard let account = ([account] + otherAccounts).first(where: { $0.clientEmail == claims.iss }),
+            assertionHeaders.last?.kid == account.privateKeyID,
+            claims.scope == Self.scope, claims.aud == tokenURL,
             claims.exp - claims.iat == 3600, abs(claims.iat - issuedAt) <= 60
         else { return refuse("assertion claims are wrong: \(claims)") }
         if let tokenRefusal {
@@ -119,7 +130,7 @@ actor FCMMock {
         }
         let token = "ya29.mock-\(issuedTokens.count + 1)-\(UUID().uuidString.prefix(8))"
         issuedTokens.append(token)
-        validTokens[token] = now().addingTimeInterval(TimeInterval(tokenLifetime))
+        validTokens[token] = (now().addingTimeInterval(TimeInterval(tokenLifetime)), account.projectID)
         return .mock(
             .ok, body: #"{"access_token":"\#(token)","expires_in":\#(tokenLifetime),"token_type":"Bearer"}"#)
     }
@@ -146,21 +157,29 @@ actor FCMMock {
 
     private func send(_ request: MockRequest) -> Response {
         sendAttempts.append(request)
-        guard request.path == "/v1/projects/\(account.projectID)/messages:send" else {
+        guard
+            let projectID = ([account] + otherAccounts).map(\.projectID).first(where: {
+                request.path == "/v1/projects/\($0)/messages:send"
+            })
+        else {
             // What Google answers for an unknown project or path: no FcmError detail.
             return Answer.error(404, status: "NOT_FOUND", errorCode: nil).response
         }
         guard request.method == "POST" else { return refuse("send must be POST, got \(request.method)") }
         guard let authorization = request.headers["authorization"], authorization.hasPrefix("Bearer "),
-            let expiry = validTokens[String(authorization.dropFirst("Bearer ".count))], now() < expiry,
+            let issued = validTokens[String(authorization.dropFirst("Bearer ".count))], now() < issued.expiry,
             !refuseAllBearers
         else {
             return Answer.error(401, status: "UNAUTHENTICATED", errorCode: nil).response
         }
+        guard issued.projectID == projectID else {
+            // Another project's token: what FCM answers a sender of the wrong project.
+            return Answer.error(403, status: "PERMISSION_DENIED", errorCode: "SENDER_ID_MISMATCH").response
+        }
         guard request.headers["content-type"]?.lowercased().hasPrefix("application/json") == true else {
             return refuse("content-type is \(request.headers["content-type"] ?? "missing")")
         }
-        guard let send = Self.parse(request) else {
+        guard let send = Self.parse(request, projectID: projectID) else {
             return refuse("body is not exactly the data-only message: \(String(decoding: request.body, as: UTF8.self))")
         }
         if var answers = scripts[send.registrationToken], !answers.isEmpty {
@@ -169,12 +188,12 @@ actor FCMMock {
             return answer.response
         }
         sends.append(send)
-        return .mock(.ok, body: #"{"name":"projects/\#(account.projectID)/messages/0:\#(sends.count)"}"#)
+        return .mock(.ok, body: #"{"name":"projects/\#(projectID)/messages/0:\#(sends.count)"}"#)
     }
 
     /// The message if the body has exactly `{"message":{"token","data":{"secureId"},"android":{"priority":"high",
     /// "ttl":"<n>s"}}}` (or `"data":{"securepushChallenge"}`): no notification block, no other data, no other field.
-    private static func parse(_ request: MockRequest) -> Send? {
+    private static func parse(_ request: MockRequest, projectID: String) -> Send? {
         guard request.body.count <= 4096,
             let root = try? JSONSerialization.jsonObject(with: request.body) as? [String: Any],
             root.keys.sorted() == ["message"], let message = root["message"] as? [String: Any],
@@ -188,7 +207,7 @@ actor FCMMock {
         else { return nil }
         return Send(
             request: request, registrationToken: token, secureId: data["secureId"],
-            challenge: data["securepushChallenge"], ttl: ttl)
+            challenge: data["securepushChallenge"], ttl: ttl, projectID: projectID)
     }
 
     private func refuse(_ violation: String) -> Response {

@@ -11,10 +11,12 @@ struct TestServiceAccount: Sendable {
     var clientEmail = "firebase-adminsdk-x1y2z@securepush-test.iam.gserviceaccount.com"
     var privateKeyID = "7f3c2d1e0b9a887766554433221100ffeeddccbb"
     var tokenURI: String
+    /// The account's private key (another project's account has its own).
+    var key = testAccountKey
 
     /// The key Google holds the public half of: the mock verifies assertions with it.
     var publicKey: JWTKit.Insecure.RSA.PublicKey {
-        try! JWTKit.Insecure.RSA.PublicKey(pem: testAccountKey.publicKey.pemRepresentation)
+        try! JWTKit.Insecure.RSA.PublicKey(pem: key.publicKey.pemRepresentation)
     }
 
     /// The file's JSON, with every field a real key file has.
@@ -23,7 +25,7 @@ struct TestServiceAccount: Sendable {
             "type": "service_account",
             "project_id": projectID,
             "private_key_id": privateKeyID,
-            "private_key": testAccountKey.pkcs8PEMRepresentation + "\n",
+            "private_key": key.pkcs8PEMRepresentation + "\n",
             "client_email": clientEmail,
             "client_id": "104857261537284910293",
             "auth_uri": "https://accounts.google.com/o/oauth2/auth",

@@ -58,8 +58,9 @@ public protocol DeliveryRepository: Sendable {
     func record(_ outcome: DeliveryOutcome, for job: DeliveryJob, leaseOwner owner: String, now: Date) async throws
         -> DeliveryStatus?
 
-    /// Frees a lease without counting an attempt (the attempt was abandoned at shutdown).
-    func releaseLease(of job: DeliveryJob, owner: String) async throws
+    /// Frees a lease without counting an attempt (the attempt was abandoned at shutdown, or this replica does not
+    /// serve the job's app): any worker may claim the job again from `claimableAfter` (`nil`: at once).
+    func releaseLease(of job: DeliveryJob, owner: String, claimableAfter: Date?) async throws
 
     /// Extends every lease `owner` holds to `leaseUntil` (a live worker keeps its slow attempts); returns how many.
     func renewLeases(owner: String, until leaseUntil: Date) async throws -> Int

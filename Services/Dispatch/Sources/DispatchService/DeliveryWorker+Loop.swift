@@ -73,6 +73,21 @@ extension DeliveryWorker {
         }
     }
 
+    /// Hands `job`, of an app this replica does not serve, back uncounted: claimable again after
+    /// ``unservedAppRetry``.
+    private func handBack(_ job: DeliveryJob, owner: String) async -> Event {
+        let retryAt = now().adding(Self.unservedAppRetry)
+        logger.debug(
+            "delivery.app_not_served",
+            metadata: [LogMetadataKey.notificationID: "\(job.notificationID)", "app.id": "\(job.appID)"])
+        do {
+            try await uncancelled { try await deliveries.releaseLease(of: job, owner: owner, claimableAfter: retryAt) }
+        } catch {
+            logger.warning("delivery.release_failed", metadata: ["error": "\(error)"])
+        }
+        return .attempted(retryAt: retryAt)
+    }
+
     /// One attempt at `job`, recorded (or, when abandoned at shutdown, handed back) before it returns.
     func attempt(_ job: DeliveryJob, owner: String) async -> Event {
         let span = tracing.start("push.deliver", job: job, platform: platform, kind: .client)
@@ -85,11 +100,10 @@ extension DeliveryWorker {
         } else {
             // Not served here now: an app created a moment ago on another replica, one whose credentials this
             // replica cannot open, or one without credentials for this platform. Deleting an app fails its jobs in
-            // the same transaction, so this is not final: retried (within the job's attempts) once the catalog may
-            // have caught up.
-            outcome = .retry(
-                after: Self.unservedAppRetry,
-                reason: "app '\(job.appID)' has no \(platform) credentials on this replica")
+            // the same transaction, so this is not final, and nothing was attempted: the job is handed back without
+            // counting an attempt, for any replica (this one once its catalog caught up) to take a little later.
+            span?.end()
+            return await handBack(job, owner: owner)
         }
         if let span {
             span.attributes["securepush.delivery.result"] = outcome.metricResult
@@ -100,7 +114,9 @@ extension DeliveryWorker {
             // Cancelled mid-attempt (shutdown ran out of time): not the device's fault, so no attempt is counted and
             // the job is free for the next start at once.
             do {
-                try await uncancelled { try await deliveries.releaseLease(of: job, owner: owner) }
+                try await uncancelled {
+                    try await deliveries.releaseLease(of: job, owner: owner, claimableAfter: nil)
+                }
             } catch {
                 logger.warning("delivery.release_failed", metadata: ["error": "\(error)"])
             }

@@ -43,10 +43,11 @@ extension SQLDeliveryRepository {
         return jobs
     }
 
-    public func releaseLease(of job: DeliveryJob, owner: String) async throws {
+    public func releaseLease(of job: DeliveryJob, owner: String, claimableAfter: Date?) async throws {
+        // A lease without an owner: nobody renews it, and `claimDue` takes the job once it lapses.
         _ = try await database.execute(
-            "UPDATE delivery SET lease_until = NULL, lease_owner = NULL WHERE sequence = ? AND lease_owner = ?",
-            [job.sequence, owner])
+            "UPDATE delivery SET lease_until = ?, lease_owner = NULL WHERE sequence = ? AND lease_owner = ?",
+            [claimableAfter?.millisecondsSince1970, job.sequence, owner])
     }
 
     public func renewLeases(owner: String, until leaseUntil: Date) async throws -> Int {

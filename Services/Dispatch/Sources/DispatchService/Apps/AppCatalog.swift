@@ -28,10 +28,12 @@ public final class AppCatalog: Sendable {
     ///   - defaultAppID: the app an omitted `appId` means.
     ///   - loadsDatabase: whether an ``AppCatalogLoader`` will fill in the database's apps (lookups of unknown apps
     ///     wait for its first load); `false`: the catalog is complete as made.
+    ///   - firstLoadWait: how long a lookup of an unknown app waits for that first load.
     public init(
         environmentProviders: [any RemotePushProvider], defaultAppID: String = AppCatalog.environmentAppID,
-        loadsDatabase: Bool = false
+        loadsDatabase: Bool = false, firstLoadWait: Duration = .seconds(10)
     ) {
+        self.firstLoadWait = firstLoadWait
         self.defaultAppID = defaultAppID
         let environment = ServedApp(
             id: Self.environmentAppID, displayName: "Default app (environment)",
@@ -42,7 +44,7 @@ public final class AppCatalog: Sendable {
     }
 
     /// How long a lookup of an unknown app waits for the first load of the database.
-    static let firstLoadWait: Duration = .seconds(10)
+    let firstLoadWait: Duration
 
     /// The app `id`, waiting (at most ``firstLoadWait``, or until cancelled) for the first load of the database when it
     /// is not known yet; `nil` when there is none (or the first load has not ended: see ``isLoaded``).
@@ -52,7 +54,7 @@ public final class AppCatalog: Sendable {
         }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.loaded() }
-            group.addTask { try? await Task.sleep(for: Self.firstLoadWait) }
+            group.addTask { [firstLoadWait] in try? await Task.sleep(for: firstLoadWait) }
             await group.next()
             group.cancelAll()
         }

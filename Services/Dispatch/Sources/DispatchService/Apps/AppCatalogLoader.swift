@@ -66,8 +66,9 @@ public struct AppCatalogLoader: Service {
                 do {
                     try await refresh()
                 } catch {
+                    // Not marked loaded: an app the catalog does not know yet may exist, so its lookups answer
+                    // `-32050` (try again) rather than "no such app" until a refresh succeeds.
                     logger.error("apps.load_failed", metadata: ["error": "\(error)"])
-                    catalog.markLoaded()
                 }
                 while !Task.isCancelled {
                     do {
