@@ -39,24 +39,13 @@ struct AppRefreshTests {
         "an app sealed under a key this replica lacks is not served, not even with its older credentials, and is served once the key file has the key"
     )
     func unusableUntilTheKeyArrives() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("apps-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("apps-keys").path
-        let old = EncryptionKey.generate(now: Date(timeIntervalSince1970: 1_000))
-        let new = EncryptionKey.generate(now: Date(timeIntervalSince1970: 2_000))
-        let file = EncryptionKeyFile(path: path, purpose: .apps)
-        #expect(try file.create(with: old))
-
-        var configuration = DispatchHarness.configuration(delivery: .fast())
-        configuration.appsKeys = .file(path)
-        let providers = AppsTests.Providers()
-        let harness = try await DispatchHarness(
-            configuration: configuration, appProviders: providers.factory, clock: LiveClock())
-        let repository = SQLAppRepository(database: harness.components.database.sql)
-        let thisReplica = AppAdministration(repository: repository, keys: .file(path), makeProviders: providers.factory)
-        try await thisReplica.create(
-            id: "retail-ios", displayName: "Retail", credentials: AppsTests.apns(topic: "com.old"))
-        try await harness.components.appLoader.refresh()
+        let replica = try await KeyFileReplica()
+        defer { replica.remove() }
+        let (harness, providers, repository, file, new) = (
+            replica.harness, replica.providers, replica.repository, replica.file, replica.new
+        )
+        let thisReplica = replica.administration
+        let old = replica.old
         #expect(harness.components.apps.serves("retail-ios"))
 
         // Another replica, whose key file already has the new key, rotates the credentials under it.
@@ -120,22 +109,11 @@ struct AppRefreshTests {
         "a job of an app this replica does not serve is handed back uncounted, claimable later by any replica, and sent once the app is served"
     )
     func unservedJobsKeepTheirAttempts() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("apps-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("apps-keys").path
-        let old = EncryptionKey.generate(now: Date(timeIntervalSince1970: 1_000))
-        let new = EncryptionKey.generate(now: Date(timeIntervalSince1970: 2_000))
-        let file = EncryptionKeyFile(path: path, purpose: .apps)
-        #expect(try file.create(with: old))
-        var configuration = DispatchHarness.configuration(delivery: .fast())
-        configuration.appsKeys = .file(path)
-        let providers = AppsTests.Providers()
-        let harness = try await DispatchHarness(
-            configuration: configuration, appProviders: providers.factory, clock: LiveClock())
-        let repository = SQLAppRepository(database: harness.components.database.sql)
-        try await AppAdministration(repository: repository, keys: .file(path), makeProviders: providers.factory)
-            .create(id: "retail-ios", displayName: "Retail", credentials: AppsTests.apns(topic: "com.old"))
-        try await harness.components.appLoader.refresh()
+        let replica = try await KeyFileReplica()
+        defer { replica.remove() }
+        let (harness, providers, repository, file, old, new) = (
+            replica.harness, replica.providers, replica.repository, replica.file, replica.old, replica.new
+        )
         _ = try await AppsTests().register(harness, user: "alice", app: "retail-ios")
         let sent = try await AppsTests().send(harness, to: "alice", app: "retail-ios", claim: ["retail-ios"])
         // Rotated under a key this replica lacks: the queued job's app is not served here any more.
@@ -173,4 +151,36 @@ struct AppRefreshTests {
         }
         #expect(try await harness.status(sent.notificationId).deliveries.map(\.status) == [.sent])
     }
+}
+
+/// A push-dispatch whose apps key file holds only the `old` key, serving `retail-ios` (topic `com.old`) sealed under
+/// it; `new` is a key another replica may already have.
+struct KeyFileReplica {
+    let directory: URL
+    let file: EncryptionKeyFile
+    let old = EncryptionKey.generate(now: Date(timeIntervalSince1970: 1_000))
+    let new = EncryptionKey.generate(now: Date(timeIntervalSince1970: 2_000))
+    let providers = AppsTests.Providers()
+    let harness: DispatchHarness
+    let repository: SQLAppRepository
+    /// `securepush apps` with this replica's key file.
+    let administration: AppAdministration
+
+    init() async throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("apps-\(UUID().uuidString)")
+        let path = directory.appendingPathComponent("apps-keys").path
+        file = EncryptionKeyFile(path: path, purpose: .apps)
+        #expect(try file.create(with: old))
+        var configuration = DispatchHarness.configuration(delivery: .fast())
+        configuration.appsKeys = .file(path)
+        harness = try await DispatchHarness(
+            configuration: configuration, appProviders: providers.factory, clock: LiveClock())
+        repository = SQLAppRepository(database: harness.components.database.sql)
+        administration = AppAdministration(repository: repository, keys: .file(path), makeProviders: providers.factory)
+        try await administration.create(
+            id: "retail-ios", displayName: "Retail", credentials: AppsTests.apns(topic: "com.old"))
+        try await harness.components.appLoader.refresh()
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: directory) }
 }
