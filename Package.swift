@@ -97,6 +97,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "SharedModels", targets: ["SharedModels"]),
+        .library(name: "SecurePushDevice", targets: ["SecurePushDeviceCore"]),
+        .library(name: "SecurePushURLSession", targets: ["SecurePushURLSession"]),
         .library(name: "SecurePushClient", targets: ["SecurePushClient"]),
         .executable(name: "auth-service", targets: ["auth-service"]),
         .executable(name: "store-service", targets: ["store-service"]),
@@ -217,10 +219,29 @@ let package = Package(
             ),
 
             // MARK: Device client — SDK and CLI.
+            // The device core (issue 28): models, sealing, proofs, tokens, fetch/ack, the challenge answer, behind a
+            // transport protocol; Foundation, swift-crypto and swift-log only (no system library, no SwiftNIO), so
+            // it builds for iOS. `.ci/run` checks its dependency graph.
+            .target(
+                name: "SecurePushDeviceCore",
+                dependencies: ["JSONRPC", "SharedModels", "SealedPush", crypto, logging],
+                path: "Clients/SecurePushDevice",
+                swiftSettings: swiftSettings
+            ),
+            // The core's transport on Foundation's URLSession: the platform transport on Apple. Not for the CLI or the
+            // service images (an executable linking FoundationNetworking statically needs libcurl4-openssl-dev).
+            .target(
+                name: "SecurePushURLSession",
+                dependencies: ["SecurePushDeviceCore", "JSONRPC"],
+                path: "Clients/SecurePushURLSession",
+                swiftSettings: swiftSettings
+            ),
+            // The SDK on our HTTP/2 client, for Linux servers, the CLI and tests: the core plus its transport.
             .target(
                 name: "SecurePushClient",
                 dependencies: [
-                    "JSONRPC", "SharedModels", "SealedPush", "HTTP2Client", "PrivateFiles", nioCore, crypto, logging,
+                    "SecurePushDeviceCore", "JSONRPC", "SharedModels", "SealedPush", "HTTP2Client", "PrivateFiles",
+                    nioCore, crypto, logging,
                 ],
                 path: "Clients/SecurePushClient",
                 swiftSettings: swiftSettings
@@ -300,6 +321,13 @@ let package = Package(
                 ],
                 swiftSettings: swiftSettings),
             .testTarget(
+                name: "SecurePushURLSessionTests",
+                dependencies: [
+                    "SecurePushURLSession", "SecurePushClient", "SecurePushStack", "TestSupport", "SharedModels",
+                    logging,
+                ],
+                swiftSettings: swiftSettings),
+            .testTarget(
                 name: "SecurePushClientTests",
                 dependencies: ["SecurePushClient", "SealedPush", "SharedModels", logging],
                 swiftSettings: swiftSettings),
@@ -345,7 +373,8 @@ let package = Package(
             // Push providers: one test target each, with a mock server speaking the provider's real protocol.
             // APNs also runs the whole stack against its mock: push.send → durable worker → APNs.
             providerTests(
-                "APNsProviderTests", extra: ["APNsMock", "SecurePushStack", "SecurePushClient", "AuthService"]),
+                "APNsProviderTests",
+                extra: ["APNsMock", "SecurePushStack", "SecurePushClient", "SecurePushURLSession", "AuthService"]),
             providerTests("FCMProviderTests", extra: ["SecurePushStack", "SecurePushClient", "AuthService"]),
             providerTests("WNSProviderTests"),
             providerTests("WebPushProviderTests"),

@@ -95,18 +95,8 @@ public struct HTTP2RPCTransport: RPCTransport {
             client.logger.debug("rpc.peer.failed", metadata: ["rpc.peer": "\(peerName)", "error": "\(error)"])
             throw RPCError.unavailable(peerName, Self.reason(for: error))
         }
-        let data = Data(response.body.readableBytesView)
-        switch response.status {
-        case 200:
-            return data
-        case 204:
-            return nil
-        default:
-            if (try? RPCCodec.makeDecoder().decode(RPCResponseEnvelope<JSONValue>.self, from: data)) != nil {
-                return data
-            }
-            throw RPCError.unavailable(peerName, "HTTP \(response.status)")
-        }
+        return try RPCHTTPAnswer.body(
+            status: response.status, data: Data(response.body.readableBytesView), peerName: peerName)
     }
 
     /// What a `-32050` says about a failure: its kind, never an address or a library's error text.

@@ -1,12 +1,12 @@
 import Foundation
-import HTTP2Client
+import JSONRPC
 import Logging
-import NIOCore
 import SealedPush
 import SharedModels
 
 /// The device SDK: sign in with auth, register for pushes with push-dispatch, receive notification ids on the
-/// direct channel, and fetch payloads from notification-store — refreshing the access token as needed.
+/// direct channel, and fetch payloads from notification-store — refreshing the access token as needed. All of it over
+/// a ``SecurePushTransport`` (`SecurePushClient` adds the HTTP/2 one and `init(endpoints:…)`).
 ///
 /// ```swift
 /// let device = try SecurePushDevice(endpoints: .local, logger: logger)
@@ -18,11 +18,8 @@ import SharedModels
 /// }
 /// ```
 public actor SecurePushDevice {
-    private let endpoints: SecurePushEndpoints
+    private let transport: any SecurePushTransport
     private let logger: Logger
-    private let authHTTP: HTTP2Client
-    private let storeHTTP: HTTP2Client
-    private let dispatchHTTP: HTTP2Client
     private let auth: RPCClient
     private let store: RPCClient
     let dispatch: RPCClient
@@ -40,32 +37,22 @@ public actor SecurePushDevice {
     public private(set) var session: DeviceSession?
 
     /// - Parameters:
-    ///   - endpoints: where the services are.
+    ///   - transport: how the services are reached.
     ///   - session: a session kept from an earlier run, if any.
-    ///   - configuration: timeouts; its `trustRootsPEMFile` is replaced by `endpoints.caFile` when that is set.
     ///   - now: the clock the access token's expiry is judged by.
     public init(
-        endpoints: SecurePushEndpoints,
-        session: DeviceSession? = nil,
-        configuration: HTTP2ClientConfiguration = .init(),
-        logger: Logger,
+        transport: any SecurePushTransport, session: DeviceSession? = nil, logger: Logger,
         now: @escaping @Sendable () -> Date = Date.init
-    ) throws {
-        var configuration = configuration
-        if let caFile = endpoints.caFile { configuration.trustRootsPEMFile = caFile }
-        self.endpoints = endpoints
+    ) {
+        self.transport = transport
         self.session = session
         self.logger = logger
         self.now = now
-        authHTTP = try HTTP2Client(baseURL: endpoints.auth, configuration: configuration, logger: logger)
-        storeHTTP = try HTTP2Client(baseURL: endpoints.store, configuration: configuration, logger: logger)
-        dispatchHTTP = try HTTP2Client(baseURL: endpoints.dispatch, configuration: configuration, logger: logger)
-        auth = RPCClient(transport: HTTP2RPCTransport(client: authHTTP, peerName: "auth"), peerName: "auth")
+        auth = RPCClient(transport: transport.rpc(.auth, extraHeaders: []), peerName: SecurePushService.auth.rawValue)
         store = RPCClient(
-            transport: HTTP2RPCTransport(client: storeHTTP, peerName: "notification-store"),
-            peerName: "notification-store")
+            transport: transport.rpc(.store, extraHeaders: []), peerName: SecurePushService.store.rawValue)
         dispatch = RPCClient(
-            transport: HTTP2RPCTransport(client: dispatchHTTP, peerName: "push-dispatch"), peerName: "push-dispatch")
+            transport: transport.rpc(.dispatch, extraHeaders: []), peerName: SecurePushService.dispatch.rawValue)
     }
 
     /// Called whenever the session changes (sign-in, refresh, sign-out), so the app can persist the rotated refresh token.
@@ -161,13 +148,33 @@ public actor SecurePushDevice {
     /// `traceparent` when given (the `traceparent` field of an APNs or FCM payload), else the one its direct-channel
     /// event carried. A malformed value is not sent.
     public func fetch(_ notificationId: String, traceparent: String? = nil) async throws -> Store.StoredNotification {
+        try await fetch(notificationId, traceparent: traceparent, refreshing: true)
+    }
+
+    /// ``fetch(_:traceparent:)`` as a Notification Service Extension may: never refreshing the session (refresh
+    /// tokens are single use and shared with the app: a refresh from the extension would race the app's and revoke
+    /// the family). The access token while it is valid, else the device proof of a sealed device
+    /// (``useSealedDevice(id:key:)``); an unsealed device without a valid token throws
+    /// ``SecurePushClientError/notSignedIn``.
+    public func fetchWithoutRefreshing(_ notificationId: String, traceparent: String? = nil) async throws
+        -> Store.StoredNotification
+    {
+        try await fetch(notificationId, traceparent: traceparent, refreshing: false)
+    }
+
+    private func fetch(_ notificationId: String, traceparent: String?, refreshing: Bool) async throws
+        -> Store.StoredNotification
+    {
         let trace = (traceparent.flatMap(TraceParent.init) ?? traceContexts.traceParent(for: notificationId))?
             .description
         guard let sealedDevice else {
-            return try await authorized { token in
+            let get = { @Sendable (token: String) in
                 try await self.store.call(
                     Store.Get.self, .init(notificationId: notificationId), token: token, traceparent: trace)
             }
+            if refreshing { return try await authorized(get) }
+            guard let session, session.accessTokenExpiresAt > now() else { throw SecurePushClientError.notSignedIn }
+            return try await get(session.accessToken)
         }
         let params = Store.Get.Params(notificationId: notificationId, deviceId: sealedDevice.id)
         var notification: Store.StoredNotification
@@ -213,10 +220,8 @@ public actor SecurePushDevice {
     ) async throws -> Store.StoredNotification {
         let proof = try device.key.proof(notificationId: params.notificationId, deviceId: device.id, now: now())
         let proving = RPCClient(
-            transport: HTTP2RPCTransport(
-                client: storeHTTP, peerName: "notification-store",
-                extraHeaders: [(DeviceProof.headerName.lowercased(), proof)]),
-            peerName: "notification-store")
+            transport: transport.rpc(.store, extraHeaders: [(DeviceProof.headerName.lowercased(), proof)]),
+            peerName: SecurePushService.store.rawValue)
         return try await proving.call(Store.Get.self, params, traceparent: traceparent)
     }
 
@@ -262,9 +267,7 @@ public actor SecurePushDevice {
 
     /// Closes the connections.
     public func shutdown() async {
-        await authHTTP.shutdown()
-        await storeHTTP.shutdown()
-        await dispatchHTTP.shutdown()
+        await transport.shutdown()
     }
 
     // MARK: - Event stream
@@ -282,26 +285,17 @@ public actor SecurePushDevice {
             var connected = false
             do {
                 let token = try await validAccessToken()
-                let request = HTTP2Request(
-                    method: .GET,
+                let reader = EventStreamReader(seen: seen, traces: traces, yield: yield)
+                let status = try await transport.eventStream(
                     path: "/devices/\(deviceId)/events",
-                    headers: [("authorization", "Bearer \(token)"), ("accept", "text/event-stream")]
-                )
-                let status = try await dispatchHTTP.withStreamingResponse(request) { response -> Int in
-                    guard response.status == 200 else { return response.status }
-                    report(.connected)
-                    connected = true
-                    var parser = ServerSentEventParser()
-                    for try await chunk in response.body {
-                        for event in parser.feed(chunk.readableBytesView) {
-                            guard let notify = Self.notify(in: event), seen.insert(notify.notificationId).inserted
-                            else { continue }
-                            traces.remember(notify.traceparent, for: notify.notificationId)
-                            yield(notify.notificationId)
-                        }
-                    }
-                    return 200
-                }
+                    headers: [("authorization", "Bearer \(token)"), ("accept", "text/event-stream")],
+                    opened: {
+                        reader.opened()
+                        report(.connected)
+                    },
+                    received: { reader.feed($0) })
+                seen = reader.seen
+                connected = reader.wasOpened
                 switch status {
                 case 200:
                     break  // the server ended a healthy stream (e.g. restart): reconnect soon

@@ -1,11 +1,10 @@
 import Crypto
 import Foundation
-import PrivateFiles
 import SealedPush
 import SharedModels
 
 /// The device's P-256 key pair for sealed notifications: payloads are sealed to its public key (HPKE), and it signs the
-/// device proofs that fetch them without an access token. Kept in a 0600 file beside the credentials.
+/// device proofs that fetch them without an access token. A ``DeviceKeyStore`` keeps it (a 0600 file for the CLI).
 public struct DeviceKey: Sendable {
     private let privateKey: P256.KeyAgreement.PrivateKey
 
@@ -19,27 +18,8 @@ public struct DeviceKey: Sendable {
         privateKey = try P256.KeyAgreement.PrivateKey(rawRepresentation: rawRepresentation)
     }
 
-    /// The key kept in `path`, or a new one written there when there is none (directory created 0700, file 0600 from
-    /// its creation, never replacing a file: when another process wrote one first, that key is used).
-    /// - Throws: ``SecurePushClientError`` when the file holds no usable key, `PrivateFileError` when it cannot be
-    ///   written.
-    public static func loadOrCreate(path: String) throws -> DeviceKey {
-        if let existing = try load(path: path) { return existing }
-        let key = DeviceKey()
-        let text = key.privateKey.rawRepresentation.base64URLEncodedString() + "\n"
-        if try PrivateFile.write(Data(text.utf8), to: path, existing: .keep) { return key }
-        guard let existing = try load(path: path) else { throw SecurePushClientError.unreadableDeviceKey(path: path) }
-        return existing
-    }
-
-    /// The key kept in `path`; `nil` when there is no file.
-    private static func load(path: String) throws -> DeviceKey? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        guard let text = String(data: data, encoding: .utf8),
-            let raw = Data(strictBase64URL: text.trimmingCharacters(in: .whitespacesAndNewlines))
-        else { throw SecurePushClientError.unreadableDeviceKey(path: path) }
-        return try DeviceKey(rawRepresentation: raw)
-    }
+    /// The raw 32-byte private scalar, for a ``DeviceKeyStore`` to keep.
+    public var rawRepresentation: Data { privateKey.rawRepresentation }
 
     /// The public key as `devices.register` takes it (`publicKey`).
     public var publicKey: String {

@@ -1,0 +1,78 @@
+import Foundation
+import JSONRPC
+import Logging
+import SecurePushClient
+import SharedModels
+import Synchronization
+import Testing
+
+/// The device core over a transport of the test's own (issue 28): its logic owes nothing to HTTP/2.
+@Suite("The device core over any SecurePushTransport")
+struct DeviceCoreTransportTests {
+    /// A transport that answers the direct channel from a script: each connection gets the next list of body pieces
+    /// (a 200), and the last connection stays open until cancelled. JSON-RPC calls are refused (`-32050`).
+    final class ScriptedTransport: SecurePushTransport {
+        let connections: Mutex<[[String]]>
+        let requests = Mutex<[(path: String, headers: [(String, String)])]>([])
+
+        init(_ connections: [[String]]) { self.connections = Mutex(connections) }
+
+        struct Refusing: RPCTransport {
+            func post(_ body: Data, bearerToken: String?) async throws -> Data? {
+                throw RPCError.unavailable("test", "not reachable")
+            }
+        }
+
+        func rpc(_ service: SecurePushService, extraHeaders: [(String, String)]) -> any RPCTransport { Refusing() }
+
+        func eventStream(
+            path: String, headers: [(String, String)], opened: @Sendable () -> Void,
+            received: @Sendable (Data) -> Void
+        ) async throws -> Int {
+            requests.withLock { $0.append((path, headers)) }
+            let (pieces, last) = connections.withLock { connections in
+                connections.isEmpty ? ([], true) : (connections.removeFirst(), connections.isEmpty)
+            }
+            opened()
+            for piece in pieces { received(Data(piece.utf8)) }
+            if last {
+                // The server keeps the last stream open.
+                while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(10)) }
+            }
+            return 200
+        }
+
+        func shutdown() async {}
+    }
+
+    static func event(_ id: String) -> String {
+        #"data: {"jsonrpc":"2.0","method":"push.notify","params":{"notificationId":"\#(id)"}}"# + "\n\n"
+    }
+
+    @Test(
+        "ids arrive across pieces split anywhere, each once across reconnects, with the access token on the stream"
+    )
+    func eventStreamAcrossReconnects() async throws {
+        let first = Self.event("id-1") + Self.event("id-2")
+        let split = first.index(first.startIndex, offsetBy: 30)
+        let transport = ScriptedTransport([
+            [String(first[..<split]), String(first[split...])],
+            // After a reconnect the server sends what was not acknowledged again, then something new.
+            [Self.event("id-2"), ": keepalive\n\n", Self.event("id-3")],
+        ])
+        let session = DeviceSession(
+            userId: "ada", accessToken: "access-token", refreshToken: "refresh-token",
+            accessTokenExpiresAt: Date().addingTimeInterval(3600))
+        let device = SecurePushDevice(transport: transport, session: session, logger: Logger(label: "test"))
+        var received: [String] = []
+        for try await id in device.notifications(deviceId: "dev-1") {
+            received.append(id)
+            if received.count == 3 { break }
+        }
+        #expect(received == ["id-1", "id-2", "id-3"])
+        let requests = transport.requests.withLock { $0 }
+        #expect(requests.count == 2)
+        #expect(requests.allSatisfy { $0.path == "/devices/dev-1/events" })
+        #expect(requests.first?.headers.contains { $0 == ("authorization", "Bearer access-token") } == true)
+    }
+}
