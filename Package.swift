@@ -236,6 +236,15 @@ let package = Package(
                 path: "Clients/SecurePushURLSession",
                 swiftSettings: swiftSettings
             ),
+            // The iOS sample (app side and Notification Service Extension): compiled and tested here but for its
+            // Apple-only lines (`#if canImport(UIKit)`).
+            .target(
+                name: "SecurePushNSEExample",
+                dependencies: ["SecurePushDeviceCore", "SecurePushURLSession", logging],
+                path: "Clients/Examples/ios-nse",
+                exclude: ["README.md"],
+                swiftSettings: swiftSettings
+            ),
             // The SDK on our HTTP/2 client, for Linux servers, the CLI and tests: the core plus its transport.
             .target(
                 name: "SecurePushClient",
@@ -324,17 +333,17 @@ let package = Package(
                 name: "SecurePushURLSessionTests",
                 dependencies: [
                     "SecurePushURLSession", "SecurePushClient", "SecurePushStack", "TestSupport", "SharedModels",
-                    logging,
+                    "HTTP2Client", logging,
                 ],
                 swiftSettings: swiftSettings),
             .testTarget(
                 name: "SecurePushClientTests",
-                dependencies: ["SecurePushClient", "SealedPush", "SharedModels", logging],
+                dependencies: ["SecurePushClient", "SealedPush", "SharedModels", "TestSupport", crypto, logging],
                 swiftSettings: swiftSettings),
             .testTarget(
                 name: "PrivateFilesTests", dependencies: ["PrivateFiles", "TestSupport"], swiftSettings: swiftSettings),
             .testTarget(
-                name: "SealedPushTests", dependencies: ["SealedPush", "SharedModels", crypto],
+                name: "SealedPushTests", dependencies: ["SealedPush", "SharedModels", "TestSupport", crypto],
                 swiftSettings: swiftSettings),
             .testTarget(
                 name: "JSONRPCTests", dependencies: ["JSONRPC", "TestSupport", logging], swiftSettings: swiftSettings),
@@ -374,7 +383,10 @@ let package = Package(
             // APNs also runs the whole stack against its mock: push.send → durable worker → APNs.
             providerTests(
                 "APNsProviderTests",
-                extra: ["APNsMock", "SecurePushStack", "SecurePushClient", "SecurePushURLSession", "AuthService"]),
+                extra: [
+                    "APNsMock", "SecurePushStack", "SecurePushClient", "SecurePushURLSession", "SecurePushNSEExample",
+                    "AuthService",
+                ]),
             providerTests("FCMProviderTests", extra: ["SecurePushStack", "SecurePushClient", "AuthService"]),
             providerTests("WNSProviderTests"),
             providerTests("WebPushProviderTests"),

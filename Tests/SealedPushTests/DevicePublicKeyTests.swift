@@ -15,21 +15,24 @@ struct DevicePublicKeyTests {
         #expect(try DevicePublicKey(base64URL: text).keyAgreement.x963Representation == Self.key.x963Representation)
     }
 
+    /// Texts that are not a device public key, by what is wrong with them.
+    static let refusedInputs: [(String, String)] = [
+        ("padded", Self.key.x963Representation.base64URLEncodedString() + "="),
+        (
+            "standard base64",
+            Self.key.x963Representation.base64EncodedString().replacingOccurrences(of: "=", with: "")
+                .replacingOccurrences(of: "-", with: "+") + "/"
+        ),
+        ("compressed", Self.key.compressedRepresentation.base64URLEncodedString()),
+        ("raw 64 bytes", Self.key.rawRepresentation.base64URLEncodedString()),
+        ("not on the curve", Data([0x04] + [UInt8](repeating: 1, count: 64)).base64URLEncodedString()),
+        ("empty", ""),
+        ("oversized", String(repeating: "A", count: 10_000)),
+    ]
+
     @Test(
         "anything else is refused with a reason",
-        arguments: [
-            ("padded", Self.key.x963Representation.base64URLEncodedString() + "="),
-            (
-                "standard base64",
-                Self.key.x963Representation.base64EncodedString().replacingOccurrences(of: "=", with: "")
-                    .replacingOccurrences(of: "-", with: "+") + "/"
-            ),
-            ("compressed", Self.key.compressedRepresentation.base64URLEncodedString()),
-            ("raw 64 bytes", Self.key.rawRepresentation.base64URLEncodedString()),
-            ("not on the curve", Data([0x04] + [UInt8](repeating: 1, count: 64)).base64URLEncodedString()),
-            ("empty", ""),
-            ("oversized", String(repeating: "A", count: 10_000)),
-        ])
+        arguments: Self.refusedInputs)
     func refused(_ name: String, _ text: String) {
         #expect(throws: DevicePublicKeyError.self) { try DevicePublicKey(base64URL: text) }
     }

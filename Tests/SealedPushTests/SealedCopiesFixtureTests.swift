@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import SealedPush
 import SharedModels
+import TestSupport
 import Testing
 
 /// `Tests/Fixtures/sealed-copies.json`: copies sealed by the store's code (``SealedPayloadCipher/seal``) to one
@@ -10,29 +11,9 @@ import Testing
 /// SealedCopiesFixture` writes a new one.
 @Suite("sealed copies fixture")
 struct SealedCopiesFixtureTests {
-    /// The fixture's layout.
-    struct Fixture: Codable {
-        struct Copy: Codable {
-            var notificationId: String
-            var deviceId: String
-            var enc: String
-            var ciphertext: String
-            /// The payload, as UTF-8 text.
-            var plaintext: String
-        }
+    typealias Fixture = SealedCopiesFixture
 
-        var description: String
-        /// The device's private key: PKCS#8 DER, base64url (what `crypto.subtle.importKey('pkcs8', …)` takes).
-        var devicePrivateKeyPKCS8: String
-        /// The device's public key as it registers it: X9.62 uncompressed, base64url.
-        var devicePublicKey: String
-        var copies: [Copy]
-        /// A copy sealed to another device's key: must not open with this device's key.
-        var otherDevice: Copy
-    }
-
-    static let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/sealed-copies.json")
+    static let url = SealedCopiesFixture.url
 
     static let payloads = [
         "Your statement for November is ready.",
@@ -80,7 +61,7 @@ struct SealedCopiesFixtureTests {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             try (encoder.encode(try generate()) + Data("\n".utf8)).write(to: url)
         }
-        return try JSONDecoder().decode(Fixture.self, from: Data(contentsOf: url))
+        return try SealedCopiesFixture.read()
     }
 
     @Test("every copy opens with the device's key to its plaintext, and the public key is the private key's")

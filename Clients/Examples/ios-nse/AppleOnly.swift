@@ -1,0 +1,72 @@
+// The few lines only Apple platforms have. NOT compiled here (Linux): everything they call is in this target's other
+// files, which are compiled and tested on Linux (Tests/APNsProviderTests/NotificationServiceExampleTests.swift).
+#if canImport(UserNotifications) && canImport(UIKit)
+    import Foundation
+    import SecurePushDeviceCore
+    import SecurePushURLSession
+    import UIKit
+    import UserNotifications
+
+    /// The values of your deployment and your app (change them).
+    enum ExampleConfiguration {
+        static let appGroup = "group.com.bank.retail"
+        static let keychainGroup = "TEAMID1234.com.bank.retail.shared"
+        static let auth = URL(string: "https://auth.bank.example")!
+        static let store = URL(string: "https://store.bank.example")!
+        static let dispatch = URL(string: "https://push.bank.example")!
+
+        static var state: ExampleSharedStateFile {
+            ExampleSharedStateFile(
+                directory: FileManager.default.containerURL(forSecurityApplicationGroupIdentifier: appGroup)!)
+        }
+        static var keys: KeychainDeviceKeyStore { KeychainDeviceKeyStore(accessGroup: keychainGroup) }
+        static func transport() -> URLSessionTransport {
+            URLSessionTransport(auth: auth, store: store, dispatch: dispatch)
+        }
+    }
+
+    /// The Notification Service Extension target's principal class.
+    final class NotificationService: UNNotificationServiceExtension {
+        private var task: Task<Void, Never>?
+
+        override func didReceive(
+            _ request: UNNotificationRequest,
+            withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void
+        ) {
+            let userInfo = request.content.userInfo
+            let content = request.content.mutableCopy() as! UNMutableNotificationContent
+            task = Task {
+                let resolved = await ExampleExtension.resolve(
+                    userInfo: userInfo, state: ExampleConfiguration.state, keys: ExampleConfiguration.keys,
+                    transport: ExampleConfiguration.transport())
+                if let title = resolved.title { content.title = title }
+                content.body = resolved.body
+                contentHandler(content)
+            }
+        }
+
+        /// iOS's own deadline: the alert keeps the neutral text push-dispatch sent.
+        override func serviceExtensionTimeWillExpire() {
+            task?.cancel()
+        }
+    }
+
+    /// In the app: ask to show alerts, then register for remote notifications; hand the token to ``ExampleApp``.
+    final class AppDelegate: NSObject, UIApplicationDelegate {
+        var secure: ExampleApp?
+
+        func application(
+            _ application: UIApplication, didFinishLaunchingWithOptions options: [UIApplication.LaunchOptionsKey: Any]?
+        ) -> Bool {
+            UNUserNotificationCenter.current().requestAuthorization(options: [.alert, .sound]) { granted, _ in
+                guard granted else { return }
+                DispatchQueue.main.async { application.registerForRemoteNotifications() }
+            }
+            return true
+        }
+
+        func application(_ application: UIApplication, didRegisterForRemoteNotificationsWithDeviceToken token: Data) {
+            Task { _ = try? await secure?.didRegisterForRemoteNotifications(deviceToken: token) }
+        }
+    }
+#endif

@@ -1,0 +1,86 @@
+import Crypto
+import Foundation
+import JSONRPC
+import Logging
+import SecurePushClient
+import SharedModels
+import Synchronization
+import TestSupport
+import Testing
+
+/// The device core opens exactly what the store seals, as the browser SDK does: `Tests/Fixtures/sealed-copies.json`
+/// (shared with Tests/Browser/test_hpke.py) served by a store that answers from the fixture, through
+/// `SecurePushNotification.resolve` (issue 28).
+@Suite("The device core resolves the shared sealed-copies fixture")
+struct SealedFixtureResolveTests {
+    typealias Fixture = SealedCopiesFixture
+
+    /// A store that answers `store.get` with the fixture's sealed copy of the notification asked for (or `-32004`).
+    final class FixtureStore: SecurePushTransport {
+        let copies: [String: Fixture.Copy]
+        let asked = Mutex<[String]>([])
+
+        init(copies: [String: Fixture.Copy]) { self.copies = copies }
+
+        struct Answering: RPCTransport {
+            let copies: [String: Fixture.Copy]
+            let asked: @Sendable (String) -> Void
+
+            func post(_ body: Data, bearerToken: String?) async throws -> Data? {
+                let request = try JSONDecoder().decode(Request.self, from: body)
+                asked(request.params.notificationId)
+                let outcome: RPCResponse.Outcome =
+                    if let copy = copies[request.params.notificationId] {
+                        .result(
+                            Store.StoredNotification(
+                                notificationId: copy.notificationId,
+                                sealed: .init(deviceId: copy.deviceId, enc: copy.enc, ciphertext: copy.ciphertext),
+                                createdAt: Date(), expiresAt: Date().addingTimeInterval(600)))
+                    } else {
+                        .error(.notFound("notification"))
+                    }
+                return try RPCCodec.makeEncoder().encode(RPCResponse(id: request.id, outcome: outcome))
+            }
+
+            struct Request: Decodable {
+                var id: JSONValue
+                var params: Store.Get.Params
+            }
+        }
+
+        func rpc(_ service: SecurePushService, extraHeaders: [(String, String)]) -> any RPCTransport {
+            Answering(copies: copies) { [self] id in asked.withLock { $0.append(id) } }
+        }
+
+        func eventStream(
+            path: String, headers: [(String, String)], opened: @Sendable () -> Void,
+            received: @Sendable (Data) -> Void
+        ) async throws -> Int { 404 }
+
+        func shutdown() async {}
+    }
+
+    @Test(
+        "every copy opens to its plaintext with the fixture's device key; another device's copy gives the generic text")
+    func resolvesFixture() async throws {
+        let fixture = try SealedCopiesFixture.read()
+        let der = try #require(Data(strictBase64URL: fixture.devicePrivateKeyPKCS8))
+        let key = try DeviceKey(
+            rawRepresentation: try P256.KeyAgreement.PrivateKey(derRepresentation: der).rawRepresentation)
+        let all = fixture.copies + [fixture.otherDevice]
+        let store = FixtureStore(copies: Dictionary(uniqueKeysWithValues: all.map { ($0.notificationId, $0) }))
+        // No session at all: the extension fetches with the device proof.
+        let device = SecurePushDevice(transport: store, logger: Logger(label: "test"))
+        let deviceId = try #require(fixture.copies.first?.deviceId)
+        await device.useSealedDevice(id: deviceId, key: key)
+        for copy in fixture.copies {
+            let resolved = await SecurePushNotification.resolve(
+                userInfo: ["secureId": copy.notificationId, "aps": ["alert": ["title": "New message"]]], device: device)
+            #expect(resolved == ResolvedNotification(title: "New message", body: copy.plaintext, kind: .payload))
+        }
+        let other = await SecurePushNotification.resolve(
+            userInfo: ["secureId": fixture.otherDevice.notificationId], device: device)
+        #expect(other.kind == .generic)
+        #expect(store.asked.withLock { $0 }.count == all.count)
+    }
+}
