@@ -94,7 +94,8 @@ func providerTests(_ name: String, extra: [Target.Dependency] = []) -> Target {
 
 let package = Package(
     name: "SecurePush",
-    platforms: [.macOS(.v15)],
+    // iOS 18: the device core uses Mutex (Synchronization); HPKE needs iOS 17, Duration iOS 16.
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "SharedModels", targets: ["SharedModels"]),
         .library(name: "SecurePushDevice", targets: ["SecurePushDeviceCore"]),

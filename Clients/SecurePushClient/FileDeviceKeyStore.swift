@@ -25,7 +25,7 @@ public struct FileDeviceKeyStore: DeviceKeyStore {
     }
 
     /// The key kept in the file; `nil` when there is no file.
-    private func load() throws -> DeviceKey? {
+    public func load() throws -> DeviceKey? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         guard let text = String(data: data, encoding: .utf8),
             let raw = Data(strictBase64URL: text.trimmingCharacters(in: .whitespacesAndNewlines))

@@ -8,7 +8,8 @@
     /// only (`kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly`: never in a backup, never on another device).
     ///
     /// A software P-256 key: the Secure Enclave cannot hold it, because CryptoKit's HPKE recipient does not take
-    /// Secure Enclave keys and this one key both opens sealed copies and signs device proofs (see docs/ios.md).
+    /// Secure Enclave keys and this one key both opens sealed copies and signs device proofs (see docs/ios.md). On
+    /// macOS the data-protection keychain needs the `keychain-access-groups` entitlement (else `-34018`).
     public struct KeychainDeviceKeyStore: DeviceKeyStore {
         /// The item's service and account.
         public let service: String
@@ -50,7 +51,7 @@
             return query
         }
 
-        private func load() throws -> DeviceKey? {
+        public func load() throws -> DeviceKey? {
             var request = query
             request[kSecReturnData as String] = true
             request[kSecMatchLimit as String] = kSecMatchLimitOne

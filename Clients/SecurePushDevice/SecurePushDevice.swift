@@ -282,10 +282,12 @@ public actor SecurePushDevice {
         while !Task.isCancelled {
             report(.connecting)
             var failure: (any Error)?
-            var connected = false
+            // What this connection yielded is kept whichever way it ends (also when it breaks: the server sends the
+            // unacknowledged ids again on the next one, and they must not be yielded twice).
+            let reader = EventStreamReader(seen: seen, traces: traces, yield: yield)
+            defer { seen = reader.seen }
             do {
                 let token = try await validAccessToken()
-                let reader = EventStreamReader(seen: seen, traces: traces, yield: yield)
                 let status = try await transport.eventStream(
                     path: "/devices/\(deviceId)/events",
                     headers: [("authorization", "Bearer \(token)"), ("accept", "text/event-stream")],
@@ -294,8 +296,6 @@ public actor SecurePushDevice {
                         report(.connected)
                     },
                     received: { reader.feed($0) })
-                seen = reader.seen
-                connected = reader.wasOpened
                 switch status {
                 case 200:
                     break  // the server ended a healthy stream (e.g. restart): reconnect soon
@@ -315,7 +315,7 @@ public actor SecurePushDevice {
                 failure = error
             }
             // A stream that was up starts over with a short delay; only failures in a row back off further.
-            if connected { backoff = .milliseconds(200) }
+            if reader.wasOpened { backoff = .milliseconds(200) }
             report(.disconnected(reason: failure, retryIn: backoff))
             try? await Task.sleep(for: backoff)
             backoff = min(backoff * 2, .seconds(10))

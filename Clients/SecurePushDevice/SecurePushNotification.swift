@@ -91,70 +91,94 @@ public enum SecurePushNotification {
         }
     }
 
-    /// `device`'s fetch of `id`, or a `CancellationError` once `budget` ran out (the fetch is then cancelled, and
-    /// this returns without waiting for it to notice).
+    /// `device`'s fetch of `id`, or a `CancellationError` once `budget` ran out or the calling task was cancelled (the
+    /// fetch is then cancelled, and this returns without waiting for it to notice).
     static func fetch(_ id: String, traceparent: String?, device: SecurePushDevice, within budget: Duration) async
         -> Result<Store.StoredNotification, any Error>
     {
         let outcome = FirstOutcome()
-        return await withCheckedContinuation { continuation in
-            outcome.set(continuation)
-            let fetching = Task {
-                do {
-                    outcome.resume(
-                        with: .success(try await device.fetchWithoutRefreshing(id, traceparent: traceparent)))
-                } catch {
-                    outcome.resume(with: .failure(error))
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                outcome.set(continuation)
+                outcome.start(
+                    Task {
+                        do {
+                            outcome.resume(
+                                with: .success(try await device.fetchWithoutRefreshing(id, traceparent: traceparent)))
+                        } catch {
+                            outcome.resume(with: .failure(error))
+                        }
+                    })
+                let timer = Task {
+                    try? await Task.sleep(for: budget)
+                    outcome.resume(with: .failure(CancellationError()))
                 }
+                outcome.onResume { timer.cancel() }
             }
-            let timer = Task {
-                try? await Task.sleep(for: budget)
-                fetching.cancel()
-                outcome.resume(with: .failure(CancellationError()))
-            }
-            outcome.onResume { timer.cancel() }
+        } onCancel: {
+            // The caller gave up (iOS's own deadline, `serviceExtensionTimeWillExpire`): answer now.
+            outcome.resume(with: .failure(CancellationError()))
         }
     }
 }
 
-/// Resumes a continuation with the first of two outcomes (the fetch or the budget's end), once.
+/// Resumes a continuation once, with the first of the outcomes (the fetch, the budget's end, the caller's
+/// cancellation); cancels the fetch when it was not first.
 private final class FirstOutcome: Sendable {
+    typealias Outcome = Result<Store.StoredNotification, any Error>
+
     private struct State {
-        var continuation: CheckedContinuation<Result<Store.StoredNotification, any Error>, Never>?
-        var result: Result<Store.StoredNotification, any Error>?
-        var done = false
+        var continuation: CheckedContinuation<Outcome, Never>?
+        /// The outcome, once there is one (kept until the continuation is set, when that comes later).
+        var result: Outcome?
+        var fetching: Task<Void, Never>?
         var onResume: (@Sendable () -> Void)?
     }
 
     private let state = Mutex(State())
 
-    func set(_ continuation: CheckedContinuation<Result<Store.StoredNotification, any Error>, Never>) {
-        state.withLock { $0.continuation = continuation }
+    func set(_ continuation: CheckedContinuation<Outcome, Never>) {
+        let early = state.withLock { state -> Outcome? in
+            if let result = state.result { return result }
+            state.continuation = continuation
+            return nil
+        }
+        if let early { continuation.resume(returning: early) }
     }
 
-    /// Runs `action` once the continuation is resumed (at once if it already was).
+    /// The fetch: cancelled at once when another outcome came first.
+    func start(_ fetching: Task<Void, Never>) {
+        let late = state.withLock { state -> Bool in
+            state.fetching = fetching
+            return state.result != nil
+        }
+        if late { fetching.cancel() }
+    }
+
+    /// Runs `action` once there is an outcome (at once if there already is).
     func onResume(_ action: @escaping @Sendable () -> Void) {
         let already = state.withLock { state -> Bool in
-            if state.done { return true }
+            if state.result != nil { return true }
             state.onResume = action
             return false
         }
         if already { action() }
     }
 
-    func resume(with result: Result<Store.StoredNotification, any Error>) {
-        let (continuation, action) = state.withLock {
-            state -> (CheckedContinuation<Result<Store.StoredNotification, any Error>, Never>?, (@Sendable () -> Void)?)
-            in
-            guard !state.done else { return (nil, nil) }
-            state.done = true
+    func resume(with result: Outcome) {
+        let taken = state.withLock {
+            state -> (CheckedContinuation<Outcome, Never>?, Task<Void, Never>?, (@Sendable () -> Void)?)? in
+            guard state.result == nil else { return nil }
+            state.result = result
             defer {
                 state.continuation = nil
                 state.onResume = nil
             }
-            return (state.continuation, state.onResume)
+            return (state.continuation, state.fetching, state.onResume)
         }
+        guard let (continuation, fetching, action) = taken else { return }
         continuation?.resume(returning: result)
+        if case .failure = result { fetching?.cancel() }
         action?()
     }
 }

@@ -27,6 +27,8 @@ public final class URLSessionTransport: SecurePushTransport {
     ///     its `timeoutIntervalForRequest` bounds each call.
     public init(auth: URL, store: URL, dispatch: URL, configuration: URLSessionConfiguration = .ephemeral) {
         baseURLs = [.auth: auth, .store: store, .dispatch: dispatch]
+        // A copy: the caller's configuration is left as it was.
+        let configuration = configuration.copy() as! URLSessionConfiguration
         configuration.urlCache = nil
         configuration.httpCookieStorage = nil
         self.configuration = configuration
@@ -42,7 +44,8 @@ public final class URLSessionTransport: SecurePushTransport {
     public func eventStream(
         path: String, headers: [(String, String)], opened: @Sendable () -> Void, received: @Sendable (Data) -> Void
     ) async throws -> Int {
-        var request = URLRequest(url: URL(string: path, relativeTo: baseURLs[.dispatch]!)!.absoluteURL)
+        // Under the dispatch URL's own path, as `/rpc` is (a deployment behind a path prefix).
+        var request = URLRequest(url: baseURLs[.dispatch]!.appendingPathComponent(path))
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         // The stream is idle between events (a keepalive comes every SECUREPUSH_DISPATCH_KEEPALIVE, 15 s by default,
         // at most an hour): the request's idle timeout is a day. (Not infinity: libcurl takes whole milliseconds.)

@@ -10,7 +10,8 @@ import Testing
 @Suite("The device core over any SecurePushTransport")
 struct DeviceCoreTransportTests {
     /// A transport that answers the direct channel from a script: each connection gets the next list of body pieces
-    /// (a 200), and the last connection stays open until cancelled. JSON-RPC calls are refused (`-32050`).
+    /// (a 200; a piece ``broken`` makes the connection fail there), and the last connection stays open until
+    /// cancelled. JSON-RPC calls are refused (`-32050`).
     final class ScriptedTransport: SecurePushTransport {
         let connections: Mutex<[[String]]>
         let requests = Mutex<[(path: String, headers: [(String, String)])]>([])
@@ -34,7 +35,10 @@ struct DeviceCoreTransportTests {
                 connections.isEmpty ? ([], true) : (connections.removeFirst(), connections.isEmpty)
             }
             opened()
-            for piece in pieces { received(Data(piece.utf8)) }
+            for piece in pieces {
+                if piece == ScriptedTransport.broken { throw Broken() }
+                received(Data(piece.utf8))
+            }
             if last {
                 // The server keeps the last stream open.
                 while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(10)) }
@@ -43,10 +47,32 @@ struct DeviceCoreTransportTests {
         }
 
         func shutdown() async {}
+
+        /// A piece that breaks the connection (a network loss mid-stream).
+        static let broken = "<broken>"
+        struct Broken: Error {}
     }
 
     static func event(_ id: String) -> String {
         #"data: {"jsonrpc":"2.0","method":"push.notify","params":{"notificationId":"\#(id)"}}"# + "\n\n"
+    }
+
+    @Test("a connection that breaks after some ids: the ids sent again on the next connection are not yielded twice")
+    func brokenConnection() async throws {
+        let transport = ScriptedTransport([
+            [Self.event("id-1"), Self.event("id-2"), ScriptedTransport.broken],
+            [Self.event("id-1"), Self.event("id-2"), Self.event("id-3")],
+        ])
+        let session = DeviceSession(
+            userId: "ada", accessToken: "access-token", refreshToken: "refresh-token",
+            accessTokenExpiresAt: Date().addingTimeInterval(3600))
+        let device = SecurePushDevice(transport: transport, session: session, logger: Logger(label: "test"))
+        var received: [String] = []
+        for try await id in device.notifications(deviceId: "dev-1") {
+            received.append(id)
+            if received.count == 3 { break }
+        }
+        #expect(received == ["id-1", "id-2", "id-3"])
     }
 
     @Test(

@@ -19,14 +19,26 @@ struct SealedFixtureResolveTests {
     final class FixtureStore: SecurePushTransport {
         let copies: [String: Fixture.Copy]
         let asked = Mutex<[String]>([])
+        /// The extra headers of each store transport made (the device proof).
+        let proofs = Mutex<[String]>([])
+        /// When set, the store never answers (until the call is cancelled).
+        let stalls: Bool
 
-        init(copies: [String: Fixture.Copy]) { self.copies = copies }
+        init(copies: [String: Fixture.Copy], stalls: Bool = false) {
+            self.copies = copies
+            self.stalls = stalls
+        }
 
         struct Answering: RPCTransport {
             let copies: [String: Fixture.Copy]
+            let stalls: Bool
             let asked: @Sendable (String) -> Void
 
             func post(_ body: Data, bearerToken: String?) async throws -> Data? {
+                if stalls {
+                    // Silent until the call is cancelled.
+                    try? await Task.sleep(for: .seconds(3600))
+                }
                 let request = try JSONDecoder().decode(Request.self, from: body)
                 asked(request.params.notificationId)
                 let outcome: RPCResponse.Outcome =
@@ -49,7 +61,10 @@ struct SealedFixtureResolveTests {
         }
 
         func rpc(_ service: SecurePushService, extraHeaders: [(String, String)]) -> any RPCTransport {
-            Answering(copies: copies) { [self] id in asked.withLock { $0.append(id) } }
+            for (name, value) in extraHeaders where name == "securepush-device-proof" {
+                proofs.withLock { $0.append(value) }
+            }
+            return Answering(copies: copies, stalls: stalls) { [self] id in asked.withLock { $0.append(id) } }
         }
 
         func eventStream(
@@ -82,5 +97,26 @@ struct SealedFixtureResolveTests {
             userInfo: ["secureId": fixture.otherDevice.notificationId], device: device)
         #expect(other.kind == .generic)
         #expect(store.asked.withLock { $0 }.count == all.count)
+        // No session: every fetch carried a device proof.
+        #expect(store.proofs.withLock { $0 }.count == all.count)
+    }
+
+    @Test("the caller's cancellation (iOS's deadline) answers at once with the generic text, the store still silent")
+    func cancelledByTheCaller() async throws {
+        let fixture = try SealedCopiesFixture.read()
+        let copy = try #require(fixture.copies.first)
+        let store = FixtureStore(copies: [copy.notificationId: copy], stalls: true)
+        let device = SecurePushDevice(transport: store, logger: Logger(label: "test"))
+        await device.useSealedDevice(id: copy.deviceId, key: DeviceKey())
+        let start = ContinuousClock.now
+        let resolving = Task {
+            await SecurePushNotification.resolve(
+                userInfo: ["secureId": copy.notificationId], device: device, timeBudget: .seconds(600))
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        resolving.cancel()
+        let resolved = await resolving.value
+        #expect(resolved.kind == .generic)
+        #expect(ContinuousClock.now - start < .seconds(10))
     }
 }

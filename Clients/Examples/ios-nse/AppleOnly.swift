@@ -25,6 +25,9 @@
         }
     }
 
+    /// UserNotifications' handler and content are not Sendable: they cross into the task once, and only it uses them.
+    private struct Handed<Value>: @unchecked Sendable { let value: Value }
+
     /// The Notification Service Extension target's principal class.
     final class NotificationService: UNNotificationServiceExtension {
         private var task: Task<Void, Never>?
@@ -33,40 +36,50 @@
             _ request: UNNotificationRequest,
             withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void
         ) {
-            let userInfo = request.content.userInfo
-            let content = request.content.mutableCopy() as! UNMutableNotificationContent
+            let handed = Handed(
+                value: (
+                    request.content.userInfo, request.content.mutableCopy() as! UNMutableNotificationContent,
+                    contentHandler
+                ))
             task = Task {
+                let (userInfo, content, handler) = handed.value
                 let resolved = await ExampleExtension.resolve(
                     userInfo: userInfo, state: ExampleConfiguration.state, keys: ExampleConfiguration.keys,
                     transport: ExampleConfiguration.transport())
                 if let title = resolved.title { content.title = title }
                 content.body = resolved.body
-                contentHandler(content)
+                handler(content)
             }
         }
 
-        /// iOS's own deadline: the alert keeps the neutral text push-dispatch sent.
+        /// iOS's own deadline: `resolve` answers at once with the generic text, which the task then shows.
         override func serviceExtensionTimeWillExpire() {
             task?.cancel()
         }
     }
 
-    /// In the app: ask to show alerts, then register for remote notifications; hand the token to ``ExampleApp``.
+    /// In the app: ask to show alerts, then, once signed in, register for remote notifications and hand the token to
+    /// ``ExampleApp``.
     final class AppDelegate: NSObject, UIApplicationDelegate {
-        var secure: ExampleApp?
+        private var secure: ExampleApp?
 
         func application(
             _ application: UIApplication, didFinishLaunchingWithOptions options: [UIApplication.LaunchOptionsKey: Any]?
         ) -> Bool {
-            UNUserNotificationCenter.current().requestAuthorization(options: [.alert, .sound]) { granted, _ in
-                guard granted else { return }
-                DispatchQueue.main.async { application.registerForRemoteNotifications() }
-            }
+            UNUserNotificationCenter.current().requestAuthorization(options: [.alert, .sound]) { _, _ in }
             return true
         }
 
+        /// Call once the person signed in (`device.signIn` on your sign-in screen).
+        func signedIn(_ device: SecurePushDevice) async {
+            secure = await ExampleApp(
+                device: device, keys: ExampleConfiguration.keys, state: ExampleConfiguration.state)
+            UIApplication.shared.registerForRemoteNotifications()
+        }
+
         func application(_ application: UIApplication, didRegisterForRemoteNotificationsWithDeviceToken token: Data) {
-            Task { _ = try? await secure?.didRegisterForRemoteNotifications(deviceToken: token) }
+            guard let secure else { return }
+            Task { _ = try? await secure.didRegisterForRemoteNotifications(deviceToken: token) }
         }
     }
 #endif

@@ -12,7 +12,8 @@ public enum ExampleExtension {
         let saved = (try? state.load()) ?? ExampleSharedState()
         let device = SecurePushDevice(
             transport: transport, session: saved.session, logger: Logger(label: "securepush.extension"))
-        if let deviceId = saved.deviceId, let key = try? keys.loadOrCreate() {
+        // Only a key the app made and registered: one made here would open nothing.
+        if let deviceId = saved.deviceId, let key = try? keys.load() {
             await device.useSealedDevice(id: deviceId, key: key)
         }
         let resolved = await SecurePushNotification.resolve(userInfo: userInfo, device: device, timeBudget: timeBudget)
