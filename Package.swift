@@ -334,12 +334,14 @@ let package = Package(
                 name: "SecurePushURLSessionTests",
                 dependencies: [
                     "SecurePushURLSession", "SecurePushClient", "SecurePushStack", "TestSupport", "SharedModels",
-                    "HTTP2Client", logging,
+                    logging,
                 ],
                 swiftSettings: swiftSettings),
             .testTarget(
                 name: "SecurePushClientTests",
-                dependencies: ["SecurePushClient", "SealedPush", "SharedModels", "TestSupport", crypto, logging],
+                dependencies: [
+                    "SecurePushClient", "SealedPush", "SharedModels", "TestSupport", crypto, hummingbird, logging,
+                ],
                 swiftSettings: swiftSettings),
             .testTarget(
                 name: "PrivateFilesTests", dependencies: ["PrivateFiles", "TestSupport"], swiftSettings: swiftSettings),

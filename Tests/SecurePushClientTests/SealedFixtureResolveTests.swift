@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Hummingbird
 import JSONRPC
 import Logging
 import SecurePushClient
@@ -118,5 +119,48 @@ struct SealedFixtureResolveTests {
         let resolved = await resolving.value
         #expect(resolved.kind == .generic)
         #expect(ContinuousClock.now - start < .seconds(10))
+    }
+
+    @Test(
+        "the same fixture over the HTTP/2 transport: a store on TLS and h2 serves the copies; each fetch carries a device proof"
+    )
+    func overHTTP2() async throws {
+        let fixture = try SealedCopiesFixture.read()
+        let all = fixture.copies + [fixture.otherDevice]
+        let answering = FixtureStore.Answering(
+            copies: Dictionary(uniqueKeysWithValues: all.map { ($0.notificationId, $0) }), stalls: false,
+            asked: { _ in }
+        )
+        let proofs = Mutex(0)
+        let router = Router()
+        router.post("/rpc") { request, _ -> Response in
+            let call = try await MockRequest(request)
+            if call.headers["securepush-device-proof"] != nil { proofs.withLock { $0 += 1 } }
+            let answer = try await answering.post(call.body, bearerToken: nil) ?? Data()
+            return .mock(.ok, body: String(decoding: answer, as: UTF8.self))
+        }
+        let certificates = try TestCertificates.make()
+        defer { certificates.remove() }
+        let der = try #require(Data(strictBase64URL: fixture.devicePrivateKeyPKCS8))
+        let key = try DeviceKey(
+            rawRepresentation: try P256.KeyAgreement.PrivateKey(derRepresentation: der).rawRepresentation)
+        try await withMockServer(certificates: certificates, router: router) { port in
+            let base = "https://127.0.0.1:\(port)"
+            let device = try SecurePushDevice(
+                endpoints: SecurePushEndpoints(
+                    auth: base, store: base, dispatch: base, caFile: certificates.caCertificatePath),
+                logger: Logger(label: "test"))
+            await device.useSealedDevice(id: try #require(fixture.copies.first?.deviceId), key: key)
+            for copy in fixture.copies {
+                let resolved = await SecurePushNotification.resolve(
+                    userInfo: ["secureId": copy.notificationId], device: device)
+                #expect(resolved.kind == .payload && resolved.body == copy.plaintext, "\(resolved)")
+            }
+            let other = await SecurePushNotification.resolve(
+                userInfo: ["secureId": fixture.otherDevice.notificationId], device: device)
+            #expect(other.kind == .generic)
+            await device.shutdown()
+        }
+        #expect(proofs.withLock { $0 } == all.count)
     }
 }
