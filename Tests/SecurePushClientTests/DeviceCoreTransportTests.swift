@@ -57,12 +57,8 @@ struct DeviceCoreTransportTests {
         #"data: {"jsonrpc":"2.0","method":"push.notify","params":{"notificationId":"\#(id)"}}"# + "\n\n"
     }
 
-    @Test("a connection that breaks after some ids: the ids sent again on the next connection are not yielded twice")
-    func brokenConnection() async throws {
-        let transport = ScriptedTransport([
-            [Self.event("id-1"), Self.event("id-2"), ScriptedTransport.broken],
-            [Self.event("id-1"), Self.event("id-2"), Self.event("id-3")],
-        ])
+    /// The first `count` ids a signed-in device's direct channel yields over `transport`.
+    static func firstIDs(_ count: Int, over transport: ScriptedTransport) async throws -> [String] {
         let session = DeviceSession(
             userId: "ada", accessToken: "access-token", refreshToken: "refresh-token",
             accessTokenExpiresAt: Date().addingTimeInterval(3600))
@@ -70,8 +66,18 @@ struct DeviceCoreTransportTests {
         var received: [String] = []
         for try await id in device.notifications(deviceId: "dev-1") {
             received.append(id)
-            if received.count == 3 { break }
+            if received.count == count { break }
         }
+        return received
+    }
+
+    @Test("a connection that breaks after some ids: the ids sent again on the next connection are not yielded twice")
+    func brokenConnection() async throws {
+        let transport = ScriptedTransport([
+            [Self.event("id-1"), Self.event("id-2"), ScriptedTransport.broken],
+            [Self.event("id-1"), Self.event("id-2"), Self.event("id-3")],
+        ])
+        let received = try await Self.firstIDs(3, over: transport)
         #expect(received == ["id-1", "id-2", "id-3"])
     }
 
@@ -86,15 +92,7 @@ struct DeviceCoreTransportTests {
             // After a reconnect the server sends what was not acknowledged again, then something new.
             [Self.event("id-2"), ": keepalive\n\n", Self.event("id-3")],
         ])
-        let session = DeviceSession(
-            userId: "ada", accessToken: "access-token", refreshToken: "refresh-token",
-            accessTokenExpiresAt: Date().addingTimeInterval(3600))
-        let device = SecurePushDevice(transport: transport, session: session, logger: Logger(label: "test"))
-        var received: [String] = []
-        for try await id in device.notifications(deviceId: "dev-1") {
-            received.append(id)
-            if received.count == 3 { break }
-        }
+        let received = try await Self.firstIDs(3, over: transport)
         #expect(received == ["id-1", "id-2", "id-3"])
         let requests = transport.requests.withLock { $0 }
         #expect(requests.count == 2)

@@ -28,7 +28,7 @@ public struct AppCatalogLoader: Service {
     let logger: Logger
     private let lock = AsyncLock()
     /// The revisions that could not be served (logged once each).
-    private let unusableRevisions = UnusableRevisions()
+    private let unusableVersions = UnusableVersions()
     /// The apps each refresh retired, for ``run()`` to close.
     private let retirements = AsyncStream<[ServedApp]>.makeStream()
 
@@ -105,7 +105,7 @@ public struct AppCatalogLoader: Service {
         // wait for a replica that serves the app).
         let changed = versions.keys.sorted().filter { served[$0] != versions[$0] }
         let removed = served.keys.filter { versions[$0] == nil }
-        unusableRevisions.state.withLock { unusable in
+        unusableVersions.state.withLock { unusable in
             for id in unusable.keys where versions[id] == nil { unusable[id] = nil }
         }
         if changed.isEmpty && removed.isEmpty {
@@ -120,10 +120,10 @@ public struct AppCatalogLoader: Service {
             guard let record = try await repository.app(id: id) else { continue }
             do {
                 apps.append(try await serve(record))
-                unusableRevisions.state.withLock { $0[id] = nil }
+                unusableVersions.state.withLock { $0[id] = nil }
                 logger.notice("apps.loaded", metadata: ["app.id": "\(id)", "app.revision": "\(record.revision)"])
             } catch {
-                let first = unusableRevisions.state.withLock {
+                let first = unusableVersions.state.withLock {
                     $0.updateValue(record.version, forKey: id) != record.version
                 }
                 // Logged once per version, though tried on every refresh.
@@ -157,6 +157,6 @@ public struct AppCatalogLoader: Service {
 }
 
 /// The version of each app that could not be opened or built, by app id (each logged once).
-final class UnusableRevisions: Sendable {
+final class UnusableVersions: Sendable {
     let state = Mutex<[String: AppRecord.Version]>([:])
 }
