@@ -340,7 +340,8 @@ let package = Package(
             .testTarget(
                 name: "SecurePushClientTests",
                 dependencies: [
-                    "SecurePushClient", "SealedPush", "SharedModels", "TestSupport", crypto, hummingbird, logging,
+                    "SecurePushClient", "SecurePushDeviceCore", "SealedPush", "SharedModels", "TestSupport", crypto,
+                    hummingbird, logging,
                 ],
                 swiftSettings: swiftSettings),
             .testTarget(

@@ -32,13 +32,14 @@ public struct HTTP2DeviceTransport: SecurePushTransport {
     }
 
     public func eventStream(
-        path: String, headers: [(String, String)], opened: @Sendable () -> Void, received: @Sendable (Data) -> Void
+        path: String, headers: [(String, String)], opened: @Sendable () -> Void,
+        received: @Sendable (Data) throws -> Void
     ) async throws -> Int {
         let request = HTTP2Request(method: .GET, path: path, headers: headers)
         return try await client(.dispatch).withStreamingResponse(request) { response -> Int in
             guard response.status == 200 else { return response.status }
             opened()
-            for try await chunk in response.body { received(Data(chunk.readableBytesView)) }
+            for try await chunk in response.body { try received(Data(chunk.readableBytesView)) }
             return 200
         }
     }

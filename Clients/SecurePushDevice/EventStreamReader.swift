@@ -29,9 +29,10 @@ final class EventStreamReader: Sendable {
     func opened() { state.withLock { $0.opened = true } }
 
     /// Feeds the next bytes of the body; yields the ids of the events they complete.
-    func feed(_ bytes: Data) {
-        let fresh = state.withLock { state -> [Push.Notify.Params] in
-            state.parser.feed(bytes).compactMap(SecurePushDevice.notify(in:)).filter {
+    /// - Throws: ``ServerSentEventParser/Oversized`` (the connection is to be dropped).
+    func feed(_ bytes: Data) throws {
+        let fresh = try state.withLock { state throws -> [Push.Notify.Params] in
+            try state.parser.feed(bytes).compactMap(SecurePushDevice.notify(in:)).filter {
                 state.seen.insert($0.notificationId).inserted
             }
         }

@@ -295,7 +295,7 @@ public actor SecurePushDevice {
                         reader.opened()
                         report(.connected)
                     },
-                    received: { reader.feed($0) })
+                    received: { try reader.feed($0) })
                 switch status {
                 case 200:
                     break  // the server ended a healthy stream (e.g. restart): reconnect soon

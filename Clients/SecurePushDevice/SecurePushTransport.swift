@@ -19,10 +19,11 @@ public protocol SecurePushTransport: Sendable {
 
     /// Opens `GET path` on push-dispatch with `headers` and reads the answer until the server ends it or the calling
     /// task is cancelled. For a 200 answer, `opened` is called once it arrives and `received` with each piece of its
-    /// body, in order. Returns the answer's status; throws when the connection fails.
+    /// body, in order; when `received` throws, the connection is closed and this throws that error. Returns the
+    /// answer's status; throws when the connection fails.
     func eventStream(
         path: String, headers: [(String, String)], opened: @Sendable () -> Void,
-        received: @Sendable (Data) -> Void
+        received: @Sendable (Data) throws -> Void
     ) async throws -> Int
 
     /// Closes the connections.

@@ -12,8 +12,10 @@ final class EventStreamDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private struct State {
         var status: Int?
         var opened: (@Sendable () -> Void)?
-        var received: (@Sendable (Data) -> Void)?
+        var received: (@Sendable (Data) throws -> Void)?
         var finished: CheckedContinuation<Int, any Error>?
+        /// What `received` threw: the stream was cancelled for it, and ends with it.
+        var refusal: (any Error)?
     }
 
     private let state = Mutex(State())
@@ -21,7 +23,7 @@ final class EventStreamDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// Runs `task` until its connection ends; returns the answer's status. `opened` and `received` are called only
     /// while this runs (every callback comes before the task completes).
     func run(
-        _ task: URLSessionDataTask, opened: @Sendable () -> Void, received: @Sendable (Data) -> Void
+        _ task: URLSessionDataTask, opened: @Sendable () -> Void, received: @Sendable (Data) throws -> Void
     ) async throws -> Int {
         try await withoutActuallyEscaping(opened) { opened in
             try await withoutActuallyEscaping(received) { received in
@@ -52,20 +54,27 @@ final class EventStreamDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let received = state.withLock { $0.status == 200 ? $0.received : nil }
-        received?(data)
+        let received = state.withLock { $0.status == 200 && $0.refusal == nil ? $0.received : nil }
+        do {
+            try received?(data)
+        } catch {
+            state.withLock { $0.refusal = error }
+            dataTask.cancel()
+        }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let (status, finished) = state.withLock { state in
+        let (status, finished, refusal) = state.withLock { state in
             defer {
                 state.finished = nil
                 state.opened = nil
                 state.received = nil
             }
-            return (state.status, state.finished)
+            return (state.status, state.finished, state.refusal)
         }
-        if let status, status != 200 || error == nil || (error as? URLError)?.code == .cancelled {
+        if let refusal {
+            finished?.resume(throwing: refusal)
+        } else if let status, status != 200 || error == nil || (error as? URLError)?.code == .cancelled {
             // An answer other than 200 (its body declined), or a stream the server or the caller ended.
             finished?.resume(returning: status)
         } else {

@@ -42,7 +42,8 @@ public final class URLSessionTransport: SecurePushTransport {
     }
 
     public func eventStream(
-        path: String, headers: [(String, String)], opened: @Sendable () -> Void, received: @Sendable (Data) -> Void
+        path: String, headers: [(String, String)], opened: @Sendable () -> Void,
+        received: @Sendable (Data) throws -> Void
     ) async throws -> Int {
         // Under the dispatch URL's own path, as `/rpc` is (a deployment behind a path prefix).
         var request = URLRequest(url: baseURLs[.dispatch]!.appendingPathComponent(path))

@@ -6,6 +6,8 @@ import SharedModels
 import Synchronization
 import Testing
 
+@testable import SecurePushDeviceCore
+
 /// The device core over a transport of the test's own (issue 28): its logic owes nothing to HTTP/2.
 @Suite("The device core over any SecurePushTransport")
 struct DeviceCoreTransportTests {
@@ -28,7 +30,7 @@ struct DeviceCoreTransportTests {
 
         func eventStream(
             path: String, headers: [(String, String)], opened: @Sendable () -> Void,
-            received: @Sendable (Data) -> Void
+            received: @Sendable (Data) throws -> Void
         ) async throws -> Int {
             requests.withLock { $0.append((path, headers)) }
             let (pieces, last) = connections.withLock { connections in
@@ -37,7 +39,7 @@ struct DeviceCoreTransportTests {
             opened()
             for piece in pieces {
                 if piece == ScriptedTransport.broken { throw Broken() }
-                received(Data(piece.utf8))
+                try received(Data(piece.utf8))
             }
             if last {
                 // The server keeps the last stream open.
@@ -69,6 +71,36 @@ struct DeviceCoreTransportTests {
             if received.count == count { break }
         }
         return received
+    }
+
+    @Test(
+        "a line that never ends (70 KiB in pieces) drops the connection after at most 64 KiB; the next one goes on, its ids once"
+    )
+    func oversizedEvent() async throws {
+        let transport = ScriptedTransport([
+            [Self.event("id-1")] + Array(repeating: "data: " + String(repeating: "x", count: 10_240), count: 7),
+            [Self.event("id-1"), Self.event("id-2")],
+            [],
+        ])
+        #expect(try await Self.firstIDs(2, over: transport) == ["id-1", "id-2"])
+        #expect(transport.requests.withLock { $0 }.count >= 2)
+    }
+
+    @Test("the parser bounds a line and an event's data, and takes an event that fits")
+    func parserBounds() throws {
+        let max = ServerSentEventParser.maxEventBytes
+        #expect(max == 64 * 1024)
+        var line = ServerSentEventParser()
+        #expect(throws: ServerSentEventParser.Oversized.self) {
+            _ = try line.feed(Array(("data: " + String(repeating: "x", count: max + 10)).utf8))
+        }
+        var lines = ServerSentEventParser()
+        #expect(throws: ServerSentEventParser.Oversized.self) {
+            for _ in 0..<200 { _ = try lines.feed(Array(("data: " + String(repeating: "y", count: 1000) + "\n").utf8)) }
+        }
+        var fits = ServerSentEventParser()
+        let events = try fits.feed(Array(("data: " + String(repeating: "z", count: 60_000) + "\n\n").utf8))
+        #expect(events.map(\.data.utf8.count) == [60_000])
     }
 
     @Test("a connection that breaks after some ids: the ids sent again on the next connection are not yielded twice")

@@ -70,7 +70,7 @@ struct SealedFixtureResolveTests {
 
         func eventStream(
             path: String, headers: [(String, String)], opened: @Sendable () -> Void,
-            received: @Sendable (Data) -> Void
+            received: @Sendable (Data) throws -> Void
         ) async throws -> Int { 404 }
 
         func shutdown() async {}
