@@ -19,26 +19,27 @@ public actor InMemoryAttemptCounters: AttemptCounters {
         self.capacity = max(2, capacity)
     }
 
-    public func reserve(_ key: String, limit: Int, window: TimeInterval, at now: Date) -> AttemptCount {
+    public func reserve(_ key: String, cost: Int, limit: Int, window: TimeInterval, at now: Date) -> AttemptCount {
+        let cost = max(1, cost)
         if var entry = entries[key], now < entry.expiresAt {
-            guard entry.count < limit else {
+            guard entry.count + cost <= limit else {
                 return .refused(retryAfterSeconds: AttemptCount.seconds(until: entry.expiresAt, from: now))
             }
-            entry.count += 1
+            entry.count += cost
             entries[key] = entry
             return .counted(entry.count)
         }
-        guard limit > 0 else {
+        guard cost <= limit else {
             return .refused(retryAfterSeconds: AttemptCount.seconds(until: now + window, from: now))
         }
         if entries[key] == nil, entries.count >= capacity { evict(at: now) }
-        entries[key] = Entry(count: 1, expiresAt: now.addingTimeInterval(window))
-        return .counted(1)
+        entries[key] = Entry(count: cost, expiresAt: now.addingTimeInterval(window))
+        return .counted(cost)
     }
 
-    public func release(_ key: String, at now: Date) {
+    public func release(_ key: String, cost: Int, at now: Date) {
         guard var entry = entries[key], now < entry.expiresAt, entry.count > 0 else { return }
-        entry.count -= 1
+        entry.count = max(0, entry.count - max(1, cost))
         entries[key] = entry
     }
 

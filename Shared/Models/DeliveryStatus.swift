@@ -18,6 +18,8 @@ public struct DeliveryStatus: RawRepresentable, Codable, Sendable, Hashable, Cus
     public static let expired = DeliveryStatus(rawValue: "expired")
     /// The provider reported the device gone; it is no longer targeted.
     public static let deactivated = DeliveryStatus(rawValue: "deactivated")
+    /// A newer send with the same `collapseId` replaced the notification before it was delivered: it is never pushed.
+    public static let collapsed = DeliveryStatus(rawValue: "collapsed")
 
     public init(from decoder: any Decoder) throws {
         rawValue = try decoder.singleValueContainer().decode(String.self)

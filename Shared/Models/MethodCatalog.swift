@@ -4,12 +4,12 @@ public enum MethodCatalog {
     public static let auth: Set<String> = [
         Auth.Register.name, Auth.Login.name, Auth.Refresh.name, Auth.Logout.name, Auth.ClientToken.name, Auth.Keys.name,
         Auth.RevokedSessions.name,
-        Auth.LookupUser.name,
+        Auth.LookupUser.name, Auth.LookupUsers.name,
     ]
     /// Methods the notification store serves.
     public static let store: Set<String> = [
         Store.Put.name, Store.Get.name, Store.List.name, Store.MarkRead.name, Store.Delete.name, Store.Receipts.name,
-        Store.RevokeDevices.name,
+        Store.RevokeDevices.name, Store.PutMany.name,
     ]
     /// Methods push-dispatch serves.
     public static let dispatch: Set<String> = [

@@ -1,8 +1,9 @@
 import Foundation
 
 extension Push {
-    /// `push.send {recipientId, payload, ttlSeconds?, idempotencyKey?, sealedOnly?, readOnce?, appId?}` (scope
-    /// `push:send`) → `{notificationId, deliveries}`. The payload goes to the store; only the id goes to devices.
+    /// `push.send {recipientId, payload, ttlSeconds?, idempotencyKey?, sealedOnly?, readOnce?, appId?, priority?,
+    /// collapseId?}` (scope `push:send`) → `{notificationId, deliveries}`. The payload goes to the store; only the id
+    /// goes to devices. The same method reaches many users with `recipientIds` instead: ``SendToMany``.
     public enum Send: RPCMethod {
         public static let name = "push.send"
 
@@ -13,7 +14,8 @@ extension Push {
             public var payload: String
             /// Seconds until the notification expires (default 7 days).
             public var ttlSeconds: Int?
-            /// The same key from the same client returns the first result and sends nothing again.
+            /// The same key from the same client returns the first result and sends nothing again; the same key with
+            /// other recipients or another payload or options is `-32602` naming `idempotencyKey`.
             public var idempotencyKey: String?
             /// `true`: only the recipient's sealed devices are targeted, and no server-readable copy is ever kept.
             public var sealedOnly: Bool?
@@ -22,10 +24,19 @@ extension Push {
             /// The app whose devices are targeted (its credentials push); unset: the deployment's default app. The
             /// client's token must list it (`-32003` otherwise).
             public var appId: String?
+            /// How urgently providers deliver the id (default: each provider's default, `normal` for Web Push unless
+            /// `SECUREPUSH_WEBPUSH_URGENCY` says otherwise).
+            public var priority: Priority?
+            /// A newer send with the same id (same client, recipient and app) replaces this one while it is not yet
+            /// delivered: 1–32 characters of the base64url alphabet.
+            public var collapseId: String?
             public init(
                 recipientId: String, payload: String, ttlSeconds: Int? = nil, idempotencyKey: String? = nil,
-                sealedOnly: Bool? = nil, readOnce: Bool? = nil, appId: String? = nil
+                sealedOnly: Bool? = nil, readOnce: Bool? = nil, appId: String? = nil, priority: Priority? = nil,
+                collapseId: String? = nil
             ) {
+                self.priority = priority
+                self.collapseId = collapseId
                 self.appId = appId
                 self.recipientId = recipientId
                 self.payload = payload

@@ -1,8 +1,8 @@
 import Foundation
 
 extension Store {
-    /// `store.put {recipientId, payload, ttlSeconds?, recipientKeys?, sealedOnly?, readOnce?}` (scope `store:write`) →
-    /// `{notificationId, expiresAt}`.
+    /// `store.put {recipientId, payload, ttlSeconds?, recipientKeys?, sealedOnly?, readOnce?, idempotencyKey?}` (scope
+    /// `store:write`) → `{notificationId, expiresAt}`.
     public enum Put: RPCMethod {
         public static let name = "store.put"
 
@@ -19,10 +19,14 @@ extension Store {
             public var sealedOnly: Bool?
             /// `true`: the recipient's first successful fetch erases every copy.
             public var readOnce: Bool?
+            /// The same key from the same client, while its first notification has not expired, returns that
+            /// notification and stores nothing (1–255 bytes of UTF-8).
+            public var idempotencyKey: String?
             public init(
                 recipientId: String, payload: String, ttlSeconds: Int? = nil, recipientKeys: [RecipientKey]? = nil,
-                sealedOnly: Bool? = nil, readOnce: Bool? = nil
+                sealedOnly: Bool? = nil, readOnce: Bool? = nil, idempotencyKey: String? = nil
             ) {
+                self.idempotencyKey = idempotencyKey
                 self.recipientId = recipientId
                 self.payload = payload
                 self.ttlSeconds = ttlSeconds

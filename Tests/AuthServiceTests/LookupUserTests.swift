@@ -78,3 +78,41 @@ struct LookupUserTests {
         }
     }
 }
+
+extension LookupUserTests {
+    @Test(
+        "auth.lookupUsers answers which ids auth knows, each once in the order named; bounds are -32602 naming userIds")
+    func lookupMany() async throws {
+        let auth = try await harness()
+        let adaID = try await auth.register("ada")
+        let bobID = try await auth.register("bob")
+        let token = try await auth.clientToken(dispatch)
+        let unknown = UUID().uuidString.lowercased()
+        let long = String(repeating: "x", count: 300)
+        let result = try await auth.rpc.call(
+            Auth.LookupUsers.self, .init(userIds: [bobID, unknown, adaID, bobID, long]), token: token)
+        #expect(
+            result.users == [
+                Auth.LookupUser.Result(userId: bobID, username: "bob"),
+                Auth.LookupUser.Result(userId: adaID, username: "ada"),
+            ])
+        #expect(result.unknownUserIds == [unknown, long])
+        for ids in [[], (0...Auth.LookupUsers.maxUserIDs).map { "id-\($0)" }] {
+            let error = await #expect(throws: RPCError.self) {
+                try await auth.rpc.call(Auth.LookupUsers.self, .init(userIds: ids), token: token)
+            }
+            #expect(error?.code == RPCErrorCode.invalidParams)
+            #expect(error?.data == .object(["field": "userIds"]))
+        }
+        // 10,000 ids in one call (one read).
+        let tenThousand = (0..<Auth.LookupUsers.maxUserIDs - 1).map { "missing-\($0)" } + [adaID]
+        let big = try await auth.rpc.call(Auth.LookupUsers.self, .init(userIds: tenThousand), token: token)
+        #expect(big.users.map(\.userId) == [adaID])
+        #expect(big.unknownUserIds.count == Auth.LookupUsers.maxUserIDs - 1)
+        let person = try await auth.login("ada")
+        let forbidden = await #expect(throws: RPCError.self) {
+            try await auth.rpc.call(Auth.LookupUsers.self, .init(userIds: [adaID]), token: person.accessToken)
+        }
+        #expect(forbidden?.code == RPCErrorCode.forbidden)
+    }
+}

@@ -88,4 +88,17 @@ struct AuthContractTests {
             try Fixture.result(Auth.LookupUser.self, "auth.lookupUser")
                 == Auth.LookupUser.Result(userId: Self.userId, username: "ada.lovelace"))
     }
+
+    @Test("auth.lookupUsers {userIds} → {users: [{userId, username}], unknownUserIds}")
+    func lookupUsers() throws {
+        let unknown = "00000000-0000-4000-8000-000000000000"
+        #expect(
+            try Fixture.params(Auth.LookupUsers.self, "auth.lookupUsers")
+                == Auth.LookupUsers.Params(userIds: [Self.userId, unknown]))
+        #expect(
+            try Fixture.result(Auth.LookupUsers.self, "auth.lookupUsers")
+                == Auth.LookupUsers.Result(
+                    users: [Auth.LookupUser.Result(userId: Self.userId, username: "ada.lovelace")],
+                    unknownUserIds: [unknown]))
+    }
 }

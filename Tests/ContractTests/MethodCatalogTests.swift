@@ -45,7 +45,9 @@ struct MethodCatalogTests {
                 .filter { $0.hasSuffix(".json") }
                 .map { String($0.dropLast(".json".count)) })
         let methodFiles = MethodContract.all.flatMap(\.fixtureFiles)
-        let expected = Set(methodFiles + ErrorContractTests.cases.map(\.fixture) + EnvelopeContractTests.fixtures)
+        let expected = Set(
+            methodFiles + ErrorContractTests.cases.map(\.fixture) + EnvelopeContractTests.fixtures
+                + PushContractTests.sendToManyFixtures)
         #expect(present.subtracting(expected).sorted() == [], "fixtures no test reads")
         #expect(expected.subtracting(present).sorted() == [], "fixtures missing")
     }

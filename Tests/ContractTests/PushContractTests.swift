@@ -5,9 +5,11 @@ import Testing
 @Suite("push.* wire contract")
 struct PushContractTests {
     static let payload = "Your order #81723 has shipped and arrives Tuesday."
+    /// `push.send` to many recipients: the same method as ``Push/Send``, so its fixtures carry a `.many` suffix.
+    static let sendToManyFixtures = ["push.send.many.params", "push.send.many.result"]
 
     @Test(
-        "push.send {recipientId, payload, ttlSeconds?, idempotencyKey?, sealedOnly?, readOnce?, appId?} → {notificationId, deliveries}"
+        "push.send {recipientId, payload, ttlSeconds?, idempotencyKey?, sealedOnly?, readOnce?, appId?, priority?, collapseId?} → {notificationId, deliveries}"
     )
     func send() throws {
         let full = try Fixture.params(Push.Send.self, "push.send")
@@ -15,9 +17,11 @@ struct PushContractTests {
             full
                 == Push.Send.Params(
                     recipientId: AuthContractTests.userId, payload: Self.payload, ttlSeconds: 86_400,
-                    idempotencyKey: "order-81723-shipped", sealedOnly: true, readOnce: true, appId: "retail-ios"))
+                    idempotencyKey: "order-81723-shipped", sealedOnly: true, readOnce: true, appId: "retail-ios",
+                    priority: .high, collapseId: "order-81723"))
         let minimal = try Fixture.params(Push.Send.self, "push.send", minimal: true)
         #expect(minimal.sealedOnly == nil && minimal.readOnce == nil && minimal.appId == nil)
+        #expect(minimal.priority == nil && minimal.collapseId == nil)
         #expect(minimal == Push.Send.Params(recipientId: AuthContractTests.userId, payload: Self.payload))
 
         let result = try Fixture.result(Push.Send.self, "push.send")
@@ -27,6 +31,30 @@ struct PushContractTests {
                 Push.Send.Delivery(deviceId: DevicesContractTests.phone, platform: .apns, status: .queued),
                 Push.Send.Delivery(deviceId: DevicesContractTests.tablet, platform: .direct, status: .sent),
             ])
+    }
+
+    @Test("push.send {recipientIds, …} → {notifications: [{recipientId, notificationId}], unknownRecipientIds}")
+    func sendToMany() throws {
+        #expect(Push.SendToMany.name == "push.send")
+        let second = "7d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6"
+        let unknown = "00000000-0000-4000-8000-000000000000"
+        #expect(
+            try Fixture.roundTrip(Push.SendToMany.Params.self, "push.send.many.params")
+                == Push.SendToMany.Params(
+                    recipientIds: [AuthContractTests.userId, second, unknown],
+                    payload: "Your November statement is ready.", ttlSeconds: 86_400,
+                    idempotencyKey: "statement-2026-11", sealedOnly: true, readOnce: true, appId: "retail-ios",
+                    priority: .normal, collapseId: "statement-2026-11"))
+        #expect(
+            try Fixture.roundTrip(Push.SendToMany.Result.self, "push.send.many.result")
+                == Push.SendToMany.Result(
+                    notifications: [
+                        Push.RecipientNotification(
+                            recipientId: AuthContractTests.userId, notificationId: StoreContractTests.notificationId),
+                        Push.RecipientNotification(
+                            recipientId: second, notificationId: "0ddba115-5678-4cde-9f01-23456789abcd"),
+                    ], unknownRecipientIds: [unknown]))
+        #expect(Push.Priority.accepted.map(\.rawValue) == ["high", "normal"])
     }
 
     @Test("push.status {notificationId} → per-device delivery state, with each device's first fetch")
@@ -64,9 +92,13 @@ struct PushContractTests {
 
     @Test("delivery states keep their wire names")
     func deliveryStatusNames() {
-        let all: [DeliveryStatus] = [.queued, .sent, .acknowledged, .retrying, .failed, .expired, .deactivated]
+        let all: [DeliveryStatus] = [
+            .queued, .sent, .acknowledged, .retrying, .failed, .expired, .deactivated, .collapsed,
+        ]
         #expect(
-            all.map(\.rawValue) == ["queued", "sent", "acknowledged", "retrying", "failed", "expired", "deactivated"])
+            all.map(\.rawValue) == [
+                "queued", "sent", "acknowledged", "retrying", "failed", "expired", "deactivated", "collapsed",
+            ])
         let platforms: [Platform] = [.direct, .apns, .fcm, .wns, .webpush]
         #expect(platforms.map(\.rawValue) == ["direct", "apns", "fcm", "wns", "webpush"])
     }

@@ -30,6 +30,27 @@ struct StoreContractTests {
         #expect(result == Store.Put.Result(notificationId: Self.notificationId, expiresAt: Self.expiresAt))
     }
 
+    @Test("store.putMany {items: [store.put params + idempotencyKey?]} → {results: [{notificationId, expiresAt}]}")
+    func putMany() throws {
+        let params = try Fixture.params(Store.PutMany.self, "store.putMany")
+        #expect(
+            params.items == [
+                Store.Put.Params(
+                    recipientId: AuthContractTests.userId, payload: Self.payload, ttlSeconds: 604_800,
+                    recipientKeys: [
+                        Store.RecipientKey(
+                            deviceId: DevicesContractTests.phone, publicKey: DevicesContractTests.publicKey)
+                    ], sealedOnly: true, readOnce: true,
+                    idempotencyKey: "k3TqfBfvYk0n8Yx6rU9wq1hXx0l1bq9m0S8c3Zc5s2A"),
+                Store.Put.Params(recipientId: "7d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6", payload: Self.payload),
+            ])
+        #expect(
+            try Fixture.result(Store.PutMany.self, "store.putMany").results == [
+                Store.Put.Result(notificationId: Self.notificationId, expiresAt: Self.expiresAt),
+                Store.Put.Result(notificationId: "0ddba115-5678-4cde-9f01-23456789abcd", expiresAt: Self.expiresAt),
+            ])
+    }
+
     @Test("store.get {notificationId, deviceId?} → the notification with its payload, or the device's sealed copy")
     func get() throws {
         #expect(

@@ -344,6 +344,36 @@ struct AppsTests {
     }
 
     @Test(
+        "a send to many counts each known recipient against the app's sendsPerMinute; one that would pass it is refused whole"
+    )
+    func sendToManyQuota() async throws {
+        let providers = Providers()
+        let (harness, admin) = try await Self.harness(providers)
+        try await admin.create(
+            id: "alerts", displayName: "Alerts", credentials: Self.apns(topic: "com.bank.alerts"),
+            limits: .init(sendsPerMinute: 5))
+        try await harness.components.appLoader.refresh()
+        harness.auth.knowOnly(["alice", "bob", "carol", "dave"])
+        let token = try await harness.signer.senderToken("app-backend", apps: ["alerts"])
+        func send(_ recipients: [String], key: String? = nil) async throws -> Push.SendToMany.Result {
+            try await harness.client.call(
+                Push.SendToMany.self,
+                .init(recipientIds: recipients, payload: "p", idempotencyKey: key, appId: "alerts"), token: token)
+        }
+        // Three known recipients count three; the unknown one counts nothing.
+        let first = try await send(["alice", "bob", "carol", "nobody"], key: "k1")
+        #expect(first.notifications.count == 3)
+        #expect(try await send(["alice", "bob", "carol", "nobody"], key: "k1") == first, "a repeat is not counted")
+        let tooMany = await expectRPCError { _ = try await send(["alice", "bob", "dave"]) }
+        #expect(tooMany?.code == RPCErrorCode.rateLimited)
+        #expect(harness.store.calls.count == 3, "a refused send stores nothing")
+        // The two left in the minute are still there.
+        #expect(try await send(["alice", "dave"]).notifications.count == 2)
+        let sixth = await expectRPCError { _ = try await send(["alice"]) }
+        #expect(sixth?.code == RPCErrorCode.rateLimited)
+    }
+
+    @Test(
         "an app's sendsPerMinute counts every send of the app (not a repeated idempotency key) and refuses with retryAfterSeconds; its payload and TTL bounds lower the deployment's"
     )
     func sendLimits() async throws {

@@ -31,9 +31,24 @@ final class CountingDeliveries: DeliveryRepository {
         return try await base.claimDue(platform: platform, owner: owner, now: now, leaseUntil: leaseUntil, limit: limit)
     }
 
-    func reserve(clientID: String, key: String, now: Date, staleBefore: Date) async throws -> IdempotencyReservation {
+    func reserve(clientID: String, key: String, fingerprint: String, now: Date, staleBefore: Date) async throws
+        -> IdempotencyReservation
+    {
         counted()
-        return try await base.reserve(clientID: clientID, key: key, now: now, staleBefore: staleBefore)
+        return try await base.reserve(
+            clientID: clientID, key: key, fingerprint: fingerprint, now: now, staleBefore: staleBefore)
+    }
+
+    func recordSends(_ sends: [SendRecord]) async throws -> [DeliveryJob] {
+        counted()
+        return try await base.recordSends(sends)
+    }
+
+    func complete(_ claim: IdempotencyClaim, firstNotificationID: String, result: Push.SendToMany.Result)
+        async throws -> Bool
+    {
+        counted()
+        return try await base.complete(claim, firstNotificationID: firstNotificationID, result: result)
     }
 
     func release(_ claim: IdempotencyClaim) async throws {

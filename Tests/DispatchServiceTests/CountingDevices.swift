@@ -34,6 +34,11 @@ final class CountingDevices: DeviceRepository {
         return try await base.devices(ownerID: ownerID)
     }
 
+    func activeDevices(ownerIDs: [String], appID: String) async throws -> [DeviceRecord] {
+        counted()
+        return try await base.activeDevices(ownerIDs: ownerIDs, appID: appID)
+    }
+
     func device(id: String) async throws -> DeviceRecord? {
         counted()
         return try await base.device(id: id)

@@ -61,12 +61,13 @@ struct DeliveryWorkerTests {
         #expect(job.apnsMode == nil)
         #expect(job.traceParent == nil)
         // `traceParent` is W3C trace context only (ids of a trace and a span), never anything of the notification;
-        // `sentAt` is when the send was accepted (for the latency metric).
+        // `sentAt` is when the send was accepted (for the latency metric); `priority` and `collapseID` are the send's
+        // delivery controls, chosen by the backend.
         #expect(
             Mirror(reflecting: job).children.compactMap(\.label)
                 == [
                     "sequence", "notificationID", "deviceID", "platform", "deviceToken", "status", "attempts",
-                    "expiresAt", "apnsMode", "traceParent", "sentAt", "challenge", "appID",
+                    "expiresAt", "apnsMode", "traceParent", "sentAt", "challenge", "appID", "priority", "collapseID",
                 ])
         #expect(job.challenge == nil)
         #expect(!String(describing: job).contains(payload))

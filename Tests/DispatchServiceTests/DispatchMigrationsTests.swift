@@ -21,7 +21,7 @@ struct DispatchMigrationsTests {
         shipped(on: dialect).filter {
             ![
                 "v7 idempotency owners", "v8 device revocation outbox", "v9 direct tokens per owner",
-                "v10 device verification", "v11 apps",
+                "v10 device verification", "v11 apps", "v12 send controls",
             ].contains($0.version)
         }
     }
@@ -35,12 +35,13 @@ struct DispatchMigrationsTests {
                 "v1", "v2 delivery leases", "v3 device apns mode", "v4 unfinished deliveries by device",
                 "v5 device public key", "v6 delivery trace context", "v7 idempotency owners",
                 "v8 device revocation outbox", "v9 direct tokens per owner", "v10 device verification", "v11 apps",
+                "v12 send controls",
             ])
         #expect(
             Self.shipped(on: .postgresql).map(\.version) == [
                 "v1", "v2 unfinished deliveries by device", "v5 device public key", "v6 delivery trace context",
                 "v7 idempotency owners", "v8 device revocation outbox", "v9 direct tokens per owner",
-                "v10 device verification", "v11 apps",
+                "v10 device verification", "v11 apps", "v12 send controls",
             ])
     }
 
@@ -131,12 +132,14 @@ struct DispatchMigrationsTests {
         let soon = start.addingTimeInterval(5)
         #expect(
             try await deliveries.reserve(
-                clientID: "backend", key: "in-flight", now: soon, staleBefore: soon.addingTimeInterval(-120))
+                clientID: "backend", key: "in-flight", fingerprint: "f", now: soon,
+                staleBefore: soon.addingTimeInterval(-120))
                 == .inProgress)
         let later = start.addingTimeInterval(121)
         guard
             case .reserved = try await deliveries.reserve(
-                clientID: "backend", key: "in-flight", now: later, staleBefore: later.addingTimeInterval(-120))
+                clientID: "backend", key: "in-flight", fingerprint: "f", now: later,
+                staleBefore: later.addingTimeInterval(-120))
         else {
             Issue.record("the ownerless reservation was not taken over after the timeout")
             return

@@ -134,24 +134,26 @@ struct DispatchRepositoryTests {
             let stale = Self.start.addingTimeInterval(-60)
             guard
                 case .reserved(let claim) = try await deliveries.reserve(
-                    clientID: "backend", key: "k1", now: Self.start, staleBefore: stale)
+                    clientID: "backend", key: "k1", fingerprint: "f", now: Self.start, staleBefore: stale)
             else {
                 Issue.record("first reservation not granted")
                 return
             }
             #expect(
-                try await deliveries.reserve(clientID: "backend", key: "k1", now: Self.start, staleBefore: stale)
+                try await deliveries.reserve(
+                    clientID: "backend", key: "k1", fingerprint: "f", now: Self.start, staleBefore: stale)
                     == .inProgress)
             let recorded = try await deliveries.recordSend(send("n1", to: "ada"), claim: claim)
             #expect(recorded.jobs.count == 1)
             #expect(
-                try await deliveries.reserve(clientID: "backend", key: "k1", now: Self.start, staleBefore: stale)
+                try await deliveries.reserve(
+                    clientID: "backend", key: "k1", fingerprint: "f", now: Self.start, staleBefore: stale)
                     == .completed(recorded.result))
 
             // A holder that hung past the stale time loses the key to the next caller.
             guard
                 case .reserved(let slow) = try await deliveries.reserve(
-                    clientID: "backend", key: "k2", now: Self.start, staleBefore: stale)
+                    clientID: "backend", key: "k2", fingerprint: "f", now: Self.start, staleBefore: stale)
             else {
                 Issue.record("k2 not granted")
                 return
@@ -159,7 +161,8 @@ struct DispatchRepositoryTests {
             let later = Self.start.addingTimeInterval(120)
             guard
                 case .reserved = try await deliveries.reserve(
-                    clientID: "backend", key: "k2", now: later, staleBefore: later.addingTimeInterval(-60))
+                    clientID: "backend", key: "k2", fingerprint: "f", now: later,
+                    staleBefore: later.addingTimeInterval(-60))
             else {
                 Issue.record("stale k2 not taken over")
                 return
@@ -191,7 +194,8 @@ struct DispatchRepositoryTests {
             {
                 let now = Self.start.addingTimeInterval(seconds)
                 return try await replica.reserve(
-                    clientID: "backend", key: key, now: now, staleBefore: now.addingTimeInterval(-timeout))
+                    clientID: "backend", key: key, fingerprint: "f", now: now,
+                    staleBefore: now.addingTimeInterval(-timeout))
             }
             guard case .reserved(let killed) = try await reserve(dying, "order-7", at: 0) else {
                 Issue.record("replica A's reservation not granted")

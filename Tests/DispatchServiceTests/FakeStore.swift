@@ -33,6 +33,9 @@ final class FakeStore: Sendable {
         var waiting: [CheckedContinuation<Void, Never>] = []
         var receipts: [String: [Store.Receipt]] = [:]
         var revocations: [Store.RevokeDevices.Params] = []
+        var putManyCalls: [Int] = []
+        var failPutManyAfter: Int?
+        var byKey: [String: Store.Put.Result] = [:]
     }
 
     private let clock: any AdjustableClock
@@ -107,6 +110,10 @@ final class FakeStore: Sendable {
             await passGate()
             return try put(params, token: context.bearerToken)
         }
+        dispatcher.register(Store.PutMany.self) { [self] params, context in
+            await passGate()
+            return try putMany(params.items, token: context.bearerToken)
+        }
         dispatcher.register(Store.Receipts.self) { [self] params, context in
             guard context.bearerToken != nil else { throw RPCError.unauthenticated() }
             return try state.withLock { state in
@@ -129,6 +136,35 @@ final class FakeStore: Sendable {
         return dispatcher
     }
 
+    /// Calls that reached `store.putMany`, each with its item count.
+    var putManyCalls: [Int] { state.withLock { $0.putManyCalls } }
+
+    /// `store.putMany` as the real store answers it: all items or none, and an item whose idempotency key was stored
+    /// before gets that notification again. The first `failPutManyAfter` calls succeed, then every call fails.
+    private func putMany(_ items: [Store.Put.Params], token: String?) throws -> Store.PutMany.Result {
+        try state.withLock { state in
+            guard state.mode == .up else { throw RPCError.internalError }
+            if let limit = state.failPutManyAfter, state.putManyCalls.count >= limit { throw RPCError.internalError }
+            state.putManyCalls.append(items.count)
+            return Store.PutMany.Result(
+                results: items.map { item in
+                    if let key = item.idempotencyKey, let first = state.byKey[key] { return first }
+                    let id = UUID().uuidString.lowercased()
+                    state.calls.append(Call(params: item, token: token, notificationID: id))
+                    let result = Store.Put.Result(
+                        notificationId: id,
+                        expiresAt: clock.now.addingTimeInterval(TimeInterval(item.ttlSeconds ?? 604_800)))
+                    if let key = item.idempotencyKey { state.byKey[key] = result }
+                    return result
+                })
+        }
+    }
+
+    /// Lets the first `calls` `store.putMany` calls through and fails every later one (`nil`: none fails).
+    func failPutMany(after calls: Int?) {
+        state.withLock { $0.failPutManyAfter = calls }
+    }
+
     private func put(_ params: Store.Put.Params, token: String?) throws -> Store.Put.Result {
         try state.withLock { state in
             guard state.mode == .up else { throw RPCError.internalError }
@@ -137,10 +173,13 @@ final class FakeStore: Sendable {
                 state.calls.append(Call(params: params, token: token))
                 throw RPCError.unauthenticated("token expired or not valid here")
             }
+            if let key = params.idempotencyKey, let first = state.byKey[key] { return first }
             let id = UUID().uuidString.lowercased()
             state.calls.append(Call(params: params, token: token, notificationID: id))
             let expiresAt = clock.now.addingTimeInterval(TimeInterval(params.ttlSeconds ?? 604_800))
-            return Store.Put.Result(notificationId: id, expiresAt: expiresAt)
+            let result = Store.Put.Result(notificationId: id, expiresAt: expiresAt)
+            if let key = params.idempotencyKey { state.byKey[key] = result }
+            return result
         }
     }
 

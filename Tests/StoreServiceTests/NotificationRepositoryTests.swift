@@ -208,3 +208,35 @@ struct PostgresMigrationTests {
         }
     }
 }
+
+extension NotificationRepositoryTests {
+    @Test(
+        "insert stores many in one call; a writer key held already keeps its first notification, also within one call",
+        arguments: TestPostgres.backends)
+    func insertManyWithWriterKeys(backend: TestDatabaseBackend) async throws {
+        try await withRepository(backend) { repository in
+            var first = record(UUID().uuidString.lowercased(), to: "ada")
+            first.writerKey = "key-ada"
+            let plain = record(UUID().uuidString.lowercased(), to: "bob")
+            let stored = try await repository.insert([first, plain])
+            #expect(stored.map(\.id) == [first.metadata.id, plain.metadata.id])
+
+            var retried = record(UUID().uuidString.lowercased(), to: "ada", createdAfter: 5)
+            retried.writerKey = "key-ada"
+            var twiceA = record(UUID().uuidString.lowercased(), to: "cy")
+            twiceA.writerKey = "key-cy"
+            var twiceB = record(UUID().uuidString.lowercased(), to: "cy")
+            twiceB.writerKey = "key-cy"
+            let again = try await repository.insert([retried, twiceA, twiceB])
+            #expect(again.map(\.id) == [first.metadata.id, twiceA.metadata.id, twiceA.metadata.id])
+            #expect(again[0].createdAt == first.metadata.createdAt)
+            #expect(try await repository.find(id: retried.metadata.id, recipientID: "ada", now: Self.start) == nil)
+            #expect(
+                try await repository.find(id: first.metadata.id, recipientID: "ada", now: Self.start)?.payload
+                    == "secret")
+            // 250 rows: several multi-row statements in one transaction.
+            let many = (0..<250).map { record(UUID().uuidString.lowercased(), to: "user-\($0)") }
+            #expect(try await repository.insert(many).map(\.id) == many.map(\.metadata.id))
+        }
+    }
+}

@@ -98,6 +98,7 @@ public final class FakeAuth: Sendable {
             refuse(Auth.ClientToken.self, in: &dispatcher)
             refuse(Auth.RevokedSessions.self, in: &dispatcher)
             refuse(Auth.LookupUser.self, in: &dispatcher)
+            refuse(Auth.LookupUsers.self, in: &dispatcher)
         }
         return dispatcher
     }
@@ -135,6 +136,18 @@ public final class FakeAuth: Sendable {
                 state.lookups.append(userID)
                 guard state.knownUsers?.contains(userID) ?? true else { throw RPCError.notFound("user") }
                 return Auth.LookupUser.Result(userId: userID, username: "user-\(userID)")
+            }
+        }
+        dispatcher.register(Auth.LookupUsers.self) { [self] params, context in
+            try state.withLock { state in
+                guard let token = context.bearerToken, state.issuedTokens.contains(token) else {
+                    throw RPCError.unauthenticated("not a token this auth issued")
+                }
+                state.lookups += params.userIds
+                let known = params.userIds.filter { state.knownUsers?.contains($0) ?? true }
+                return Auth.LookupUsers.Result(
+                    users: known.map { Auth.LookupUser.Result(userId: $0, username: "user-\($0)") },
+                    unknownUserIds: params.userIds.filter { !known.contains($0) })
             }
         }
     }

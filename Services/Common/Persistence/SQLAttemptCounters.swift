@@ -31,20 +31,26 @@ public struct SQLAttemptCounters: AttemptCounters {
         ]
     }
 
-    public func reserve(_ key: String, limit: Int, window: TimeInterval, at now: Date) async throws -> AttemptCount {
+    public func reserve(_ key: String, cost: Int, limit: Int, window: TimeInterval, at now: Date) async throws
+        -> AttemptCount
+    {
+        let cost = max(1, cost)
         let nowMilliseconds = now.millisecondsSince1970
+        guard cost <= limit else {
+            return .refused(retryAfterSeconds: AttemptCount.seconds(until: now.addingTimeInterval(window), from: now))
+        }
         let counted = try await database.write(
             """
-            INSERT INTO \(table) (counter_key, count, expires_at) VALUES (?, 1, ?)
+            INSERT INTO \(table) (counter_key, count, expires_at) VALUES (?, ?, ?)
             ON CONFLICT (counter_key) DO UPDATE SET
-                count = CASE WHEN \(table).expires_at <= ? THEN 1 ELSE \(table).count + 1 END,
+                count = CASE WHEN \(table).expires_at <= ? THEN excluded.count ELSE \(table).count + excluded.count END,
                 expires_at = CASE WHEN \(table).expires_at <= ? THEN excluded.expires_at
                     ELSE \(table).expires_at END
-            WHERE \(table).expires_at <= ? OR \(table).count < ?
+            WHERE \(table).expires_at <= ? OR \(table).count + excluded.count <= ?
             RETURNING count
             """,
             [
-                key, now.addingTimeInterval(window).millisecondsSince1970, nowMilliseconds, nowMilliseconds,
+                key, cost, now.addingTimeInterval(window).millisecondsSince1970, nowMilliseconds, nowMilliseconds,
                 nowMilliseconds, limit,
             ])
         if let row = counted.first { return .counted(try row.decode(0)) }
@@ -60,10 +66,12 @@ public struct SQLAttemptCounters: AttemptCounters {
                 until: Date(millisecondsSince1970: try live.decode(0)), from: now))
     }
 
-    public func release(_ key: String, at now: Date) async throws {
+    public func release(_ key: String, cost: Int, at now: Date) async throws {
         _ = try await database.execute(
-            "UPDATE \(table) SET count = count - 1 WHERE counter_key = ? AND count > 0 AND expires_at > ?",
-            [key, now.millisecondsSince1970])
+            """
+            UPDATE \(table) SET count = CASE WHEN count > ? THEN count - ? ELSE 0 END
+            WHERE counter_key = ? AND count > 0 AND expires_at > ?
+            """, [max(1, cost), max(1, cost), key, now.millisecondsSince1970])
     }
 
     public func reset(_ key: String) async throws {

@@ -64,6 +64,10 @@ public enum AuthMethods {
             params, _, _ in
             try await service.lookupUser(params)
         }
+        methods.register(Auth.LookupUsers.self, requires: MethodAccess(anyOf: [Scope.usersRead, Scope.pushSend])) {
+            params, _, _ in
+            try await service.lookupUsers(params)
+        }
         return methods.dispatcher
     }
 }

@@ -11,6 +11,8 @@ public protocol AuthRepository: Sendable {
     func user(named username: String) async throws -> UserRecord?
     /// The user with this id, if any.
     func user(id: String) async throws -> UserRecord?
+    /// The users with these ids (any order; ids with no user are absent), in one read.
+    func users(ids: [String]) async throws -> [UserRecord]
     /// Replaces a user's password hash (after a bcrypt cost change).
     func updatePasswordHash(userID: String, hash: String) async throws
 

@@ -28,4 +28,28 @@ extension AuthenticationService {
         guard let user else { throw RPCError.notFound("user") }
         return Auth.LookupUser.Result(userId: user.id, username: user.username)
     }
+
+    /// Which of `params.userIds` auth knows (`auth.lookupUsers`), admitted as ``lookupUser(_:)`` is. Throws `-32602`
+    /// naming `userIds` for none or more than ``Auth/LookupUsers/maxUserIDs``; an id longer than any user id can be
+    /// is simply unknown.
+    public func lookupUsers(_ params: Auth.LookupUsers.Params) async throws -> Auth.LookupUsers.Result {
+        var seen = Set<String>()
+        let ids = params.userIds.filter { seen.insert($0).inserted }
+        guard (1...Auth.LookupUsers.maxUserIDs).contains(ids.count) else {
+            throw AuthError.invalidField("userIds", "must name 1–\(Auth.LookupUsers.maxUserIDs) user ids")
+        }
+        let askable = ids.filter { (1...Self.maxLookupLength).contains($0.count) }
+        let found = Dictionary(
+            try await repository.users(ids: askable).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var users: [Auth.LookupUser.Result] = []
+        var unknown: [String] = []
+        for id in ids {
+            if let user = found[id] {
+                users.append(Auth.LookupUser.Result(userId: user.id, username: user.username))
+            } else {
+                unknown.append(id)
+            }
+        }
+        return Auth.LookupUsers.Result(users: users, unknownUserIds: unknown)
+    }
 }

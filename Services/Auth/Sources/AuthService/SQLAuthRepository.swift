@@ -33,6 +33,17 @@ public struct SQLAuthRepository: AuthRepository {
         ).map(Self.user(_:))
     }
 
+    public func users(ids: [String]) async throws -> [UserRecord] {
+        guard !ids.isEmpty else { return [] }
+        let list = String(decoding: try JSONEncoder().encode(ids), as: UTF8.self)
+        return try await database.read(
+            """
+            SELECT id, username, password_hash, created_at FROM users
+            WHERE id IN (\(database.dialect.jsonTextArray))
+            """, [list]
+        ).map(Self.user(_:))
+    }
+
     public func updatePasswordHash(userID: String, hash: String) async throws {
         _ = try await database.execute("UPDATE users SET password_hash = ? WHERE id = ?", [hash, userID])
     }

@@ -28,6 +28,10 @@ public struct DeliveryJob: Sendable, Hashable {
     public var challenge: String?
     /// The app of the job's device: its credentials push the job.
     public var appID: String
+    /// The send's `priority`; `nil`: the provider's default.
+    public var priority: Push.Priority?
+    /// The send's `collapseId`, for the providers that collapse (APNs, FCM, Web Push).
+    public var collapseID: String?
 
     /// A one-off job pushing `challenge` to a pending device's token, valid for the verification window.
     public static func challenge(_ challenge: String, to device: DeviceRecord, until expiresAt: Date) -> DeliveryJob {

@@ -6,13 +6,29 @@ import SharedModels
 public protocol DeliveryRepository: Sendable {
     /// Reserves `(clientID, key)` before the store is called, so concurrent duplicates cannot both send.
     /// A pending reservation made before `staleBefore` (its holder crashed or hung) is taken over.
-    func reserve(clientID: String, key: String, now: Date, staleBefore: Date) async throws -> IdempotencyReservation
+    /// `fingerprint` digests what the key is used with (recipients, payload, options): a key first used with another
+    /// fingerprint is ``IdempotencyReservation/reusedWithOtherParameters``.
+    func reserve(clientID: String, key: String, fingerprint: String, now: Date, staleBefore: Date) async throws
+        -> IdempotencyReservation
 
     /// Gives a reservation up (the store call failed), so a retry with the same key can proceed.
     func release(_ claim: IdempotencyClaim) async throws
 
+    /// Records sends to many recipients in one transaction: each send not recorded before (by its notification id:
+    /// a retried call after a crash finds those of the first call recorded) gets one `queued` job per active device of
+    /// its recipient in its app (limited to ``SendRecord/deviceIDs``). Returns the new jobs. Collapses as
+    /// ``recordSend(_:claim:)`` does.
+    func recordSends(_ sends: [SendRecord]) async throws -> [DeliveryJob]
+
+    /// Marks `claim`'s key done with the whole result of a send to many (its first notification names the send, so
+    /// the key is forgotten with it); `false` when the claim was taken over or released meanwhile.
+    func complete(_ claim: IdempotencyClaim, firstNotificationID: String, result: Push.SendToMany.Result)
+        async throws -> Bool
+
     /// In one transaction: records the send, one `queued` job per active device of the recipient, and completes
-    /// `claim`. Throws `DispatchError.sendInProgress` when the claim was taken over meanwhile.
+    /// `claim`. Throws `DispatchError.sendInProgress` when the claim was taken over meanwhile. A send with a
+    /// ``SendRecord/collapseID`` ends the waiting (`queued`, `retrying`) jobs of the same client's earlier sends with
+    /// that id to the same recipient in the same app `collapsed`.
     func recordSend(_ send: SendRecord, claim: IdempotencyClaim?) async throws -> RecordedSend
 
     /// The deliveries of a notification, oldest first, when `clientID` sent it (otherwise `nil`);
@@ -100,6 +116,10 @@ public enum IdempotencyReservation: Sendable, Hashable {
     case reserved(IdempotencyClaim)
     /// A send with this key finished: its first result, to be returned again.
     case completed(Push.Send.Result)
+    /// A send to many with this key finished: its whole first result.
+    case completedMany(Push.SendToMany.Result)
+    /// The key was first used with other recipients, payload or options.
+    case reusedWithOtherParameters
     /// A send with this key is still running.
     case inProgress
 }
@@ -121,11 +141,18 @@ public struct SendRecord: Sendable, Hashable {
     public var traceParent: TraceParent?
     /// The app whose devices of the recipient are targeted.
     public var appID: String
+    /// The send's priority for the providers; `nil`: their default.
+    public var priority: Push.Priority?
+    /// The send's collapse id (scoped to client, recipient and app).
+    public var collapseID: String?
 
     public init(
         notificationID: String, clientID: String, recipientID: String, expiresAt: Date, createdAt: Date,
-        deviceIDs: Set<String>? = nil, traceParent: TraceParent? = nil, appID: String = AppCatalog.environmentAppID
+        deviceIDs: Set<String>? = nil, traceParent: TraceParent? = nil, appID: String = AppCatalog.environmentAppID,
+        priority: Push.Priority? = nil, collapseID: String? = nil
     ) {
+        self.priority = priority
+        self.collapseID = collapseID
         self.appID = appID
         self.deviceIDs = deviceIDs
         self.traceParent = traceParent

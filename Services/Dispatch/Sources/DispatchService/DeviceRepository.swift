@@ -22,6 +22,9 @@ public protocol DeviceRepository: Sendable {
     /// The owner's devices, oldest first.
     func devices(ownerID: String) async throws -> [DeviceRecord]
 
+    /// The active devices of `appID` owned by any of `ownerIDs`, oldest first, in one read (a send to many).
+    func activeDevices(ownerIDs: [String], appID: String) async throws -> [DeviceRecord]
+
     /// The device with this id, whoever owns it.
     func device(id: String) async throws -> DeviceRecord?
     /// The devices among `ids` that exist, in no particular order (one query for the direct channel's batch drain).

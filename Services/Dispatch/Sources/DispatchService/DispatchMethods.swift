@@ -65,8 +65,13 @@ public enum DispatchMethods {
             return Empty()
         }
 
-        methods.register(Push.Send.self, requires: .scope(Scope.pushSend)) { params, client, _ in
-            try await pushes.send(clientID: client.subject, apps: client.apps, params: params)
+        methods.register(PushSendCall.self, requires: .scope(Scope.pushSend)) { params, client, _ in
+            switch params {
+            case .one(let params):
+                .one(try await pushes.send(clientID: client.subject, apps: client.apps, params: params))
+            case .many(let params):
+                .many(try await pushes.sendToMany(clientID: client.subject, apps: client.apps, params: params))
+            }
         }
 
         methods.register(Push.Status.self, requires: .scope(Scope.pushSend)) { params, client, _ in

@@ -206,6 +206,23 @@ public enum DispatchMigrations {
                 // Each app's sends in its current minute (`sendsPerMinute`), shared by every replica.
                 + SQLAttemptCounters.tableStatements(dialect, table: SQLAppRepository.sendCountersTable)
         },
+        // Send controls (issue 29): what an idempotency key was first used with (a digest of the recipients, payload
+        // and options) and, for a send to many, its whole result; each send's priority and collapse id, copied onto
+        // its jobs for the providers; a collapse id's earlier sends found by (client, recipient, app, id).
+        SQLMigration(
+            "v12 send controls",
+            [
+                "ALTER TABLE idempotency_key ADD COLUMN fingerprint TEXT",
+                "ALTER TABLE idempotency_key ADD COLUMN result TEXT",
+                "ALTER TABLE push_send ADD COLUMN priority TEXT",
+                "ALTER TABLE push_send ADD COLUMN collapse_id TEXT",
+                "ALTER TABLE delivery ADD COLUMN priority TEXT",
+                "ALTER TABLE delivery ADD COLUMN collapse_id TEXT",
+                """
+                CREATE INDEX push_send_by_collapse_id ON push_send (client_id, recipient_id, app_id, collapse_id)
+                    WHERE collapse_id IS NOT NULL
+                """,
+            ]),
     ]
 
     /// The service's schema: `dispatch` on PostgreSQL, built by ``all``.

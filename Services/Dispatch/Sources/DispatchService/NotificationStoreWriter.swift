@@ -22,6 +22,17 @@ public struct NotificationStoreWriter: Sendable {
         try await call(Store.Put.self, params)
     }
 
+    /// Stores many payloads in one transaction (`store.putMany`, at most ``Store/PutMany/maxItems``); failures as for
+    /// ``put(_:)``. The results are in the items' order.
+    public func putMany(_ items: [Store.Put.Params]) async throws -> [Store.Put.Result] {
+        let results = try await call(Store.PutMany.self, .init(items: items)).results
+        guard results.count == items.count else {
+            throw DispatchError.dependencyUnavailable(
+                store.peerName, "store.putMany answered \(results.count) results for \(items.count) items")
+        }
+        return results
+    }
+
     /// Which devices fetched the notification, and when first (`store.receipts`); failures as for ``put(_:)``.
     public func receipts(notificationID: String) async throws -> [Store.Receipt] {
         try await call(Store.Receipts.self, .init(notificationId: notificationID)).receipts

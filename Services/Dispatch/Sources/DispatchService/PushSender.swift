@@ -77,63 +77,38 @@ public struct PushSender: Sendable {
     /// Sends `params.payload` to `params.recipientId`'s devices on behalf of `clientID`.
     ///
     /// Nothing is recorded unless auth knows the recipient and the store accepted the payload; the same idempotency
-    /// key from the same client returns the first result without sending again.
+    /// key from the same client returns the first result without sending again (with other recipients, payload or
+    /// options: `-32602` naming `idempotencyKey`).
     ///
     /// `apps` are the apps the client's token lists (empty: the default app only); `params.appId` (default: the
     /// deployment's default app) must be one of them (`-32003` with `data: {appId}`) and exist (`-32602` naming
     /// `appId`). Only that app's devices of the recipient are targeted, within the app's own payload and TTL bounds
     /// and its `sendsPerMinute` (`-32029` with `retryAfterSeconds`; a repeated idempotency key is not counted again).
     public func send(clientID: String, apps: [String] = [], params: Push.Send.Params) async throws -> Push.Send.Result {
-        let appID = params.appId ?? providers.catalog.defaultAppID
-        guard AppID.isValid(appID) else { throw DispatchError.invalidField("appId", AppID.requirement) }
-        guard (apps.isEmpty ? [providers.catalog.defaultAppID] : apps).contains(appID) else {
-            throw DispatchError.appNotAllowed(appID)
+        let options = SendOptions(params)
+        let app = try await admit(options, clientID: clientID, apps: apps)
+        if let reason = TextLimit.recipientID.violation(in: params.recipientId) {
+            throw DispatchError.invalidField("recipientId", reason)
         }
-        let app = try await providers.app(appID)
-        try validate(params, app: app.limits)
         // No payload for nobody: a recipient auth does not know (or auth down) stops the send before anything is kept.
         try await recipients.requireKnown(params.recipientId)
         var claim: IdempotencyClaim?
-        if let key = params.idempotencyKey {
-            let start = now()
-            switch try await deliveries.reserve(
-                clientID: clientID, key: key, now: start, staleBefore: start.adding(.zero - limits.idempotencyTimeout))
-            {
-            case .completed(let first): return first
-            case .inProgress: throw DispatchError.sendInProgress
-            case .reserved(let reserved): claim = reserved
-            }
+        switch try await reserve(options, recipients: [params.recipientId], many: false, clientID: clientID) {
+        case .completed(let first): return first
+        case .reserved(let reserved): claim = reserved
+        case nil: break
+        case .completedMany, .inProgress, .reusedWithOtherParameters: throw SendOptions.keyReused
         }
-        if let perMinute = app.limits.sendsPerMinute {
-            let counted: AttemptCount
-            do {
-                counted = try await sendCounters.reserve(appID, limit: perMinute, window: 60, at: now())
-            } catch {
-                await release(claim)
-                throw error
-            }
-            if case .refused(let retryAfter) = counted {
-                await release(claim)
-                logger.security(
-                    SecurityEvent("push.send.app_quota_exceeded"),
-                    metadata: [
-                        LogMetadataKey.clientID: "\(clientID)", "app.id": "\(appID)", "quota.limit": "\(perMinute)",
-                    ])
-                throw DispatchError.quotaExceeded(
-                    .sendsPerMinute, limit: perMinute, appID: appID, retryAfterSeconds: retryAfter)
-            }
-        }
+        try await count(1, app: app, clientID: clientID, releasing: claim)
         let stored: Store.Put.Result
         let targets: Set<String>?
         do {
-            let plan = try await sealing(params, appID: appID)
+            let active = try await devices.devices(ownerID: params.recipientId).filter {
+                $0.isActive && $0.appID == app.id
+            }
+            let plan = Self.sealing(active, sealedOnly: options.sealedOnly == true)
             targets = plan.targets
-            stored = try await store.put(
-                .init(
-                    recipientId: params.recipientId, payload: params.payload,
-                    ttlSeconds: params.ttlSeconds ?? app.limits.maxTTLSeconds.map { min($0, limits.defaultTTLSeconds) },
-                    recipientKeys: plan.keys, sealedOnly: plan.sealedOnly ? true : nil,
-                    readOnce: params.readOnce == true ? true : nil))
+            stored = try await store.put(storeItem(options, recipientID: params.recipientId, plan, app, clientID))
         } catch {
             logger.warning(
                 "push.send.store_failed", metadata: [LogMetadataKey.clientID: "\(clientID)", "error": "\(error)"])
@@ -143,12 +118,8 @@ public struct PushSender: Sendable {
         let recorded: RecordedSend
         do {
             recorded = try await deliveries.recordSend(
-                SendRecord(
-                    notificationID: stored.notificationId, clientID: clientID, recipientID: params.recipientId,
-                    expiresAt: stored.expiresAt, createdAt: now(), deviceIDs: targets,
-                    traceParent: currentTraceParent(), appID: appID),
-                claim: claim
-            )
+                sendRecord(options, recipientID: params.recipientId, stored: stored, targets: targets, app, clientID),
+                claim: claim)
         } catch let error as DispatchError where error == .sendInProgress {
             throw error
         } catch {
@@ -165,6 +136,86 @@ public struct PushSender: Sendable {
         return recorded.result
     }
 
+    /// The app a send goes to, once the client may use it and the options fit its bounds.
+    func admit(_ options: SendOptions, clientID: String, apps: [String]) async throws -> ServedApp {
+        let appID = options.appId ?? providers.catalog.defaultAppID
+        guard AppID.isValid(appID) else { throw DispatchError.invalidField("appId", AppID.requirement) }
+        guard (apps.isEmpty ? [providers.catalog.defaultAppID] : apps).contains(appID) else {
+            throw DispatchError.appNotAllowed(appID)
+        }
+        let app = try await providers.app(appID)
+        try options.validate(limits: limits, app: app.limits)
+        return app
+    }
+
+    /// Reserves the call's idempotency key; `nil` when it has none. Throws what a caller must hear: `-32602` naming
+    /// `idempotencyKey` when the key was first used otherwise, ``DispatchError/sendInProgress`` while another call
+    /// holds it.
+    func reserve(_ options: SendOptions, recipients: [String], many: Bool, clientID: String) async throws
+        -> IdempotencyReservation?
+    {
+        guard let key = options.idempotencyKey else { return nil }
+        let start = now()
+        let reservation = try await deliveries.reserve(
+            clientID: clientID, key: key, fingerprint: options.fingerprint(recipients: recipients, many: many),
+            now: start, staleBefore: start.adding(.zero - limits.idempotencyTimeout))
+        switch reservation {
+        case .inProgress: throw DispatchError.sendInProgress
+        case .reusedWithOtherParameters: throw SendOptions.keyReused
+        case .completed, .completedMany, .reserved: return reservation
+        }
+    }
+
+    /// Counts `recipients` sends against the app's `sendsPerMinute` (a send to many counts each recipient); refused:
+    /// `-32029` with `retryAfterSeconds`, and the idempotency claim is given up.
+    func count(_ recipients: Int, app: ServedApp, clientID: String, releasing claim: IdempotencyClaim?) async throws {
+        let appID = app.id
+        guard let perMinute = app.limits.sendsPerMinute else { return }
+        let counted: AttemptCount
+        do {
+            counted = try await sendCounters.reserve(appID, cost: recipients, limit: perMinute, window: 60, at: now())
+        } catch {
+            await release(claim)
+            throw error
+        }
+        guard case .refused(let retryAfter) = counted else { return }
+        await release(claim)
+        logger.security(
+            SecurityEvent("push.send.app_quota_exceeded"),
+            metadata: [
+                LogMetadataKey.clientID: "\(clientID)", "app.id": "\(appID)", "quota.limit": "\(perMinute)",
+                "push.recipients": "\(recipients)",
+            ])
+        throw DispatchError.quotaExceeded(
+            .sendsPerMinute, limit: perMinute, appID: appID, retryAfterSeconds: retryAfter)
+    }
+
+    /// What the store is asked to keep for one recipient. With an idempotency key, the store's own key for the
+    /// recipient makes a retried call find the notification the first one stored.
+    func storeItem(
+        _ options: SendOptions, recipientID: String, _ plan: SealingPlan, _ app: ServedApp, _ clientID: String
+    ) -> Store.Put.Params {
+        Store.Put.Params(
+            recipientId: recipientID, payload: options.payload,
+            ttlSeconds: options.ttlSeconds ?? app.limits.maxTTLSeconds.map { min($0, limits.defaultTTLSeconds) },
+            recipientKeys: plan.keys, sealedOnly: plan.sealedOnly ? true : nil,
+            readOnce: options.readOnce == true ? true : nil,
+            idempotencyKey: options.idempotencyKey.map {
+                SendOptions.storeKey(clientID: clientID, key: $0, recipientID: recipientID)
+            })
+    }
+
+    /// The send as push-dispatch records it once the store has the payload.
+    func sendRecord(
+        _ options: SendOptions, recipientID: String, stored: Store.Put.Result, targets: Set<String>?,
+        _ app: ServedApp, _ clientID: String
+    ) -> SendRecord {
+        SendRecord(
+            notificationID: stored.notificationId, clientID: clientID, recipientID: recipientID,
+            expiresAt: stored.expiresAt, createdAt: now(), deviceIDs: targets, traceParent: currentTraceParent(),
+            appID: app.id, priority: options.priority, collapseID: options.collapseId)
+    }
+
     /// What the store is asked to keep, and which devices are targeted.
     struct SealingPlan {
         /// The keys of the recipient's sealed devices; `nil` when there are none.
@@ -175,11 +226,9 @@ public struct PushSender: Sendable {
         var targets: Set<String>?
     }
 
-    /// Reads the recipient's active devices: sealed ones get their own copy; `sealedOnly` targets only them.
-    func sealing(_ params: Push.Send.Params, appID: String) async throws -> SealingPlan {
-        let active = try await devices.devices(ownerID: params.recipientId).filter { $0.isActive && $0.appID == appID }
+    /// Of a recipient's active devices in the app, sealed ones get their own copy; `sealedOnly` targets only them.
+    static func sealing(_ active: [DeviceRecord], sealedOnly: Bool) -> SealingPlan {
         let sealed = active.filter { $0.publicKey != nil }
-        let sealedOnly = params.sealedOnly == true
         guard !sealed.isEmpty || sealedOnly else { return SealingPlan(keys: nil, sealedOnly: false, targets: nil) }
         let targeted = sealedOnly ? sealed : active
         return SealingPlan(
@@ -219,34 +268,15 @@ public struct PushSender: Sendable {
         }
     }
 
-    func validate(_ params: Push.Send.Params, app: Apps.Limits = Apps.Limits()) throws(DispatchError) {
-        let maxPayloadBytes = min(app.maxPayloadBytes ?? limits.maxPayloadBytes, limits.maxPayloadBytes)
-        let maxTTLSeconds = min(app.maxTTLSeconds ?? limits.maxTTLSeconds, limits.maxTTLSeconds)
-        if let reason = TextLimit.recipientID.violation(in: params.recipientId) {
-            throw .invalidField("recipientId", reason)
-        }
-        guard !params.payload.isEmpty else { throw .invalidField("payload", "must not be empty") }
-        let bytes = params.payload.utf8.count
-        guard bytes <= maxPayloadBytes else {
-            throw .invalidField("payload", "must be at most \(maxPayloadBytes) bytes of UTF-8 (got \(bytes))")
-        }
-        if let ttl = params.ttlSeconds, !(1...maxTTLSeconds).contains(ttl) {
-            throw .invalidField("ttlSeconds", "must be between 1 and \(maxTTLSeconds)")
-        }
-        if let key = params.idempotencyKey, let reason = TextLimit.idempotencyKey.violation(in: key) {
-            throw .invalidField("idempotencyKey", reason)
-        }
-    }
-
     /// The trace context of the span this call runs in (the `push.send` server span), when tracing is on.
-    private func currentTraceParent() -> TraceParent? {
+    func currentTraceParent() -> TraceParent? {
         guard let tracer, let context = ServiceContext.current else { return nil }
         return tracer.traceParent(of: context)
     }
 
     /// Gives the reservation up, even when the call was cancelled (its client reset the request): a retry with the
     /// same key must not wait for the reservation to go stale.
-    private func release(_ claim: IdempotencyClaim?) async {
+    func release(_ claim: IdempotencyClaim?) async {
         guard let claim else { return }
         do {
             try await uncancelled { [deliveries] in try await deliveries.release(claim) }

@@ -57,29 +57,63 @@ public actor RecipientDirectory {
         if !exists { throw DispatchError.recipientNotFound(userID) }
     }
 
+    /// Which of `userIDs` auth knows, asking `auth.lookupUsers` (at most ``Auth/LookupUsers/maxUserIDs`` per call)
+    /// only for those not remembered; throws `-32050` naming auth when auth cannot answer. Its answers are not
+    /// remembered: one send to thousands would push out the answers that bursts to one user rely on.
+    public func known(_ userIDs: [String]) async throws -> Set<String> {
+        let current = now()
+        var known = Set<String>()
+        var missing: [String] = []
+        for id in Set(userIDs) {
+            if let answer = answers[id], answer.until > current {
+                if answer.exists { known.insert(id) }
+            } else {
+                missing.append(id)
+            }
+        }
+        for start in stride(from: 0, to: missing.count, by: Auth.LookupUsers.maxUserIDs) {
+            let chunk = Array(missing[start..<min(start + Auth.LookupUsers.maxUserIDs, missing.count)])
+            let found = Set(try await call(Auth.LookupUsers.self, .init(userIds: chunk)).users.map(\.userId))
+            known.formUnion(found)
+        }
+        return known
+    }
+
     private func ask(_ userID: String) async throws -> Bool {
         do {
-            do {
-                _ = try await auth.call(Auth.LookupUser.self, .init(userId: userID), token: try await tokens.token())
-            } catch let error as RPCError where error.code == RPCErrorCode.unauthenticated {
-                // Our token went stale (e.g. auth rotated its key): fetch a new one and ask once more.
-                await tokens.invalidate()
-                _ = try await auth.call(Auth.LookupUser.self, .init(userId: userID), token: try await tokens.token())
-            }
+            _ = try await call(Auth.LookupUser.self, .init(userId: userID))
             return true
         } catch let error as RPCError where error.code == RPCErrorCode.notFound {
             return false
-        } catch let error as RPCError where error.code == RPCErrorCode.unavailable {
+        }
+    }
+
+    /// Calls auth with push-dispatch's token (fetched again once when auth refuses it); every failure but `-32004`
+    /// becomes a `-32050` naming auth.
+    private func call<M: RPCMethod>(_ method: M.Type, _ params: M.Params) async throws -> M.Result {
+        do {
+            do {
+                return try await auth.call(M.self, params, token: try await tokens.token())
+            } catch let error as RPCError where error.code == RPCErrorCode.unauthenticated {
+                // Our token went stale (e.g. auth rotated its key): fetch a new one and ask once more.
+                await tokens.invalidate()
+                return try await auth.call(M.self, params, token: try await tokens.token())
+            }
+        } catch let error as RPCError
+            where error.code == RPCErrorCode.notFound || error.code == RPCErrorCode.unavailable
+        {
             throw error
         } catch let error as RPCError where error.code == RPCErrorCode.forbidden {
             throw DispatchError.dependencyUnavailable(
                 auth.peerName,
-                "push-dispatch's client may not call auth.lookupUser: give it scope \(Scope.usersRead) "
+                "push-dispatch's client may not call \(M.name): give it scope \(Scope.usersRead) "
                     + "(auth provisions it when SECUREPUSH_DISPATCH_CLIENT_ID is set)")
+        } catch let error as RPCError where error.code == RPCErrorCode.methodNotFound {
+            throw DispatchError.dependencyUnavailable(auth.peerName, "auth does not serve \(M.name): upgrade auth")
         } catch let error as RPCError {
-            throw DispatchError.dependencyUnavailable(auth.peerName, "auth.lookupUser failed (\(error.code))")
+            throw DispatchError.dependencyUnavailable(auth.peerName, "\(M.name) failed (\(error.code))")
         } catch {
-            throw DispatchError.dependencyUnavailable(auth.peerName, "auth.lookupUser failed")
+            throw DispatchError.dependencyUnavailable(auth.peerName, "\(M.name) failed")
         }
     }
 

@@ -3,30 +3,38 @@ import ServiceCore
 import SharedModels
 
 extension SQLDeliveryRepository {
-    public func reserve(clientID: String, key: String, now: Date, staleBefore: Date) async throws
-        -> IdempotencyReservation
+    public func reserve(clientID: String, key: String, fingerprint: String, now: Date, staleBefore: Date)
+        async throws -> IdempotencyReservation
     {
         let nowMS = now.millisecondsSince1970
         let claim = IdempotencyClaim(clientID: clientID, key: key, reservationID: UUID.random().uuidString.lowercased())
         // The primary key makes this the one reservation, however many duplicates (on any replica) race for it.
         let inserted = try await database.execute(
             """
-            INSERT INTO idempotency_key (client_id, key, state, reservation_id, reserved_at, owner)
-            VALUES (?, ?, 'pending', ?, ?, ?)
+            INSERT INTO idempotency_key (client_id, key, state, reservation_id, reserved_at, owner, fingerprint)
+            VALUES (?, ?, 'pending', ?, ?, ?, ?)
             ON CONFLICT (client_id, key) DO NOTHING
-            """, [clientID, key, claim.reservationID, nowMS, replicaID])
+            """, [clientID, key, claim.reservationID, nowMS, replicaID, fingerprint])
         if inserted > 0 { return .reserved(claim) }
         return try await database.transaction { db in
             // Deleted since the insert (released): the caller may simply try again.
             guard
                 let row = try await db.query(
                     """
-                    SELECT state, reserved_at, notification_id, owner FROM idempotency_key
+                    SELECT state, reserved_at, notification_id, owner, fingerprint, result FROM idempotency_key
                     WHERE client_id = ? AND key = ?
                     \(db.dialect.lockRows)
                     """, [clientID, key]
                 ).first
             else { return .inProgress }
+            // A key from before fingerprints were kept matches anything, as it did then.
+            if let first = try row.decode(4, as: String?.self), first != fingerprint {
+                return .reusedWithOtherParameters
+            }
+            if try row.decode(0, as: String.self) == "done", let json = try row.decode(5, as: String?.self) {
+                return .completedMany(
+                    try RPCCodec.makeDecoder().decode(Push.SendToMany.Result.self, from: Data(json.utf8)))
+            }
             if try row.decode(0, as: String.self) == "done", let notificationID = try row.decode(2, as: String?.self),
                 let json = try await db.query(
                     "SELECT result FROM push_send WHERE notification_id = ?", [notificationID]
@@ -40,9 +48,10 @@ extension SQLDeliveryRepository {
             // The holder died or hung: take the reservation over; its late `recordSend` will be refused.
             _ = try await db.execute(
                 """
-                UPDATE idempotency_key SET state = 'pending', reservation_id = ?, reserved_at = ?, owner = ?
+                UPDATE idempotency_key SET state = 'pending', reservation_id = ?, reserved_at = ?, owner = ?,
+                    fingerprint = ?
                 WHERE client_id = ? AND key = ?
-                """, [claim.reservationID, nowMS, replicaID, clientID, key])
+                """, [claim.reservationID, nowMS, replicaID, fingerprint, clientID, key])
             return .reserved(claim)
         }
     }
@@ -66,6 +75,17 @@ extension SQLDeliveryRepository {
         _ = try await database.execute(
             "DELETE FROM idempotency_key WHERE client_id = ? AND key = ? AND reservation_id = ? AND state = 'pending'",
             [claim.clientID, claim.key, claim.reservationID])
+    }
+
+    public func complete(_ claim: IdempotencyClaim, firstNotificationID: String, result: Push.SendToMany.Result)
+        async throws -> Bool
+    {
+        let json = String(decoding: try RPCCodec.makeEncoder().encode(result), as: UTF8.self)
+        return try await database.execute(
+            """
+            UPDATE idempotency_key SET state = 'done', notification_id = ?, result = ?
+            WHERE client_id = ? AND key = ? AND reservation_id = ? AND state = 'pending'
+            """, [firstNotificationID, json, claim.clientID, claim.key, claim.reservationID]) > 0
     }
 
     /// Marks `claim`'s key `done` with the send's notification, when `claim` is still its pending reservation

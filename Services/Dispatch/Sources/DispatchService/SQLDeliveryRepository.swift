@@ -24,8 +24,8 @@ public struct SQLDeliveryRepository: DeliveryRepository {
         self.replicaID = replicaID
     }
 
-    /// Delivery rows per `INSERT` when a send records its jobs (8 bindings each: well under SQLite's and
-    /// PostgreSQL's limits).
+    /// Rows per `INSERT` when sends record themselves and their jobs (at most 10 bindings each: well under SQLite's
+    /// and PostgreSQL's limits).
     static let insertBatchSize = 200
     /// Statuses of a job that is not finished yet.
     static let unfinished = "('queued', 'sent', 'retrying')"
@@ -37,7 +37,7 @@ public struct SQLDeliveryRepository: DeliveryRepository {
     static let jobColumns = """
         delivery.sequence, delivery.notification_id, delivery.device_id, delivery.platform, device.token,
         delivery.status, delivery.attempts, delivery.expires_at, device.apns_mode, delivery.send_created_at,
-        delivery.traceparent, device.app_id
+        delivery.traceparent, device.app_id, delivery.priority, delivery.collapse_id
         """
     /// Jobs with their devices: one primary-key lookup per job.
     static let jobSource = "delivery LEFT JOIN device ON device.id = delivery.device_id"
@@ -51,74 +51,175 @@ public struct SQLDeliveryRepository: DeliveryRepository {
         """
 
     public func recordSend(_ send: SendRecord, claim: IdempotencyClaim?) async throws -> RecordedSend {
-        let createdMS = send.createdAt.millisecondsSince1970
-        let expiresMS = send.expiresAt.millisecondsSince1970
-        return try await database.transaction { db in
-            let devices = try await db.query(
-                """
-                SELECT id, platform, token, apns_mode FROM device WHERE owner_id = ? AND app_id = ? AND active = TRUE
-                ORDER BY created_at, \(DispatchMigrations.registrationOrder(db.dialect))
-                """, [send.recipientID, send.appID]
-            ).map { row in
-                (
-                    id: try row.decode(0, as: String.self), platform: Platform(rawValue: try row.decode(1)),
-                    token: try row.decode(2, as: String?.self), apnsMode: try row.decode(3, as: String?.self)
-                )
-            }.filter { send.deviceIDs?.contains($0.id) ?? true }
-            let result = Push.Send.Result(
-                notificationId: send.notificationID,
-                deliveries: devices.map { Push.Send.Delivery(deviceId: $0.id, platform: $0.platform, status: .queued) })
-            let resultJSON = String(decoding: try RPCCodec.makeEncoder().encode(result), as: UTF8.self)
-            _ = try await db.execute(
-                """
-                INSERT INTO push_send (notification_id, client_id, recipient_id, expires_at, created_at, result, app_id)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """,
-                [send.notificationID, send.clientID, send.recipientID, expiresMS, createdMS, resultJSON, send.appID])
-            let traceParent = send.traceParent?.description
-            // One statement per `insertBatchSize` devices, not one per device: a user with 10,000 devices is 50
-            // round trips. Each row's sequence comes back with its device id.
-            var sequences: [String: Int64] = [:]
-            for start in stride(from: 0, to: devices.count, by: Self.insertBatchSize) {
-                let batch = devices[start..<min(start + Self.insertBatchSize, devices.count)]
-                let rows = Array(repeating: "(?, ?, ?, 'queued', 0, ?, ?, ?, ?, ?)", count: batch.count)
-                var bindings: [any SQLBindable] = []
-                for device in batch {
-                    bindings += [
-                        send.notificationID, device.id, device.platform.rawValue, createdMS, expiresMS, createdMS,
-                        createdMS, traceParent,
-                    ]
-                }
-                let inserted = try await db.query(
-                    """
-                    INSERT INTO delivery (
-                        notification_id, device_id, platform, status, attempts, next_attempt_at, expires_at, updated_at,
-                        send_created_at, traceparent)
-                    VALUES \(rows.joined(separator: ", "))
-                    RETURNING device_id, sequence
-                    """, bindings)
-                for row in inserted {
-                    sequences[try row.decode(0, as: String.self)] = try row.decode(1, as: Int64.self)
-                }
-            }
-            let jobs = try devices.map { device in
-                // No row back would be a schema that disagrees with the code: a decoding error, not a crash.
-                let sequence = try sequences[device.id] ?? SQLRow([]).decode(0, as: Int64.self)
-                return DeliveryJob(
-                    sequence: sequence, notificationID: send.notificationID, deviceID: device.id,
-                    platform: device.platform, deviceToken: device.token, status: .queued, attempts: 0,
-                    expiresAt: Date(millisecondsSince1970: expiresMS), apnsMode: device.apnsMode,
-                    traceParent: send.traceParent, sentAt: Date(millisecondsSince1970: createdMS), appID: send.appID)
-            }
+        try await database.transaction { db in
+            let devices = try await Self.activeDevices(of: [send.recipientID], appID: send.appID, db)
+            let targeted = Self.targeted(devices[send.recipientID] ?? [], by: send)
+            let recorded = try await Self.insert([(send, targeted)], db)
             // Completes the claim, unless it was taken over meanwhile: then nothing of this send is kept.
             if let claim, try await !Self.complete(claim, notificationID: send.notificationID, db) {
                 throw DispatchError.sendInProgress
             }
-            // Heard by every replica when this transaction commits, never before.
-            for signal in Set(jobs.map { $0.platform == .direct ? "d:\($0.deviceID)" : "p:\($0.platform.rawValue)" }) {
-                try await db.notify(DispatchMigrations.wakeChannel, signal)
+            try await Self.wake(for: recorded.jobs, db)
+            return RecordedSend(result: recorded.results[0], jobs: recorded.jobs)
+        }
+    }
+
+    public func recordSends(_ sends: [SendRecord]) async throws -> [DeliveryJob] {
+        guard !sends.isEmpty else { return [] }
+        return try await database.transaction { db in
+            var pairs: [(SendRecord, [TargetDevice])] = []
+            for (appID, group) in Dictionary(grouping: sends, by: \.appID) {
+                let devices = try await Self.activeDevices(of: group.map(\.recipientID), appID: appID, db)
+                pairs += group.map { ($0, Self.targeted(devices[$0.recipientID] ?? [], by: $0)) }
             }
-            return RecordedSend(result: result, jobs: jobs)
+            let jobs = try await Self.insert(pairs, db).jobs
+            try await Self.wake(for: jobs, db)
+            return jobs
+        }
+    }
+
+    /// An active device as a send reads it in its transaction.
+    struct TargetDevice {
+        var id: String
+        var platform: Platform
+        var token: String?
+        var apnsMode: String?
+    }
+
+    /// The active devices of `appID` owned by `owners`, by owner, oldest first (one read in `db`).
+    static func activeDevices(of owners: [String], appID: String, _ db: any SQLTransaction) async throws
+        -> [String: [TargetDevice]]
+    {
+        let list = String(decoding: try JSONEncoder().encode(owners), as: UTF8.self)
+        var devices: [String: [TargetDevice]] = [:]
+        for row in try await db.query(
+            """
+            SELECT owner_id, id, platform, token, apns_mode FROM device
+            WHERE owner_id IN (\(db.dialect.jsonTextArray)) AND app_id = ? AND active = TRUE
+            ORDER BY created_at, \(DispatchMigrations.registrationOrder(db.dialect))
+            """, [list, appID])
+        {
+            devices[try row.decode(0, as: String.self), default: []].append(
+                TargetDevice(
+                    id: try row.decode(1), platform: Platform(rawValue: try row.decode(2)),
+                    token: try row.decode(3, as: String?.self), apnsMode: try row.decode(4, as: String?.self)))
+        }
+        return devices
+    }
+
+    /// The devices `send` targets among its recipient's active ones (all, or exactly its sealed ones).
+    static func targeted(_ devices: [TargetDevice], by send: SendRecord) -> [TargetDevice] {
+        guard let ids = send.deviceIDs else { return devices }
+        return devices.filter { ids.contains($0.id) }
+    }
+
+    /// Inserts each send not recorded before (by notification id) with one `queued` job per targeted device, and
+    /// collapses the earlier sends a collapse id replaces. Returns each send's result (in order; a send recorded
+    /// before answers as now) and the new jobs.
+    static func insert(_ sends: [(SendRecord, [TargetDevice])], _ db: any SQLTransaction) async throws
+        -> (results: [Push.Send.Result], jobs: [DeliveryJob])
+    {
+        let encoder = RPCCodec.makeEncoder()
+        var results: [Push.Send.Result] = []
+        var rows: [[any SQLBindable]] = []
+        for (send, devices) in sends {
+            let result = Push.Send.Result(
+                notificationId: send.notificationID,
+                deliveries: devices.map { Push.Send.Delivery(deviceId: $0.id, platform: $0.platform, status: .queued) })
+            results.append(result)
+            rows.append([
+                send.notificationID, send.clientID, send.recipientID, send.expiresAt.millisecondsSince1970,
+                send.createdAt.millisecondsSince1970, String(decoding: try encoder.encode(result), as: UTF8.self),
+                send.appID, send.priority?.rawValue, send.collapseID,
+            ])
+        }
+        // A send recorded by an earlier call (the same notification, from the store's idempotency key) is skipped.
+        var inserted = Set<String>()
+        for start in stride(from: 0, to: rows.count, by: insertBatchSize) {
+            let batch = rows[start..<min(start + insertBatchSize, rows.count)]
+            for row in try await db.query(
+                """
+                INSERT INTO push_send (
+                    notification_id, client_id, recipient_id, expires_at, created_at, result, app_id, priority,
+                    collapse_id)
+                VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?)", count: batch.count).joined(separator: ", "))
+                ON CONFLICT (notification_id) DO NOTHING
+                RETURNING notification_id
+                """, Array(batch.joined()))
+            {
+                inserted.insert(try row.decode(0, as: String.self))
+            }
+        }
+        let fresh = sends.filter { inserted.contains($0.0.notificationID) }
+        for (send, _) in fresh where send.collapseID != nil {
+            try await collapseEarlier(than: send, db)
+        }
+        let pairs = fresh.flatMap { send, devices in devices.map { (send, $0) } }
+        // One statement per `insertBatchSize` jobs, not one per job: 10,000 devices are 50 round trips. Each row's
+        // sequence comes back with its notification and device.
+        var sequences: [String: Int64] = [:]
+        for start in stride(from: 0, to: pairs.count, by: insertBatchSize) {
+            let batch = pairs[start..<min(start + insertBatchSize, pairs.count)]
+            var bindings: [any SQLBindable] = []
+            for (send, device) in batch {
+                let created = send.createdAt.millisecondsSince1970
+                bindings += [
+                    send.notificationID, device.id, device.platform.rawValue, created,
+                    send.expiresAt.millisecondsSince1970, created, created, send.traceParent?.description,
+                    send.priority?.rawValue, send.collapseID,
+                ]
+            }
+            let returned = try await db.query(
+                """
+                INSERT INTO delivery (
+                    notification_id, device_id, platform, status, attempts, next_attempt_at, expires_at, updated_at,
+                    send_created_at, traceparent, priority, collapse_id)
+                VALUES \(Array(repeating: "(?, ?, ?, 'queued', 0, ?, ?, ?, ?, ?, ?, ?)", count: batch.count)
+                    .joined(separator: ", "))
+                RETURNING notification_id, device_id, sequence
+                """, bindings)
+            for row in returned {
+                sequences["\(try row.decode(0, as: String.self)) \(try row.decode(1, as: String.self))"] =
+                    try row.decode(2, as: Int64.self)
+            }
+        }
+        let jobs = try pairs.map { send, device in
+            // No row back would be a schema that disagrees with the code: a decoding error, not a crash.
+            let sequence =
+                try sequences["\(send.notificationID) \(device.id)"] ?? SQLRow([]).decode(0, as: Int64.self)
+            var job = DeliveryJob(
+                sequence: sequence, notificationID: send.notificationID, deviceID: device.id,
+                platform: device.platform, deviceToken: device.token, status: .queued, attempts: 0,
+                expiresAt: Date(millisecondsSince1970: send.expiresAt.millisecondsSince1970),
+                apnsMode: device.apnsMode, traceParent: send.traceParent,
+                sentAt: Date(millisecondsSince1970: send.createdAt.millisecondsSince1970), appID: send.appID)
+            job.priority = send.priority
+            job.collapseID = send.collapseID
+            return job
+        }
+        return (results, jobs)
+    }
+
+    /// Ends `collapsed` the waiting jobs of the earlier sends `send`'s collapse id replaces (same client, recipient
+    /// and app): they are never pushed. A job being attempted right now loses its lease, so its outcome is dropped.
+    static func collapseEarlier(than send: SendRecord, _ db: any SQLTransaction) async throws {
+        _ = try await db.execute(
+            """
+            UPDATE delivery SET status = 'collapsed', updated_at = ?, lease_until = NULL, lease_owner = NULL
+            WHERE status IN ('queued', 'retrying') AND notification_id IN (
+                SELECT notification_id FROM push_send
+                WHERE client_id = ? AND recipient_id = ? AND app_id = ? AND collapse_id = ? AND notification_id <> ?)
+            """,
+            [
+                send.createdAt.millisecondsSince1970, send.clientID, send.recipientID, send.appID, send.collapseID,
+                send.notificationID,
+            ])
+    }
+
+    /// Tells every replica, when `db` commits (never before), which streams and platform workers have new jobs.
+    static func wake(for jobs: [DeliveryJob], _ db: any SQLTransaction) async throws {
+        for signal in Set(jobs.map { $0.platform == .direct ? "d:\($0.deviceID)" : "p:\($0.platform.rawValue)" }) {
+            try await db.notify(DispatchMigrations.wakeChannel, signal)
         }
     }
 
@@ -263,7 +364,7 @@ public struct SQLDeliveryRepository: DeliveryRepository {
     /// Decodes a row selected with ``jobColumns``. A stored trace context that is not a valid `traceparent` is
     /// ignored (the attempt starts a trace of its own), never an error.
     static func job(from row: SQLRow) throws -> DeliveryJob {
-        DeliveryJob(
+        var job = DeliveryJob(
             sequence: try row.decode(0), notificationID: try row.decode(1), deviceID: try row.decode(2),
             platform: Platform(rawValue: try row.decode(3)), deviceToken: try row.decode(4),
             status: DeliveryStatus(rawValue: try row.decode(5)), attempts: try row.decode(6),
@@ -272,5 +373,8 @@ public struct SQLDeliveryRepository: DeliveryRepository {
             sentAt: try row.decode(9, as: Int64?.self).map(Date.init(millisecondsSince1970:)),
             // A job whose device is gone keeps no app: its attempt ends the job without a provider.
             appID: try row.decode(11, as: String?.self) ?? "")
+        job.priority = try row.decode(12, as: String?.self).map(Push.Priority.init(rawValue:))
+        job.collapseID = try row.decode(13, as: String?.self)
+        return job
     }
 }

@@ -191,6 +191,18 @@ public struct SQLDeviceRepository: DeviceRepository {
         ).map(Self.device(from:))
     }
 
+    public func activeDevices(ownerIDs: [String], appID: String) async throws -> [DeviceRecord] {
+        guard !ownerIDs.isEmpty else { return [] }
+        let owners = String(decoding: try JSONEncoder().encode(ownerIDs), as: UTF8.self)
+        return try await database.read(
+            """
+            SELECT \(Self.columns) FROM device
+            WHERE owner_id IN (\(database.dialect.jsonTextArray)) AND app_id = ? AND active = TRUE
+            ORDER BY created_at, \(DispatchMigrations.registrationOrder(database.dialect))
+            """, [owners, appID]
+        ).map(Self.device(from:))
+    }
+
     public func device(id: String) async throws -> DeviceRecord? {
         // A primary-key lookup on `devices.ack`'s path: read on the calling thread where the database allows.
         try await database.readImmediatelyIfPossible("SELECT \(Self.columns) FROM device WHERE id = ?", [id]).first

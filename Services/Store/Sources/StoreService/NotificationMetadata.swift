@@ -39,8 +39,15 @@ public struct NotificationRecord: Sendable, Hashable {
     public var payload: String?
     /// The payload sealed to each sealed device of the recipient.
     public var sealedCopies: [SealedCopyRecord]
+    /// Names the writer's idempotency key (a digest of the writing client and its key): at most one notification
+    /// holds it. `nil` when none was given.
+    public var writerKey: String?
 
-    public init(metadata: NotificationMetadata, payload: String?, sealedCopies: [SealedCopyRecord] = []) {
+    public init(
+        metadata: NotificationMetadata, payload: String?, sealedCopies: [SealedCopyRecord] = [],
+        writerKey: String? = nil
+    ) {
+        self.writerKey = writerKey
         self.metadata = metadata
         self.payload = payload
         self.sealedCopies = sealedCopies

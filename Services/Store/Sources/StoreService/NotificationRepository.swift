@@ -3,8 +3,10 @@ import Foundation
 /// Where notifications are kept. Every read and change is scoped to a recipient and to what has not expired
 /// at `now`, so another user's notification and an expired one look exactly like a missing one.
 public protocol NotificationRepository: Sendable {
-    /// Stores a new notification and its sealed copies, in one transaction.
-    func insert(_ record: NotificationRecord) async throws
+    /// Stores new notifications and their sealed copies, all in one transaction, and returns each one's metadata in
+    /// order. A record whose ``NotificationRecord/writerKey`` an earlier notification holds is not stored: that
+    /// notification's metadata stands in its place.
+    func insert(_ records: [NotificationRecord]) async throws -> [NotificationMetadata]
 
     /// Fetches the recipient's notification as `deviceID` (when given) in one transaction: the device's sealed copy
     /// when it has one, else the server-readable payload. The fetch is recorded as the device's receipt, and a
@@ -58,4 +60,11 @@ public protocol ImmediateNotificationFetching: Sendable {
     /// database cannot read without suspending (PostgreSQL, or no SQLite reader idle right now). It records nothing:
     /// a fetch for no device leaves no receipt.
     func fetchImmediately(id: String, recipientID: String, now: Date) throws -> FetchOutcome?
+}
+
+extension NotificationRepository {
+    /// Stores one new notification and its sealed copies (``insert(_:)-([NotificationRecord])``).
+    public func insert(_ record: NotificationRecord) async throws {
+        _ = try await insert([record])
+    }
 }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Logging
 import SealedPush
@@ -67,63 +68,101 @@ public struct NotificationStore: Sendable {
     ///
     /// Each of `recipientKeys` gets its own HPKE-sealed copy; with `sealedOnly` no server-readable copy is kept at all
     /// (the plaintext goes no further than this function). With `readOnce` the first successful fetch erases every copy.
+    /// With an `idempotencyKey`, a notification `writer` stored with the same key before is returned instead.
     public func put(
         recipientID: String, payload: String, ttlSeconds: Int?, recipientKeys: [Store.RecipientKey] = [],
-        sealedOnly: Bool = false, readOnce: Bool = false
+        sealedOnly: Bool = false, readOnce: Bool = false, idempotencyKey: String? = nil, writer: String = ""
     ) async throws -> NotificationMetadata {
-        if let reason = TextLimit.recipientID.violation(in: recipientID) {
-            throw StoreError.invalidField("recipientId", reason)
+        let item = Store.Put.Params(
+            recipientId: recipientID, payload: payload, ttlSeconds: ttlSeconds, recipientKeys: recipientKeys,
+            sealedOnly: sealedOnly, readOnce: readOnce, idempotencyKey: idempotencyKey)
+        let record = try record(for: item, writer: writer, field: { $0 })
+        let stored = try await repository.insert([record])
+        if stored.first?.id == record.metadata.id { metrics.stored.increment() }
+        return stored.first ?? record.metadata
+    }
+
+    /// Stores every item in one transaction (all or none; `store.putMany`) and returns each item's notification in
+    /// order. Each item is checked as ``put(recipientID:payload:ttlSeconds:recipientKeys:sealedOnly:readOnce:idempotencyKey:writer:)``
+    /// checks one (errors name the item: `items[3].payload`); 1 to ``Store/PutMany/maxItems`` items.
+    public func putMany(_ items: [Store.Put.Params], writer: String) async throws -> [NotificationMetadata] {
+        guard (1...Store.PutMany.maxItems).contains(items.count) else {
+            throw StoreError.invalidField("items", "must hold 1–\(Store.PutMany.maxItems) notifications")
         }
-        guard !payload.isEmpty else {
-            throw StoreError.invalidField("payload", "must not be empty")
+        let records = try items.enumerated().map { index, item in
+            try record(for: item, writer: writer, field: { "items[\(index)].\($0)" })
         }
-        let payloadBytes = payload.utf8.count
+        let stored = try await repository.insert(records)
+        let new = zip(records, stored).filter { $0.metadata.id == $1.id }.count
+        if new > 0 { metrics.stored.increment(by: Int64(new)) }
+        return stored
+    }
+
+    /// Checks one item and seals its copies; `field` names a field of the item in errors.
+    private func record(for item: Store.Put.Params, writer: String, field: (String) -> String) throws
+        -> NotificationRecord
+    {
+        if let reason = TextLimit.recipientID.violation(in: item.recipientId) {
+            throw StoreError.invalidField(field("recipientId"), reason)
+        }
+        guard !item.payload.isEmpty else {
+            throw StoreError.invalidField(field("payload"), "must not be empty")
+        }
+        let payloadBytes = item.payload.utf8.count
         guard payloadBytes <= limits.maxPayloadBytes else {
             throw StoreError.invalidField(
-                "payload",
+                field("payload"),
                 "is \(payloadBytes) bytes of UTF-8; the limit is \(limits.maxPayloadBytes)"
             )
         }
-        let ttl = ttlSeconds ?? limits.defaultTTLSeconds
+        let ttl = item.ttlSeconds ?? limits.defaultTTLSeconds
         guard (1...limits.maxTTLSeconds).contains(ttl) else {
-            throw StoreError.invalidField("ttlSeconds", "must be between 1 and \(limits.maxTTLSeconds) seconds")
+            throw StoreError.invalidField(field("ttlSeconds"), "must be between 1 and \(limits.maxTTLSeconds) seconds")
         }
-        let keys = try Self.validKeys(recipientKeys)
+        if let key = item.idempotencyKey, let reason = TextLimit.idempotencyKey.violation(in: key) {
+            throw StoreError.invalidField(field("idempotencyKey"), reason)
+        }
+        let keys = try Self.validKeys(item.recipientKeys ?? [], field: field("recipientKeys"))
         let createdAt = now().truncatedToMilliseconds
         let metadata = NotificationMetadata(
             id: NotificationID.make(),
-            recipientID: recipientID,
+            recipientID: item.recipientId,
             createdAt: createdAt,
             expiresAt: createdAt.addingTimeInterval(TimeInterval(ttl)),
-            readOnce: readOnce
+            readOnce: item.readOnce ?? false
         )
-        let plaintext = Data(payload.utf8)
+        let plaintext = Data(item.payload.utf8)
         let copies = try keys.map { deviceID, key in
             let copy = try SealedPayloadCipher.seal(plaintext, to: key, notificationID: metadata.id, deviceID: deviceID)
             return SealedCopyRecord(
                 deviceID: deviceID, publicKey: key.x963Representation, enc: Data(strictBase64URL: copy.enc),
                 ciphertext: Data(strictBase64URL: copy.ciphertext))
         }
-        try await repository.insert(
-            NotificationRecord(metadata: metadata, payload: sealedOnly ? nil : payload, sealedCopies: copies))
-        metrics.stored.increment()
-        return metadata
+        return NotificationRecord(
+            metadata: metadata, payload: item.sealedOnly == true ? nil : item.payload, sealedCopies: copies,
+            writerKey: item.idempotencyKey.map { Self.writerKey(writer: writer, key: $0) })
+    }
+
+    /// A writer's idempotency key as stored: a digest of the writer and its key, so two clients' keys never meet and
+    /// the stored value has one size.
+    static func writerKey(writer: String, key: String) -> String {
+        Data(SHA256.hash(data: Data("\(writer)\u{0}\(key)".utf8))).base64URLEncodedString()
     }
 
     /// `recipientKeys` checked: at most ``maxRecipientKeys``, device ids UUIDs (lowercased) named once, keys valid.
-    private static func validKeys(_ keys: [Store.RecipientKey]) throws -> [(String, DevicePublicKey)] {
+    private static func validKeys(_ keys: [Store.RecipientKey], field: String) throws -> [(String, DevicePublicKey)] {
         guard keys.count <= maxRecipientKeys else {
-            throw StoreError.invalidField("recipientKeys", "must name at most \(maxRecipientKeys) devices")
+            throw StoreError.invalidField(field, "must name at most \(maxRecipientKeys) devices")
         }
         var seen = Set<String>()
         return try keys.enumerated().map { index, entry in
             guard let deviceID = NotificationID.normalized(entry.deviceId), seen.insert(deviceID).inserted else {
-                throw StoreError.invalidField("recipientKeys[\(index)].deviceId", "must be a UUID named once")
+                throw StoreError.invalidField("\(field)[\(index)].deviceId", "must be a UUID named once")
             }
             do throws(DevicePublicKeyError) {
                 return (deviceID, try DevicePublicKey(base64URL: entry.publicKey))
             } catch {
-                throw StoreError.invalidField("recipientKeys[\(index)].publicKey", error.reason)
+                throw StoreError.invalidField("\(field)[\(index)].publicKey", error.reason)
             }
         }
     }

@@ -37,33 +37,68 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
     /// The payload scheme of a row that keeps no server-readable copy (sealed only, or erased after a read-once fetch).
     static let noPayloadScheme = "none"
 
-    public func insert(_ record: NotificationRecord) async throws {
-        let metadata = record.metadata
-        let readable = try record.payload.map { try sealer.seal(Data($0.utf8), notificationID: metadata.id) }
-        let sealed = readable?.bytes ?? Data()
-        let scheme = readable?.scheme ?? Self.noPayloadScheme
-        let copies = record.sealedCopies
-        try await database.transaction { db in
-            _ = try await db.execute(
-                """
-                INSERT INTO notification (
-                    id, recipient_id, payload, payload_scheme, created_at, expires_at, read_at, read_once)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-                [
-                    metadata.id, metadata.recipientID, sealed, scheme, metadata.createdAt.millisecondsSince1970,
-                    metadata.expiresAt.millisecondsSince1970, metadata.readAt?.millisecondsSince1970,
-                    metadata.readOnce,
-                ])
-            for copy in copies {
+    public func insert(_ records: [NotificationRecord]) async throws -> [NotificationMetadata] {
+        // Sealed at rest before the transaction: the writer holds it for the inserts only.
+        let rows = try records.map { record -> [any SQLBindable] in
+            let metadata = record.metadata
+            let readable = try record.payload.map { try sealer.seal(Data($0.utf8), notificationID: metadata.id) }
+            return [
+                metadata.id, metadata.recipientID, readable?.bytes ?? Data(), readable?.scheme ?? Self.noPayloadScheme,
+                metadata.createdAt.millisecondsSince1970, metadata.expiresAt.millisecondsSince1970,
+                metadata.readAt?.millisecondsSince1970, metadata.readOnce, record.writerKey,
+            ]
+        }
+        return try await database.transaction { db in
+            var inserted = Set<String>()
+            for start in stride(from: 0, to: rows.count, by: Self.insertBatchSize) {
+                let batch = rows[start..<min(start + Self.insertBatchSize, rows.count)]
+                // A writer key seen before keeps its first notification: the conflicting row is skipped, not an error.
+                for row in try await db.query(
+                    """
+                    INSERT INTO notification (
+                        id, recipient_id, payload, payload_scheme, created_at, expires_at, read_at, read_once, writer_key)
+                    VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?)", count: batch.count).joined(separator: ", "))
+                    ON CONFLICT (writer_key) DO NOTHING
+                    RETURNING id
+                    """, Array(batch.joined()))
+                {
+                    inserted.insert(try row.decode(0, as: String.self))
+                }
+            }
+            let copies = records.filter { inserted.contains($0.metadata.id) }.flatMap { record in
+                record.sealedCopies.map { (record.metadata.id, $0) }
+            }
+            for start in stride(from: 0, to: copies.count, by: Self.insertBatchSize) {
+                let batch = copies[start..<min(start + Self.insertBatchSize, copies.count)]
+                var bindings: [any SQLBindable] = []
+                for (id, copy) in batch { bindings += [id, copy.deviceID, copy.publicKey, copy.enc, copy.ciphertext] }
                 _ = try await db.execute(
                     """
                     INSERT INTO sealed_copy (notification_id, device_id, public_key, enc, ciphertext)
-                    VALUES (?, ?, ?, ?, ?)
-                    """, [metadata.id, copy.deviceID, copy.publicKey, copy.enc, copy.ciphertext])
+                    VALUES \(Array(repeating: "(?, ?, ?, ?, ?)", count: batch.count).joined(separator: ", "))
+                    """, bindings)
             }
+            var results: [NotificationMetadata] = []
+            results.reserveCapacity(records.count)
+            for record in records {
+                if let key = record.writerKey, !inserted.contains(record.metadata.id) {
+                    // Stored by an earlier call with this key: its first notification, expired or not.
+                    guard
+                        let row = try await db.query(
+                            "SELECT \(Self.metadataColumns) FROM notification WHERE writer_key = ?", [key]
+                        ).first
+                    else { throw StoreError.invalidField("idempotencyKey", "was stored and removed meanwhile: retry") }
+                    results.append(try Self.metadata(from: row))
+                } else {
+                    results.append(record.metadata)
+                }
+            }
+            return results
         }
     }
+
+    /// Rows per multi-row `INSERT` (9 bindings each: well under SQLite's and PostgreSQL's limits).
+    static let insertBatchSize = 100
 
     public func find(id: String, recipientID: String, now: Date) async throws -> NotificationRecord? {
         guard
@@ -275,7 +310,7 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
     static let columns = metadataColumns + ", payload, payload_scheme"
 
     /// The first seven columns: ``metadataColumns``.
-    private static func metadata(from row: SQLRow) throws -> NotificationMetadata {
+    static func metadata(from row: SQLRow) throws -> NotificationMetadata {
         NotificationMetadata(
             id: try row.decode(0),
             recipientID: try row.decode(1),

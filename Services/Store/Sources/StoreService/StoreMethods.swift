@@ -24,7 +24,7 @@ public enum StoreMethods {
             let stored = try await store.put(
                 recipientID: params.recipientId, payload: params.payload, ttlSeconds: params.ttlSeconds,
                 recipientKeys: params.recipientKeys ?? [], sealedOnly: params.sealedOnly ?? false,
-                readOnce: params.readOnce ?? false)
+                readOnce: params.readOnce ?? false, idempotencyKey: params.idempotencyKey, writer: principal.subject)
             context.logger.debug(
                 "store.put.stored",
                 metadata: [
@@ -32,6 +32,15 @@ public enum StoreMethods {
                 ]
             )
             return Store.Put.Result(notificationId: stored.id, expiresAt: stored.expiresAt)
+        }
+
+        methods.register(Store.PutMany.self, requires: .scope(Scope.storeWrite)) { params, principal, context in
+            let stored = try await store.putMany(params.items, writer: principal.subject)
+            context.logger.debug(
+                "store.putMany.stored",
+                metadata: [LogMetadataKey.clientID: "\(principal.subject)", "store.items": "\(stored.count)"])
+            return Store.PutMany.Result(
+                results: stored.map { Store.Put.Result(notificationId: $0.id, expiresAt: $0.expiresAt) })
         }
 
         // Admits its callers itself: a device's `SecurePush-Device-Proof` (with or without the user's token), or a

@@ -48,6 +48,14 @@ public enum StoreMigrations {
         SQLMigration("v5 proof attempts per address") { dialect in
             SQLAttemptCounters.tableStatements(dialect, table: ProofRateLimiter.table)
         },
+        // The writer's idempotency key of a notification (`store.put`/`store.putMany` `idempotencyKey`, as a digest
+        // with the writing client): a retried push.send stores one notification per recipient. NULLs do not collide.
+        SQLMigration(
+            "v6 writer keys",
+            [
+                "ALTER TABLE notification ADD COLUMN writer_key TEXT",
+                "CREATE UNIQUE INDEX notification_by_writer_key ON notification (writer_key)",
+            ]),
     ]
 
     /// The service's schema: `store` on PostgreSQL, built by ``all``.

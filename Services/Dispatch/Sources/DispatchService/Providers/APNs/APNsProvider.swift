@@ -107,7 +107,9 @@ public final class APNsProvider: RemotePushProvider {
             apnsID: APNsRequestID.make(notificationID: job.challenge ?? job.notificationID, deviceID: job.deviceID),
             expiresAt: job.expiresAt,
             body: body,
-            mode: mode
+            mode: mode,
+            priority: mode.priority(for: job.priority),
+            collapseID: job.challenge == nil ? job.collapseID : nil
         )
 
         do {

@@ -1,3 +1,5 @@
+import SharedModels
+
 /// How APNs notifications carry the id to the app.
 public enum APNsPushMode: String, Sendable, Hashable, CaseIterable {
     /// A visible alert with the operator's fallback text and `mutable-content`, so the app's Notification Service
@@ -10,11 +12,17 @@ public enum APNsPushMode: String, Sendable, Hashable, CaseIterable {
     /// The `apns-push-type` header.
     var pushType: String { rawValue }
 
-    /// The `apns-priority` header: 10 (immediately) for alerts; background pushes must use 5.
+    /// The `apns-priority` header by default: 10 (immediately) for alerts; background pushes must use 5.
     var priority: Int {
         switch self {
         case .alert: 10
         case .background: 5
         }
+    }
+
+    /// The `apns-priority` header for a send's `priority`: `normal` is 5, `high` (or none) the mode's own; a
+    /// background push is never raised above 5 (Apple refuses it).
+    func priority(for requested: Push.Priority?) -> Int {
+        requested == .normal ? 5 : priority
     }
 }

@@ -12,8 +12,12 @@ struct APNsRequest: Sendable {
     var expiresAt: Date
     /// The JSON payload (id and fallback text only).
     var body: Data
-    /// The mode the body was built for; the push type and priority headers follow it.
+    /// The mode the body was built for; the push type header follows it.
     var mode: APNsPushMode
+    /// The `apns-priority`: the send's priority within what the mode allows (``APNsPushMode/priority(for:)``).
+    var priority: Int
+    /// The `apns-collapse-id`: the send's collapse id, when it has one.
+    var collapseID: String?
 }
 
 extension APNsProvider {
@@ -23,15 +27,16 @@ extension APNsProvider {
         -> APNsResponse
     {
         let mode = request.mode
-        let headers: [(String, String)] = [
+        var headers: [(String, String)] = [
             ("authorization", "bearer \(token.jwt)"),
             ("apns-topic", configuration.topic),
             ("apns-push-type", mode.pushType),
-            ("apns-priority", String(mode.priority)),
+            ("apns-priority", String(request.priority)),
             ("apns-expiration", String(Int64(max(request.expiresAt.timeIntervalSince1970.rounded(.down), 0)))),
             ("apns-id", request.apnsID),
             ("content-type", "application/json"),
         ]
+        if let collapseID = request.collapseID { headers.append(("apns-collapse-id", collapseID)) }
         let answer: APNsResponse
         do {
             answer = APNsResponse(

@@ -74,7 +74,8 @@ public final class FCMProvider: RemotePushProvider {
         let ttl = Int(job.expiresAt.timeIntervalSince(now()).rounded(.down))
         let body = FCMSendRequest(
             registrationToken: registrationToken, notificationID: job.notificationID, ttlSeconds: ttl,
-            traceParent: job.traceParent, challenge: job.challenge, deviceID: job.deviceID)
+            traceParent: job.traceParent, challenge: job.challenge, deviceID: job.deviceID, priority: job.priority,
+            collapseKey: job.collapseID)
         guard let json = try? JSONEncoder.fcm.encode(body) else {
             return .failed(reason: "cannot encode the FCM message")
         }

@@ -12,9 +12,17 @@ struct FCMSendRequest: Encodable, Sendable {
     }
 
     struct AndroidConfig: Encodable, Sendable {
+        /// `high` (the default: data messages wake the app) or `normal`.
         var priority: String
         /// Seconds as a protobuf `Duration` string, e.g. `"3600s"`.
         var ttl: String
+        /// The send's collapse id: FCM keeps only the newest message per key for an offline device.
+        var collapseKey: String?
+
+        enum CodingKeys: String, CodingKey {
+            case priority, ttl
+            case collapseKey = "collapse_key"
+        }
     }
 
     /// FCM refuses a TTL above four weeks.
@@ -27,7 +35,7 @@ struct FCMSendRequest: Encodable, Sendable {
     ///   `deviceID`, the pending device it is for.
     init(
         registrationToken: String, notificationID: String, ttlSeconds: Int, traceParent: TraceParent? = nil,
-        challenge: String? = nil, deviceID: String = ""
+        challenge: String? = nil, deviceID: String = "", priority: Push.Priority? = nil, collapseKey: String? = nil
     ) {
         let ttl = min(max(ttlSeconds, 0), Self.maxTTLSeconds)
         var data = ["secureId": notificationID]
@@ -36,7 +44,9 @@ struct FCMSendRequest: Encodable, Sendable {
         message = Message(
             token: registrationToken,
             data: data,
-            android: AndroidConfig(priority: "high", ttl: "\(ttl)s")
+            android: AndroidConfig(
+                priority: priority == .normal ? "normal" : "high", ttl: "\(ttl)s",
+                collapseKey: challenge == nil ? collapseKey : nil)
         )
     }
 }

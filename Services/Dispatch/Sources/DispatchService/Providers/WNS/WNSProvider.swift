@@ -70,17 +70,22 @@ public final class WNSProvider: RemotePushProvider {
                 #"{"\#(DeviceVerification.pushField)":"\#($0)","\#(DeviceVerification.deviceField)":"\#(job.deviceID)"}"#
             } ?? job.notificationID
         var outcome = await send(
-            channel: channel, notificationID: job.notificationID, body: body, ttl: ttl, responses: responses)
+            channel: channel, notificationID: job.notificationID, body: body, ttl: ttl, priority: job.priority,
+            responses: responses)
         if case .refreshToken(let staleToken) = outcome {
             await tokens.invalidate(staleToken)
             outcome = await send(
-                channel: channel, notificationID: job.notificationID, body: body, ttl: ttl, responses: responses)
+                channel: channel, notificationID: job.notificationID, body: body, ttl: ttl, priority: job.priority,
+                responses: responses)
         }
         return outcome.deliveryOutcome
     }
 
     /// One POST to the channel with the current access token; its answer (or that none came) goes to `responses`.
-    private func send(channel: String, notificationID: String, body: String, ttl: Int, responses: ProviderResponses)
+    private func send(
+        channel: String, notificationID: String, body: String, ttl: Int, priority: Push.Priority?,
+        responses: ProviderResponses
+    )
         async
         -> SendOutcome
     {
@@ -93,7 +98,7 @@ public final class WNSProvider: RemotePushProvider {
         let response: RemoteProviderHTTP.Response
         do {
             response = try await RemoteProviderHTTP.execute(
-                request(channel: channel, body: body, ttl: ttl, accessToken: accessToken),
+                request(channel: channel, body: body, ttl: ttl, priority: priority, accessToken: accessToken),
                 on: client, timeout: configuration.requestTimeout)
         } catch {
             if !(error is CancellationError) { responses.recordTransportFailure() }
@@ -115,13 +120,26 @@ public final class WNSProvider: RemotePushProvider {
         try? await client.shutdown()
     }
 
-    private func request(channel: String, body: String, ttl: Int, accessToken: String) -> HTTPClientRequest {
+    /// `X-WNS-PRIORITY` for a send's priority: 1 (high: delivered whatever the power state) or 2 (normal: held
+    /// back by battery saver); none when the send names none (WNS's default).
+    static func wnsPriority(_ priority: Push.Priority?) -> String? {
+        switch priority {
+        case .high?: "1"
+        case .normal?: "2"
+        default: nil
+        }
+    }
+
+    private func request(channel: String, body: String, ttl: Int, priority: Push.Priority?, accessToken: String)
+        -> HTTPClientRequest
+    {
         var request = HTTPClientRequest(url: channel)
         request.method = .POST
         request.headers.add(name: "Authorization", value: "Bearer \(accessToken)")
         request.headers.add(name: "Content-Type", value: "application/octet-stream")
         request.headers.add(name: "X-WNS-Type", value: "wns/raw")
         request.headers.add(name: "X-WNS-TTL", value: "\(ttl)")
+        if let priority = Self.wnsPriority(priority) { request.headers.add(name: "X-WNS-PRIORITY", value: priority) }
         // Raw notifications are dropped for an offline device unless cached; the id must survive until it connects.
         request.headers.add(name: "X-WNS-Cache-Policy", value: "cache")
         request.body = .bytes(ByteBuffer(string: body))

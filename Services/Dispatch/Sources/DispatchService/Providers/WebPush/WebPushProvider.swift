@@ -156,7 +156,9 @@ public final class WebPushProvider: RemotePushProvider {
         }
     }
 
-    /// The RFC 8030 §5 request: encrypted body, `TTL` until the notification expires, `Urgency`, VAPID.
+    /// The RFC 8030 §5 request: encrypted body, `TTL` until the notification expires, `Urgency` (the send's priority,
+    /// else `SECUREPUSH_WEBPUSH_URGENCY`), `Topic` (the send's collapse id: the push service keeps the newest message
+    /// per topic for an offline browser), VAPID.
     func makeRequest(for job: DeliveryJob, to subscription: WebPushSubscription) throws -> HTTPClientRequest {
         let body = try WebPushEncryption.encrypt(
             WebPushMessage(secureId: job.notificationID).encoded(), for: subscription)
@@ -164,7 +166,8 @@ public final class WebPushProvider: RemotePushProvider {
         var request = HTTPClientRequest(url: subscription.endpointString)
         request.method = .POST
         request.headers.add(name: "TTL", value: String(ttl))
-        request.headers.add(name: "Urgency", value: configuration.urgency.rawValue)
+        request.headers.add(name: "Urgency", value: job.priority?.rawValue ?? configuration.urgency.rawValue)
+        if let topic = job.collapseID { request.headers.add(name: "Topic", value: topic) }
         request.headers.add(name: "Content-Encoding", value: "aes128gcm")
         request.headers.add(name: "Content-Type", value: "application/octet-stream")
         request.headers.add(name: "Authorization", value: try vapid.authorization(origin: subscription.origin))
