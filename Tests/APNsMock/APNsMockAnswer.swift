@@ -22,6 +22,7 @@ public struct APNsMockAnswer: Sendable, Hashable {
     public static let missingTopic = APNsMockAnswer(status: 400, reason: "MissingTopic")
     public static let invalidPushType = APNsMockAnswer(status: 400, reason: "InvalidPushType")
     public static let badPriority = APNsMockAnswer(status: 400, reason: "BadPriority")
+    public static let badCollapseID = APNsMockAnswer(status: 400, reason: "BadCollapseId")
     public static let badMessageID = APNsMockAnswer(status: 400, reason: "BadMessageId")
     public static let badExpirationDate = APNsMockAnswer(status: 400, reason: "BadExpirationDate")
     public static let payloadEmpty = APNsMockAnswer(status: 400, reason: "PayloadEmpty")

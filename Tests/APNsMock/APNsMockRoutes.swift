@@ -77,6 +77,10 @@ struct APNsMockRoutes: Sendable {
             if pushType == "background", priority == "10" { return .badPriority }
         }
         if let id = headers["apns-id"], UUID(uuidString: id) == nil { return .badMessageID }
+        // Apple: the collapse identifier must not exceed 64 bytes.
+        if let collapse = headers["apns-collapse-id"], collapse.isEmpty || collapse.utf8.count > 64 {
+            return .badCollapseID
+        }
         if let expiration = headers["apns-expiration"], Int64(expiration) == nil { return .badExpirationDate }
         guard !body.isEmpty else { return .payloadEmpty }
         guard body.count <= 4096 else { return .payloadTooLarge }

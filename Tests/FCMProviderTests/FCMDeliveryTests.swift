@@ -43,6 +43,24 @@ struct FCMDeliveryTests {
         }
     }
 
+    @Test("a send's priority and collapse id become android.priority and android.collapse_key; none keeps high")
+    func priorityAndCollapse() async throws {
+        try await withFCM { fcm in
+            var normal = fcm.job("fcm-a", id: "ntf_a")
+            normal.priority = .normal
+            normal.collapseID = "balance"
+            var high = fcm.job("fcm-b", id: "ntf_b")
+            high.priority = .high
+            #expect(await fcm.provider.deliver(normal) == .sent)
+            #expect(await fcm.provider.deliver(high) == .sent)
+            #expect(await fcm.provider.deliver(fcm.job("fcm-c", id: "ntf_c")) == .sent)
+            let sends = await fcm.mock.sends
+            #expect(sends.map(\.priority) == ["normal", "high", "high"])
+            #expect(sends.map(\.collapseKey) == ["balance", nil, nil])
+            #expect(await fcm.mock.violations.isEmpty)
+        }
+    }
+
     @Test("the TTL is the whole seconds left until expiry, at least 0 and at most FCM's four weeks")
     func ttl() async throws {
         try await withFCM { fcm in

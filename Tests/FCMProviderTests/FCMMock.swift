@@ -42,6 +42,10 @@ actor FCMMock {
         /// The device-verification challenge, or `nil` for a notification id.
         var challenge: String?
         var ttl: String
+        /// `android.priority`: `high` or `normal`.
+        var priority: String
+        /// `android.collapse_key`, when the message has one.
+        var collapseKey: String?
         /// The project in the path (the token's own).
         var projectID: String
     }
@@ -191,8 +195,9 @@ actor FCMMock {
         return .mock(.ok, body: #"{"name":"projects/\#(projectID)/messages/0:\#(sends.count)"}"#)
     }
 
-    /// The message if the body has exactly `{"message":{"token","data":{"secureId"},"android":{"priority":"high",
-    /// "ttl":"<n>s"}}}` (or `"data":{"securepushChallenge"}`): no notification block, no other data, no other field.
+    /// The message if the body has exactly `{"message":{"token","data":{"secureId"},"android":{"priority":"high"|"normal",
+    /// "ttl":"<n>s","collapse_key"?}}}` (or `"data":{"securepushChallenge"}`): no notification block, no other data, no
+    /// other field. A collapse key is a non-empty string (FCM keeps at most four per device).
     private static func parse(_ request: MockRequest, projectID: String) -> Send? {
         guard request.body.count <= 4096,
             let root = try? JSONSerialization.jsonObject(with: request.body) as? [String: Any],
@@ -201,13 +206,17 @@ actor FCMMock {
             let token = message["token"] as? String, !token.isEmpty,
             let data = message["data"] as? [String: String],
             data.keys.sorted() == ["secureId"] || data.keys.sorted() == ["securepushChallenge", "securepushDeviceId"],
-            let android = message["android"] as? [String: Any], android.keys.sorted() == ["priority", "ttl"],
-            android["priority"] as? String == "high", let ttl = android["ttl"] as? String,
-            ttl.hasSuffix("s"), Int(ttl.dropLast()).map({ $0 >= 0 }) == true
+            let android = message["android"] as? [String: Any],
+            Set(android.keys).isSubset(of: ["priority", "ttl", "collapse_key"]),
+            let priority = android["priority"] as? String, ["high", "normal"].contains(priority),
+            let ttl = android["ttl"] as? String, ttl.hasSuffix("s"), Int(ttl.dropLast()).map({ $0 >= 0 }) == true
         else { return nil }
+        let collapseKey = android["collapse_key"] as? String
+        guard android["collapse_key"] == nil || collapseKey?.isEmpty == false else { return nil }
         return Send(
             request: request, registrationToken: token, secureId: data["secureId"],
-            challenge: data["securepushChallenge"], ttl: ttl, projectID: projectID)
+            challenge: data["securepushChallenge"], ttl: ttl, priority: priority, collapseKey: collapseKey,
+            projectID: projectID)
     }
 
     private func refuse(_ violation: String) -> Response {

@@ -1,4 +1,5 @@
 import DispatchService
+import SharedModels
 import Foundation
 import TestSupport
 import Testing
@@ -26,6 +27,19 @@ struct WNSDeliveryTests {
                 headers.keys.filter { $0.hasPrefix("x-wns-") }.sorted() == [
                     "x-wns-cache-policy", "x-wns-ttl", "x-wns-type",
                 ])
+            #expect(await wns.mock.violations.isEmpty)
+        }
+    }
+
+    @Test("a send's priority is X-WNS-PRIORITY 1 (high) or 2 (normal); none sends no header")
+    func priority() async throws {
+        try await withWNS { wns in
+            for priority in [Push.Priority.high, .normal, nil] {
+                var job = wns.job()
+                job.priority = priority
+                #expect(await wns.provider.deliver(job) == .sent)
+            }
+            #expect(await wns.mock.sends.map { $0.request.headers["x-wns-priority"] } == ["1", "2", nil])
             #expect(await wns.mock.violations.isEmpty)
         }
     }

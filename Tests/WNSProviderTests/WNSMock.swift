@@ -104,9 +104,13 @@ actor WNSMock {
             return refuse("\(name) is \(request.headers[name] ?? "missing"), expected \(value)")
         }
         let extra = request.headers.keys.filter {
-            $0.hasPrefix("x-wns-") && Self.rawHeaders[$0] == nil && $0 != "x-wns-ttl"
+            $0.hasPrefix("x-wns-") && Self.rawHeaders[$0] == nil && $0 != "x-wns-ttl" && $0 != "x-wns-priority"
         }
         guard extra.isEmpty else { return refuse("unexpected headers \(extra)") }
+        // WNS's priorities: 1 (high) to 4 (very low); absent is WNS's default.
+        if let priority = request.headers["x-wns-priority"], !["1", "2", "3", "4"].contains(priority) {
+            return refuse("X-WNS-PRIORITY is \(priority)")
+        }
         guard let ttl = request.headers["x-wns-ttl"].flatMap({ Int($0) }), ttl >= 1 else {
             return refuse("X-WNS-TTL is \(request.headers["x-wns-ttl"] ?? "missing")")
         }

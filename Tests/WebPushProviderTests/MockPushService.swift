@@ -18,6 +18,8 @@ struct ReceivedPush: Sendable {
     var subscription: String
     var ttl: Int?
     var urgency: String?
+    /// RFC 8030 §5.4 `Topic`: the push service keeps only the newest message per topic for an offline browser.
+    var topic: String?
     /// The `t=` JWT, verified against `k=`.
     var jwt: String?
     /// The `k=` key, base64url.
@@ -145,6 +147,14 @@ final class MockPushService: Sendable {
                 push.problems.append("Urgency '\(urgency)' is not an RFC 8030 value")
             }
         }
+        if let topic = headers[.topic] {
+            push.topic = topic
+            // RFC 8030 §5.4: at most 32 characters of the URL- and filename-safe base64 alphabet.
+            let alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+            if topic.isEmpty || topic.count > 32 || !topic.allSatisfy(alphabet.contains) {
+                push.problems.append("Topic '\(topic)' is not 1-32 base64url characters")
+            }
+        }
         if headers[.contentEncoding] != "aes128gcm" {
             push.problems.append("Content-Encoding is \(headers[.contentEncoding] ?? "nil"), not aes128gcm")
         }
@@ -195,4 +205,5 @@ final class MockPushService: Sendable {
 extension HTTPField.Name {
     static let ttl = Self("TTL")!
     static let urgency = Self("Urgency")!
+    static let topic = Self("Topic")!
 }

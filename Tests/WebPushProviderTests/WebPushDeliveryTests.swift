@@ -44,6 +44,24 @@ struct WebPushDeliveryTests {
         }
     }
 
+    @Test("a send's priority overrides the configured Urgency; its collapse id is the Topic; none sends no Topic")
+    func priorityAndTopic() async throws {
+        try await WebPushHarness.run(urgency: .normal) { harness async throws in
+            let browser = harness.mock.subscribe("erin")
+            var urgent = try harness.job(for: browser, notificationID: "ntf-1")
+            urgent.priority = .high
+            urgent.collapseID = "balance-7_x"
+            var calm = try harness.job(for: browser, notificationID: "ntf-2")
+            calm.priority = .normal
+            #expect(await harness.provider.deliver(urgent) == .sent)
+            #expect(await harness.provider.deliver(calm) == .sent)
+            #expect(try await harness.provider.deliver(harness.job(for: browser, notificationID: "ntf-3")) == .sent)
+            #expect(harness.mock.received.map(\.urgency) == ["high", "normal", "normal"])
+            #expect(harness.mock.received.map(\.topic) == ["balance-7_x", nil, nil])
+            #expect(harness.mock.received.allSatisfy { $0.problems.isEmpty })
+        }
+    }
+
     @Test("an id filling exactly one 4096-byte message is sent; one byte more is refused without a request")
     func sizeLimit() async throws {
         try await WebPushHarness.run { harness in
