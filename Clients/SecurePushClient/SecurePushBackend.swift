@@ -33,6 +33,13 @@ public actor SecurePushBackend {
         try await dispatch.call(Push.Send.self, params, token: try await accessToken())
     }
 
+    /// Sends one secure notification to each of up to 10,000 users in one call (`push.send` with `recipientIds`): one
+    /// notification per user auth knows; the others come back in `unknownRecipientIds`. With an idempotency key a
+    /// retry after any failure ends with exactly one notification per recipient.
+    public func send(_ params: Push.SendToMany.Params) async throws -> Push.SendToMany.Result {
+        try await dispatch.call(Push.SendToMany.self, params, token: try await accessToken())
+    }
+
     /// The user with this id or username (`auth.lookupUser`); `-32004` when auth knows no such user.
     public func lookupUser(_ params: Auth.LookupUser.Params) async throws -> Auth.LookupUser.Result {
         try await auth.call(Auth.LookupUser.self, params, token: try await accessToken())

@@ -1,6 +1,6 @@
 import DispatchService
-import SharedModels
 import Foundation
+import SharedModels
 import TestSupport
 import Testing
 
