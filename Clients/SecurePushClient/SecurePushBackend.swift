@@ -40,6 +40,13 @@ public actor SecurePushBackend {
         try await dispatch.call(Push.SendToMany.self, params, token: try await accessToken())
     }
 
+    /// Withdraws a scheduled send before it is due (`push.cancel`): `-32009` once it was sent, `-32004` for a
+    /// notification this client did not send.
+    public func cancel(notificationId: String) async throws {
+        _ = try await dispatch.call(
+            Push.Cancel.self, .init(notificationId: notificationId), token: try await accessToken())
+    }
+
     /// The user with this id or username (`auth.lookupUser`); `-32004` when auth knows no such user.
     public func lookupUser(_ params: Auth.LookupUser.Params) async throws -> Auth.LookupUser.Result {
         try await auth.call(Auth.LookupUser.self, params, token: try await accessToken())

@@ -225,6 +225,11 @@ public actor SecurePushDevice {
         return try await proving.call(Store.Get.self, params, traceparent: traceparent)
     }
 
+    /// One page of the user's notifications, newest first (`store.list`): scheduled sends appear once they are due.
+    public func list(_ params: Store.List.Params = .init()) async throws -> Store.List.Result {
+        try await authorized { token in try await self.store.call(Store.List.self, params, token: token) }
+    }
+
     /// Marks a notification read.
     public func markRead(_ notificationId: String) async throws -> Date {
         try await authorized { token in

@@ -161,7 +161,9 @@ public final class PostgresServiceDatabase: Service, Sendable {
     public func exclusively<T: Sendable>(
         _ name: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T? {
-        let key = Self.lockKey("\(serviceName).\(name)")
+        // Keyed by schema too: deployments (or tests) sharing one database in separate schemas never skip each
+        // other's rounds; the replicas of one deployment share a schema.
+        let key = Self.lockKey("\(schema).\(serviceName).\(name)")
         return try await transaction { connection -> T? in
             let rows = try await connection.query("SELECT pg_try_advisory_xact_lock(\(key))", logger: self.logger)
             var locked = false

@@ -140,6 +140,12 @@ public enum SettingCatalog {
         usedBy: #"dispatch"#,
         #"seconds before a stuck `push.send`'s idempotency key may be taken over"#)
 
+    /// `SECUREPUSH_MAX_SCHEDULE`.
+    public static let maxSchedule = IntegerSetting(
+        #"SECUREPUSH_MAX_SCHEDULE"#, group: .dispatch, default: 604_800, in: 1...2_592_000, unit: " s",
+        usedBy: #"dispatch"#,
+        #"furthest ahead a `push.send` `sendAt` may be, seconds (beyond: `-32602` naming `sendAt`)"#)
+
     /// `SECUREPUSH_REPLICA_LEASE`.
     public static let replicaLease = IntegerSetting(
         #"SECUREPUSH_REPLICA_LEASE"#, group: .dispatch, default: 10, in: 1...3_600, unit: " s",
@@ -374,6 +380,7 @@ public enum SettingCatalog {
             #"glibc's own variable. Each service sets malloc to keep up to 64 MB free per heap instead of giving memory back at 128 kB (`MallocTuning`; ~20% more `push.send`/s here, see [docs/benchmarks.md](benchmarks.md)); any `glibc.malloc.*` tunable set here replaces those settings"#
         ),
         idempotencyTimeout.setting,
+        maxSchedule.setting,
         proofsPerDevice.setting,
         storeProofRateLimit.setting,
         replicaLease.setting,

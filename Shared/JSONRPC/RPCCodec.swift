@@ -17,12 +17,16 @@ public enum RPCCodec {
         return decoder
     }
 
-    /// Accepts what `.iso8601` accepts; written out because `.iso8601` reports a malformed date at the
-    /// path of the enclosing object, so an invalid-params message could not name the date's own field.
+    /// Accepts what `.iso8601` accepts, and fractional seconds too (JavaScript's `toISOString()` writes
+    /// `2026-11-22T10:00:00.000Z`); written out because `.iso8601` reports a malformed date at the path of the
+    /// enclosing object, so an invalid-params message could not name the date's own field.
     private static func decodeISO8601(_ decoder: any Decoder) throws -> Date {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
-        guard let date = try? Date(text, strategy: .iso8601) else {
+        guard
+            let date = (try? Date(text, strategy: .iso8601))
+                ?? (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        else {
             throw DecodingError.dataCorruptedError(
                 in: container,
                 debugDescription: "expected an ISO 8601 date such as 2026-11-22T10:00:00Z"

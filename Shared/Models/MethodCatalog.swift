@@ -9,13 +9,13 @@ public enum MethodCatalog {
     /// Methods the notification store serves.
     public static let store: Set<String> = [
         Store.Put.name, Store.Get.name, Store.List.name, Store.MarkRead.name, Store.Delete.name, Store.Receipts.name,
-        Store.RevokeDevices.name, Store.PutMany.name,
+        Store.RevokeDevices.name, Store.PutMany.name, Store.Publish.name, Store.Discard.name,
     ]
     /// Methods push-dispatch serves.
     public static let dispatch: Set<String> = [
         Devices.Register.name, Devices.List.name, Devices.Unregister.name, Devices.Ack.name, Devices.Verify.name,
         Devices.WebPushKey.name,
-        Push.Send.name, Push.Status.name,
+        Push.Send.name, Push.Status.name, Push.Cancel.name,
         Apps.Create.name, Apps.List.name, Apps.Get.name, Apps.Update.name, Apps.RotateCredentials.name,
         Apps.Delete.name,
     ]

@@ -30,11 +30,17 @@ extension Push {
             /// A newer send with the same id (same client, recipient and app) replaces this one while it is not yet
             /// delivered: 1–32 characters of the base64url alphabet.
             public var collapseId: String?
+            /// When to send (ISO 8601, UTC): the notification id is answered now, the recipient's devices are resolved
+            /// and pushed when it is due; before then the recipient can neither list nor fetch it, and `push.cancel`
+            /// withdraws it. In the past or less than 1 s ahead: sent now. At most `SECUREPUSH_MAX_SCHEDULE` ahead.
+            /// The notification expires `ttlSeconds` after it.
+            public var sendAt: Date?
             public init(
                 recipientId: String, payload: String, ttlSeconds: Int? = nil, idempotencyKey: String? = nil,
                 sealedOnly: Bool? = nil, readOnce: Bool? = nil, appId: String? = nil, priority: Priority? = nil,
-                collapseId: String? = nil
+                collapseId: String? = nil, sendAt: Date? = nil
             ) {
+                self.sendAt = sendAt
                 self.priority = priority
                 self.collapseId = collapseId
                 self.appId = appId
@@ -50,7 +56,8 @@ extension Push {
         public struct Result: Codable, Sendable, Hashable {
             /// The stored notification's id: the only thing pushed to the devices.
             public var notificationId: String
-            /// One entry per targeted device; empty when the recipient has none.
+            /// One entry per targeted device; empty when the recipient has none, and for a scheduled send (its devices
+            /// are resolved when it is due: ask `push.status`).
             public var deliveries: [Delivery]
             public init(notificationId: String, deliveries: [Delivery]) {
                 self.notificationId = notificationId

@@ -32,11 +32,14 @@ extension Push {
             public var priority: Priority?
             /// As in ``Send/Params``, per recipient.
             public var collapseId: String?
+            /// As in ``Send/Params``: every recipient's notification is due then.
+            public var sendAt: Date?
             public init(
                 recipientIds: [String], payload: String, ttlSeconds: Int? = nil, idempotencyKey: String? = nil,
                 sealedOnly: Bool? = nil, readOnce: Bool? = nil, appId: String? = nil, priority: Priority? = nil,
-                collapseId: String? = nil
+                collapseId: String? = nil, sendAt: Date? = nil
             ) {
+                self.sendAt = sendAt
                 self.recipientIds = recipientIds
                 self.payload = payload
                 self.ttlSeconds = ttlSeconds

@@ -19,7 +19,17 @@ extension Push {
             /// The id of the trace `push.send` started (32 hex digits), when push-dispatch traced the send: look
             /// it up in the tracing backend to see the notification's whole journey. Absent when not traced.
             public var traceId: String?
-            public init(notificationId: String, deliveries: [DeliveryState], traceId: String? = nil) {
+            /// Where the send stands: `scheduled` (waiting for `sendAt`), `cancelled` (withdrawn by `push.cancel`) or
+            /// `sent` (its devices were resolved and its deliveries queued). Always present from push-dispatch.
+            public var state: SendState?
+            /// When a scheduled send is (or was) due; absent for a send made at once.
+            public var sendAt: Date?
+            public init(
+                notificationId: String, deliveries: [DeliveryState], traceId: String? = nil, state: SendState? = nil,
+                sendAt: Date? = nil
+            ) {
+                self.state = state
+                self.sendAt = sendAt
                 self.notificationId = notificationId
                 self.deliveries = deliveries
                 self.traceId = traceId

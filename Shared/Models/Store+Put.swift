@@ -22,10 +22,14 @@ extension Store {
             /// The same key from the same client, while its first notification has not expired, returns that
             /// notification and stores nothing (1–255 bytes of UTF-8).
             public var idempotencyKey: String?
+            /// A scheduled send's due time: the notification is held (its recipient can neither list nor fetch it)
+            /// until `store.publish` shows it, and expires `ttlSeconds` after this.
+            public var sendAt: Date?
             public init(
                 recipientId: String, payload: String, ttlSeconds: Int? = nil, recipientKeys: [RecipientKey]? = nil,
-                sealedOnly: Bool? = nil, readOnce: Bool? = nil, idempotencyKey: String? = nil
+                sealedOnly: Bool? = nil, readOnce: Bool? = nil, idempotencyKey: String? = nil, sendAt: Date? = nil
             ) {
+                self.sendAt = sendAt
                 self.idempotencyKey = idempotencyKey
                 self.recipientId = recipientId
                 self.payload = payload

@@ -47,6 +47,8 @@ struct MethodContract: Sendable, CustomStringConvertible {
         MethodContract(Auth.LookupUsers.self, fixture: "auth.lookupUsers"),
         MethodContract(Store.Put.self, fixture: "store.put", minimalParams: true),
         MethodContract(Store.PutMany.self, fixture: "store.putMany"),
+        MethodContract(Store.Publish.self, fixture: "store.publish"),
+        MethodContract(Store.Discard.self, fixture: "store.discard"),
         MethodContract(Store.Get.self, fixture: "store.get", minimalResult: true),
         MethodContract(Store.List.self, fixture: "store.list", minimalParams: true, minimalResult: true),
         MethodContract(Store.MarkRead.self, fixture: "store.markRead"),
@@ -67,6 +69,7 @@ struct MethodContract: Sendable, CustomStringConvertible {
         MethodContract(Apps.RotateCredentials.self, fixture: "apps.rotateCredentials"),
         MethodContract(Apps.Delete.self, fixture: "apps.delete"),
         MethodContract(Push.Status.self, fixture: "push.status", minimalResult: true),
+        MethodContract(Push.Cancel.self, fixture: "push.cancel"),
         MethodContract(Push.Notify.self, fixture: "push.notify"),
     ]
 }

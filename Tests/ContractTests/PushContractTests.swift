@@ -44,7 +44,7 @@ struct PushContractTests {
                     recipientIds: [AuthContractTests.userId, second, unknown],
                     payload: "Your November statement is ready.", ttlSeconds: 86_400,
                     idempotencyKey: "statement-2026-11", sealedOnly: true, readOnce: true, appId: "retail-ios",
-                    priority: .normal, collapseId: "statement-2026-11"))
+                    priority: .normal, collapseId: "statement-2026-11", sendAt: Fixture.utc(2026, 11, 30, 8, 0, 0)))
         #expect(
             try Fixture.roundTrip(Push.SendToMany.Result.self, "push.send.many.result")
                 == Push.SendToMany.Result(
@@ -63,6 +63,8 @@ struct PushContractTests {
         let full = try Fixture.result(Push.Status.self, "push.status")
         #expect(full.notificationId == StoreContractTests.notificationId)
         #expect(full.traceId == "4bf92f3577b34da6a3ce929d0e0e4736")
+        #expect(full.state == .sent)
+        #expect(full.sendAt == Fixture.utc(2026, 11, 22, 10, 0, 0))
         #expect(
             full.deliveries == [
                 Push.Status.DeliveryState(
@@ -75,12 +77,23 @@ struct PushContractTests {
             ])
         let minimal = try Fixture.result(Push.Status.self, "push.status", minimal: true)
         #expect(minimal.traceId == nil, "an untraced send has no traceId")
+        #expect(minimal.state == nil && minimal.sendAt == nil, "older servers answer neither")
         #expect(
             minimal.deliveries == [
                 Push.Status.DeliveryState(
                     deviceId: DevicesContractTests.tablet, platform: .direct, status: .acknowledged, attempts: 1,
                     updatedAt: Fixture.utc(2026, 11, 22, 10, 0, 1))
             ])
+    }
+
+    @Test("push.cancel {notificationId} → {}; send states keep their wire names")
+    func cancel() throws {
+        #expect(
+            try Fixture.params(Push.Cancel.self, "push.cancel")
+                == Push.Cancel.Params(notificationId: StoreContractTests.notificationId))
+        #expect(try Fixture.result(Push.Cancel.self, "push.cancel") == Empty())
+        #expect(
+            [Push.SendState.scheduled, .cancelled, .sent].map(\.rawValue) == ["scheduled", "cancelled", "sent"])
     }
 
     @Test("push.notify {notificationId}: the notification a device receives")

@@ -42,13 +42,42 @@ struct StoreContractTests {
                             deviceId: DevicesContractTests.phone, publicKey: DevicesContractTests.publicKey)
                     ], sealedOnly: true, readOnce: true,
                     idempotencyKey: "k3TqfBfvYk0n8Yx6rU9wq1hXx0l1bq9m0S8c3Zc5s2A"),
-                Store.Put.Params(recipientId: "7d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6", payload: Self.payload),
+                Store.Put.Params(
+                    recipientId: "7d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6", payload: Self.payload,
+                    sendAt: Fixture.utc(2026, 11, 30, 8, 0, 0)),
             ])
         #expect(
             try Fixture.result(Store.PutMany.self, "store.putMany").results == [
                 Store.Put.Result(notificationId: Self.notificationId, expiresAt: Self.expiresAt),
                 Store.Put.Result(notificationId: "0ddba115-5678-4cde-9f01-23456789abcd", expiresAt: Self.expiresAt),
             ])
+    }
+
+    @Test(
+        "store.publish {items: [{notificationId, recipientKeys?, sealedOnly?}]} → {published, missingNotificationIds}")
+    func publish() throws {
+        let second = "0ddba115-5678-4cde-9f01-23456789abcd"
+        #expect(
+            try Fixture.params(Store.Publish.self, "store.publish").items == [
+                Store.Publish.Item(
+                    notificationId: Self.notificationId,
+                    recipientKeys: [
+                        Store.RecipientKey(
+                            deviceId: DevicesContractTests.phone, publicKey: DevicesContractTests.publicKey)
+                    ], sealedOnly: true),
+                Store.Publish.Item(notificationId: second),
+            ])
+        #expect(
+            try Fixture.result(Store.Publish.self, "store.publish")
+                == Store.Publish.Result(published: 1, missingNotificationIds: [second]))
+    }
+
+    @Test("store.discard {notificationIds} → {discarded}")
+    func discard() throws {
+        #expect(
+            try Fixture.params(Store.Discard.self, "store.discard")
+                == Store.Discard.Params(notificationIds: [Self.notificationId]))
+        #expect(try Fixture.result(Store.Discard.self, "store.discard") == Store.Discard.Result(discarded: 1))
     }
 
     @Test("store.get {notificationId, deviceId?} → the notification with its payload, or the device's sealed copy")

@@ -39,6 +39,31 @@ final class CountingDeliveries: DeliveryRepository {
             clientID: clientID, key: key, fingerprint: fingerprint, now: now, staleBefore: staleBefore)
     }
 
+    func claimDueSchedules(owner: String, now: Date, leaseUntil: Date, limit: Int) async throws -> [SendRecord] {
+        counted()
+        return try await base.claimDueSchedules(owner: owner, now: now, leaseUntil: leaseUntil, limit: limit)
+    }
+
+    func recordDueSchedules(_ sends: [SendRecord], owner: String, now: Date) async throws -> [DeliveryJob] {
+        counted()
+        return try await base.recordDueSchedules(sends, owner: owner, now: now)
+    }
+
+    func releaseSchedules(_ notificationIDs: [String], owner: String) async throws {
+        counted()
+        try await base.releaseSchedules(notificationIDs, owner: owner)
+    }
+
+    func cancel(notificationID: String, clientID: String, now: Date) async throws -> CancelOutcome {
+        counted()
+        return try await base.cancel(notificationID: notificationID, clientID: clientID, now: now)
+    }
+
+    func sendState(notificationID: String, clientID: String) async throws -> (state: Push.SendState, sendAt: Date?)? {
+        counted()
+        return try await base.sendState(notificationID: notificationID, clientID: clientID)
+    }
+
     func recordSends(_ sends: [SendRecord]) async throws -> [DeliveryJob] {
         counted()
         return try await base.recordSends(sends)

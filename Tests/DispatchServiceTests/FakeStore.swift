@@ -36,7 +36,14 @@ final class FakeStore: Sendable {
         var putManyCalls: [Int] = []
         var failPutManyAfter: Int?
         var byKey: [String: Store.Put.Result] = [:]
+        var publishCalls: [[Store.Publish.Item]] = []
+        var discarded: [String] = []
     }
+
+    /// Every `store.publish` call's items, oldest first.
+    var publishCalls: [[Store.Publish.Item]] { state.withLock { $0.publishCalls } }
+    /// Every id `store.discard` was asked to delete.
+    var discarded: [String] { state.withLock { $0.discarded } }
 
     private let clock: any AdjustableClock
     private let state = Mutex(State())
@@ -113,6 +120,26 @@ final class FakeStore: Sendable {
         dispatcher.register(Store.PutMany.self) { [self] params, context in
             await passGate()
             return try putMany(params.items, token: context.bearerToken)
+        }
+        dispatcher.register(Store.Publish.self) { [self] params, context in
+            guard context.bearerToken != nil else { throw RPCError.unauthenticated() }
+            await passGate()
+            return try state.withLock { state in
+                guard state.mode == .up else { throw RPCError.internalError }
+                state.publishCalls.append(params.items)
+                let stored = Set(state.calls.compactMap(\.notificationID))
+                let missing = params.items.map(\.notificationId).filter { !stored.contains($0) }
+                return Store.Publish.Result(
+                    published: params.items.count - missing.count, missingNotificationIds: missing)
+            }
+        }
+        dispatcher.register(Store.Discard.self) { [self] params, context in
+            guard context.bearerToken != nil else { throw RPCError.unauthenticated() }
+            return try state.withLock { state in
+                guard state.mode == .up else { throw RPCError.internalError }
+                state.discarded += params.notificationIds
+                return Store.Discard.Result(discarded: params.notificationIds.count)
+            }
         }
         dispatcher.register(Store.Receipts.self) { [self] params, context in
             guard context.bearerToken != nil else { throw RPCError.unauthenticated() }

@@ -158,6 +158,19 @@ struct InvalidParamsTests {
         #expect(error.data == .object(["field": "placedAt"]))
     }
 
+    @Test(
+        "dates with fractional seconds (JavaScript's toISOString) are read to the millisecond; without, whole seconds")
+    func fractionalSeconds() throws {
+        let decoder = RPCCodec.makeDecoder()
+        let whole = try decoder.decode([Date].self, from: Data(#"["2026-11-22T10:00:00Z"]"#.utf8))
+        let fraction = try decoder.decode([Date].self, from: Data(#"["2026-11-22T10:00:00.250Z"]"#.utf8))
+        #expect(whole[0].timeIntervalSince1970 == 1_795_341_600)
+        #expect(fraction[0].timeIntervalSince(whole[0]) == 0.25)
+        #expect(throws: DecodingError.self) {
+            _ = try decoder.decode([Date].self, from: Data(#"["2026-11-22 10:00"]"#.utf8))
+        }
+    }
+
     @Test("a malformed date inside an array element names its full path")
     func malformedNestedDate() async throws {
         var dispatcher = RPCDispatcher()

@@ -31,6 +31,24 @@ public protocol DeliveryRepository: Sendable {
     /// that id to the same recipient in the same app `collapsed`.
     func recordSend(_ send: SendRecord, claim: IdempotencyClaim?) async throws -> RecordedSend
 
+    /// Claims up to `limit` scheduled sends due at `now` (and those whose claimer's lease lapsed) for `owner` until
+    /// `leaseUntil`, earliest due first: on PostgreSQL each is claimed by one replica (`FOR UPDATE SKIP LOCKED`).
+    func claimDueSchedules(owner: String, now: Date, leaseUntil: Date, limit: Int) async throws -> [SendRecord]
+
+    /// Records claimed scheduled sends as sent in one transaction: each still claimed by `owner` gets one `queued`
+    /// job per targeted active device (``SendRecord/deviceIDs``) and collapses as ``recordSend(_:claim:)`` does.
+    /// Returns the new jobs.
+    func recordDueSchedules(_ sends: [SendRecord], owner: String, now: Date) async throws -> [DeliveryJob]
+
+    /// Hands claimed scheduled sends back (the store could not publish them): any replica claims them again.
+    func releaseSchedules(_ notificationIDs: [String], owner: String) async throws
+
+    /// Cancels a scheduled send of `clientID`'s: what happened, decided by one statement against the claim.
+    func cancel(notificationID: String, clientID: String, now: Date) async throws -> CancelOutcome
+
+    /// Where `clientID`'s send stands and when it is (or was) due; `nil` when `clientID` did not send it.
+    func sendState(notificationID: String, clientID: String) async throws -> (state: Push.SendState, sendAt: Date?)?
+
     /// The deliveries of a notification, oldest first, when `clientID` sent it (otherwise `nil`);
     /// deliveries past the notification's expiry are marked `expired` first.
     func deliveries(notificationID: String, clientID: String, now: Date) async throws -> [Push.Status.DeliveryState]?
@@ -145,12 +163,17 @@ public struct SendRecord: Sendable, Hashable {
     public var priority: Push.Priority?
     /// The send's collapse id (scoped to client, recipient and app).
     public var collapseID: String?
+    /// When a scheduled send is due (`nil`: sent at once): it is recorded `scheduled`, without jobs, until then.
+    public var sendAt: Date?
+    /// Whether only sealed devices are targeted (kept for a scheduled send, whose devices are resolved when due).
+    public var sealedOnly: Bool = false
 
     public init(
         notificationID: String, clientID: String, recipientID: String, expiresAt: Date, createdAt: Date,
         deviceIDs: Set<String>? = nil, traceParent: TraceParent? = nil, appID: String = AppCatalog.environmentAppID,
-        priority: Push.Priority? = nil, collapseID: String? = nil
+        priority: Push.Priority? = nil, collapseID: String? = nil, sendAt: Date? = nil
     ) {
+        self.sendAt = sendAt
         self.priority = priority
         self.collapseID = collapseID
         self.appID = appID
@@ -162,6 +185,18 @@ public struct SendRecord: Sendable, Hashable {
         self.expiresAt = expiresAt
         self.createdAt = createdAt
     }
+}
+
+/// What ``DeliveryRepository/cancel(notificationID:clientID:now:)`` found.
+public enum CancelOutcome: Sendable, Hashable {
+    /// It was scheduled and is cancelled now.
+    case cancelled
+    /// It was cancelled before.
+    case alreadyCancelled
+    /// It was due and its sending started (or it was never scheduled).
+    case alreadySent
+    /// The client sent no such notification.
+    case notFound
 }
 
 /// A recorded send: the `push.send` result and the jobs to hand to the providers.

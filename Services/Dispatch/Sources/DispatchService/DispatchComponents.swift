@@ -91,7 +91,9 @@ public struct DispatchComponents: RPCServiceComponents {
         if let sqlite = database.sqlite {
             // One push-dispatch process owns a SQLite file: a reservation still pending when it starts was left by a
             // process that died mid-send, and a retry of that send must not wait for it to go stale.
+            // Likewise scheduled sends it had claimed: they are claimable again at once.
             let released = try sqlite.write { db in
+                try db.execute(sql: SQLDeliveryRepository.releaseAllClaimedSchedules)
                 try db.execute(sql: SQLDeliveryRepository.releaseAllPendingReservations)
                 return db.changesCount
             }
@@ -138,11 +140,14 @@ public struct DispatchComponents: RPCServiceComponents {
             sendCounters: SQLAttemptCounters(database: database.sql, table: SQLAppRepository.sendCountersTable),
             limits: .init(
                 maxPayloadBytes: configuration.maxPayloadBytes, maxTTLSeconds: configuration.maxTTLSeconds,
-                idempotencyTimeout: configuration.idempotencyTimeout, defaultTTLSeconds: configuration.defaultTTLSeconds
+                idempotencyTimeout: configuration.idempotencyTimeout,
+                defaultTTLSeconds: configuration.defaultTTLSeconds,
+                maxScheduleSeconds: configuration.maxScheduleSeconds
             ),
             now: now,
             logger: logger,
-            tracer: tracer
+            tracer: tracer,
+            scheduleOwner: deliveryRepository.replicaID
         )
         let revocations = RevokedSessionsFeed(auth: auth, tokens: tokens, now: now)
         let sweep = DirectSweep(
@@ -175,6 +180,12 @@ public struct DispatchComponents: RPCServiceComponents {
                 revocationSender,
                 PeriodicService(name: "dispatch.expiry", interval: configuration.expiryInterval, logger: logger) {
                     try await pushes.expireAndPurge()
+                },
+                // Scheduled sends that came due: each claimed by one replica, published in the store, then queued.
+                PeriodicService(
+                    name: "dispatch.schedule", interval: configuration.scheduleInterval, logger: logger
+                ) {
+                    _ = try await pushes.sendDueSchedules()
                 },
                 // One keepalive timer for every event stream: an idle stream holds no task of its own.
                 PeriodicService(

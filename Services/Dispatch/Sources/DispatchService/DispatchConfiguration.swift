@@ -26,6 +26,10 @@ public struct DispatchConfiguration: ServiceDatabaseConfiguration, Sendable {
     /// `SECUREPUSH_REPLICA_LEASE`): a send left pending by a replica that died is taken over by a retry once its
     /// lease lapsed, at most this long after the death, instead of after `idempotencyTimeout`.
     public var replicaLeaseTimeout: Duration = .seconds(SettingCatalog.replicaLease.defaultValue)
+    /// Furthest ahead a `push.send` `sendAt` may be (`SECUREPUSH_MAX_SCHEDULE`).
+    public var maxScheduleSeconds = SettingCatalog.maxSchedule.defaultValue
+    /// How often due scheduled sends are looked for (a scheduled send goes out within this of its time).
+    public var scheduleInterval: Duration = .milliseconds(250)
     /// push-dispatch's own client id at auth (a client with scope `store:write`).
     public var dispatchClientID: String
     /// push-dispatch's own client secret at auth.
@@ -122,6 +126,7 @@ public struct DispatchConfiguration: ServiceDatabaseConfiguration, Sendable {
         idempotencyTimeout = .seconds(
             try environment.int(SettingCatalog.idempotencyTimeout))
         replicaLeaseTimeout = .seconds(try environment.int(SettingCatalog.replicaLease))
+        maxScheduleSeconds = try environment.int(SettingCatalog.maxSchedule)
         sqliteSynchronous = try environment.sqliteSynchronous()
         defaultTTLSeconds = try environment.defaultTTL()
         sweepInterval = .seconds(try environment.int(SettingCatalog.dispatchSweepInterval))

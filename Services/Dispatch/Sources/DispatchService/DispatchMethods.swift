@@ -74,6 +74,11 @@ public enum DispatchMethods {
             }
         }
 
+        methods.register(Push.Cancel.self, requires: .scope(Scope.pushSend)) { params, client, _ in
+            try await pushes.cancel(clientID: client.subject, notificationID: params.notificationId)
+            return Empty()
+        }
+
         methods.register(Push.Status.self, requires: .scope(Scope.pushSend)) { params, client, _ in
             try await pushes.status(clientID: client.subject, notificationID: params.notificationId)
         }

@@ -208,10 +208,12 @@ public enum DispatchMigrations {
         },
         // Send controls (issue 29): what an idempotency key was first used with (a digest of the recipients, payload
         // and options) and, for a send to many, its whole result; each send's priority and collapse id, copied onto
-        // its jobs for the providers; a collapse id's earlier sends found by (client, recipient, app, id).
-        SQLMigration(
-            "v12 send controls",
-            [
+        // its jobs for the providers; a collapse id's earlier sends found by (client, recipient, app, id). A scheduled
+        // send waits in `state` 'scheduled' until `send_at`, is claimed by one replica ('publishing', under a lease)
+        // and ends 'sent', or 'cancelled' by push.cancel; what its jobs need then (sealed only, trace context) is kept.
+        SQLMigration("v12 send controls") { dialect in
+            let integer = dialect == .postgresql ? "BIGINT" : "INTEGER"
+            return [
                 "ALTER TABLE idempotency_key ADD COLUMN fingerprint TEXT",
                 "ALTER TABLE idempotency_key ADD COLUMN result TEXT",
                 "ALTER TABLE push_send ADD COLUMN priority TEXT",
@@ -222,7 +224,18 @@ public enum DispatchMigrations {
                 CREATE INDEX push_send_by_collapse_id ON push_send (client_id, recipient_id, app_id, collapse_id)
                     WHERE collapse_id IS NOT NULL
                 """,
-            ]),
+                "ALTER TABLE push_send ADD COLUMN state TEXT NOT NULL DEFAULT 'sent'",
+                "ALTER TABLE push_send ADD COLUMN send_at \(integer)",
+                "ALTER TABLE push_send ADD COLUMN sealed_only INTEGER NOT NULL DEFAULT 0",
+                "ALTER TABLE push_send ADD COLUMN traceparent TEXT",
+                "ALTER TABLE push_send ADD COLUMN lease_owner TEXT",
+                "ALTER TABLE push_send ADD COLUMN lease_until \(integer)",
+                """
+                CREATE INDEX push_send_due ON push_send (send_at)
+                    WHERE state IN ('scheduled', 'publishing')
+                """,
+            ]
+        },
     ]
 
     /// The service's schema: `dispatch` on PostgreSQL, built by ``all``.

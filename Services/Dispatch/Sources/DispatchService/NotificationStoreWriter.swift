@@ -33,6 +33,16 @@ public struct NotificationStoreWriter: Sendable {
         return results
     }
 
+    /// Shows held notifications now that they are due (`store.publish`); failures as for ``put(_:)``.
+    public func publish(_ items: [Store.Publish.Item]) async throws -> Store.Publish.Result {
+        try await call(Store.Publish.self, .init(items: items))
+    }
+
+    /// Deletes held notifications of cancelled sends (`store.discard`); failures as for ``put(_:)``.
+    public func discard(_ notificationIDs: [String]) async throws -> Int {
+        try await call(Store.Discard.self, .init(notificationIds: notificationIDs)).discarded
+    }
+
     /// Which devices fetched the notification, and when first (`store.receipts`); failures as for ``put(_:)``.
     public func receipts(notificationID: String) async throws -> [Store.Receipt] {
         try await call(Store.Receipts.self, .init(notificationId: notificationID)).receipts

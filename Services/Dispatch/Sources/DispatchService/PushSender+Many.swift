@@ -38,16 +38,26 @@ extension PushSender {
         try await count(knownIDs.count, app: app, clientID: clientID, releasing: claim)
         var notifications: [Push.RecipientNotification] = []
         notifications.reserveCapacity(knownIDs.count)
+        let dueAt = options.dueAt(now: now())
         do {
-            let active = Dictionary(
-                grouping: try await devices.activeDevices(ownerIDs: knownIDs, appID: app.id), by: \.ownerID)
+            // A scheduled send's devices are resolved when it is due.
+            let active =
+                dueAt != nil
+                ? [:]
+                : Dictionary(
+                    grouping: try await devices.activeDevices(ownerIDs: knownIDs, appID: app.id), by: \.ownerID)
             for batch in batches(of: knownIDs, options: options, active: active) {
-                let plans = batch.map { Self.sealing(active[$0] ?? [], sealedOnly: options.sealedOnly == true) }
+                let plans = batch.map {
+                    dueAt != nil
+                        ? SealingPlan.unresolved
+                        : Self.sealing(active[$0] ?? [], sealedOnly: options.sealedOnly == true)
+                }
                 let stored = try await store.putMany(
-                    zip(batch, plans).map { storeItem(options, recipientID: $0, $1, app, clientID) })
+                    zip(batch, plans).map { storeItem(options, recipientID: $0, $1, app, clientID, sendAt: dueAt) })
                 let records = zip(batch, zip(plans, stored)).map { recipientID, planned in
                     sendRecord(
-                        options, recipientID: recipientID, stored: planned.1, targets: planned.0.targets, app, clientID)
+                        options, recipientID: recipientID, stored: planned.1, targets: planned.0.targets, app, clientID,
+                        sendAt: dueAt)
                 }
                 await providers.jobsQueued(try await deliveries.recordSends(records))
                 notifications += zip(batch, stored).map {

@@ -18,12 +18,18 @@ public struct PushSender: Sendable {
         public var retention: Duration
         /// The store's lifetime for a send without `ttlSeconds` (`SECUREPUSH_DEFAULT_TTL`).
         public var defaultTTLSeconds: Int
+        /// Furthest ahead a `sendAt` may be (`SECUREPUSH_MAX_SCHEDULE`).
+        public var maxScheduleSeconds: Int
+        /// How long one replica holds the due scheduled sends it claimed before another may take them over.
+        public var scheduleLease: Duration
 
         public init(
             maxPayloadBytes: Int = 65_536, maxTTLSeconds: Int = 2_592_000,
             idempotencyTimeout: Duration = .seconds(120), retention: Duration = .seconds(86_400),
-            defaultTTLSeconds: Int = 604_800
+            defaultTTLSeconds: Int = 604_800, maxScheduleSeconds: Int = 604_800, scheduleLease: Duration = .seconds(60)
         ) {
+            self.maxScheduleSeconds = maxScheduleSeconds
+            self.scheduleLease = scheduleLease
             self.defaultTTLSeconds = defaultTTLSeconds
             self.maxPayloadBytes = maxPayloadBytes
             self.maxTTLSeconds = maxTTLSeconds
@@ -49,6 +55,8 @@ public struct PushSender: Sendable {
     let logger: Logger
     /// Reads the `push.send` span's trace context, kept with the send for its deliveries; `nil`: not traced.
     let tracer: (any Tracer)?
+    /// This replica's name on the scheduled sends it claims (its delivery repository's replica id).
+    let scheduleOwner: String
 
     public init(
         deliveries: any DeliveryRepository,
@@ -60,8 +68,10 @@ public struct PushSender: Sendable {
         limits: Limits,
         now: @escaping @Sendable () -> Date,
         logger: Logger,
-        tracer: (any Tracer)? = nil
+        tracer: (any Tracer)? = nil,
+        scheduleOwner: String = UUID.random().uuidString.lowercased()
     ) {
+        self.scheduleOwner = scheduleOwner
         self.sendCounters = sendCounters
         self.deliveries = deliveries
         self.devices = devices
@@ -102,13 +112,19 @@ public struct PushSender: Sendable {
         try await count(1, app: app, clientID: clientID, releasing: claim)
         let stored: Store.Put.Result
         let targets: Set<String>?
+        let dueAt = options.dueAt(now: now())
         do {
-            let active = try await devices.devices(ownerID: params.recipientId).filter {
-                $0.isActive && $0.appID == app.id
+            // A scheduled send's devices are resolved when it is due.
+            var plan = SealingPlan.unresolved
+            if dueAt == nil {
+                let active = try await devices.devices(ownerID: params.recipientId).filter {
+                    $0.isActive && $0.appID == app.id
+                }
+                plan = Self.sealing(active, sealedOnly: options.sealedOnly == true)
             }
-            let plan = Self.sealing(active, sealedOnly: options.sealedOnly == true)
             targets = plan.targets
-            stored = try await store.put(storeItem(options, recipientID: params.recipientId, plan, app, clientID))
+            stored = try await store.put(
+                storeItem(options, recipientID: params.recipientId, plan, app, clientID, sendAt: dueAt))
         } catch {
             logger.warning(
                 "push.send.store_failed", metadata: [LogMetadataKey.clientID: "\(clientID)", "error": "\(error)"])
@@ -118,7 +134,9 @@ public struct PushSender: Sendable {
         let recorded: RecordedSend
         do {
             recorded = try await deliveries.recordSend(
-                sendRecord(options, recipientID: params.recipientId, stored: stored, targets: targets, app, clientID),
+                sendRecord(
+                    options, recipientID: params.recipientId, stored: stored, targets: targets, app, clientID,
+                    sendAt: dueAt),
                 claim: claim)
         } catch let error as DispatchError where error == .sendInProgress {
             throw error
@@ -144,7 +162,7 @@ public struct PushSender: Sendable {
             throw DispatchError.appNotAllowed(appID)
         }
         let app = try await providers.app(appID)
-        try options.validate(limits: limits, app: app.limits)
+        try options.validate(limits: limits, app: app.limits, now: now())
         return app
     }
 
@@ -193,27 +211,30 @@ public struct PushSender: Sendable {
     /// What the store is asked to keep for one recipient. With an idempotency key, the store's own key for the
     /// recipient makes a retried call find the notification the first one stored.
     func storeItem(
-        _ options: SendOptions, recipientID: String, _ plan: SealingPlan, _ app: ServedApp, _ clientID: String
+        _ options: SendOptions, recipientID: String, _ plan: SealingPlan, _ app: ServedApp, _ clientID: String,
+        sendAt: Date?
     ) -> Store.Put.Params {
         Store.Put.Params(
             recipientId: recipientID, payload: options.payload,
             ttlSeconds: options.ttlSeconds ?? app.limits.maxTTLSeconds.map { min($0, limits.defaultTTLSeconds) },
-            recipientKeys: plan.keys, sealedOnly: plan.sealedOnly ? true : nil,
+            recipientKeys: plan.keys, sealedOnly: plan.sealedOnly || options.sealedOnly == true ? true : nil,
             readOnce: options.readOnce == true ? true : nil,
             idempotencyKey: options.idempotencyKey.map {
                 SendOptions.storeKey(clientID: clientID, key: $0, recipientID: recipientID)
-            })
+            }, sendAt: sendAt)
     }
 
     /// The send as push-dispatch records it once the store has the payload.
     func sendRecord(
         _ options: SendOptions, recipientID: String, stored: Store.Put.Result, targets: Set<String>?,
-        _ app: ServedApp, _ clientID: String
+        _ app: ServedApp, _ clientID: String, sendAt: Date?
     ) -> SendRecord {
-        SendRecord(
+        var record = SendRecord(
             notificationID: stored.notificationId, clientID: clientID, recipientID: recipientID,
             expiresAt: stored.expiresAt, createdAt: now(), deviceIDs: targets, traceParent: currentTraceParent(),
-            appID: app.id, priority: options.priority, collapseID: options.collapseId)
+            appID: app.id, priority: options.priority, collapseID: options.collapseId, sendAt: sendAt)
+        record.sealedOnly = options.sealedOnly == true
+        return record
     }
 
     /// What the store is asked to keep, and which devices are targeted.
@@ -224,6 +245,9 @@ public struct PushSender: Sendable {
         var sealedOnly: Bool
         /// The devices targeted; `nil` (every active device) when none is sealed.
         var targets: Set<String>?
+
+        /// A scheduled send's, before it is due: nothing sealed, nobody resolved.
+        static let unresolved = SealingPlan(keys: nil, sealedOnly: false, targets: nil)
     }
 
     /// Of a recipient's active devices in the app, sealed ones get their own copy; `sealedOnly` targets only them.
@@ -254,7 +278,10 @@ public struct PushSender: Sendable {
             logger.warning("push.status.receipts_failed", metadata: ["error": "\(error)"])
         }
         let traceID = try await deliveries.traceParent(notificationID: notificationID)?.traceID
-        return Push.Status.Result(notificationId: notificationID, deliveries: states, traceId: traceID)
+        let schedule = try await deliveries.sendState(notificationID: notificationID, clientID: clientID)
+        return Push.Status.Result(
+            notificationId: notificationID, deliveries: states, traceId: traceID, state: schedule?.state ?? .sent,
+            sendAt: schedule?.sendAt)
     }
 
     /// Marks deliveries past expiry `expired` and forgets sends whose retention ended (run periodically).

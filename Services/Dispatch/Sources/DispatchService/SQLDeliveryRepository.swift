@@ -24,7 +24,7 @@ public struct SQLDeliveryRepository: DeliveryRepository {
         self.replicaID = replicaID
     }
 
-    /// Rows per `INSERT` when sends record themselves and their jobs (at most 10 bindings each: well under SQLite's
+    /// Rows per `INSERT` when sends record themselves and their jobs (at most 13 bindings each: well under SQLite's
     /// and PostgreSQL's limits).
     static let insertBatchSize = 200
     /// Statuses of a job that is not finished yet.
@@ -53,7 +53,8 @@ public struct SQLDeliveryRepository: DeliveryRepository {
     public func recordSend(_ send: SendRecord, claim: IdempotencyClaim?) async throws -> RecordedSend {
         try await database.transaction { db in
             let devices = try await Self.activeDevices(of: [send.recipientID], appID: send.appID, db)
-            let targeted = Self.targeted(devices[send.recipientID] ?? [], by: send)
+            // A scheduled send targets nobody yet: its devices are resolved when it is due.
+            let targeted = send.sendAt == nil ? Self.targeted(devices[send.recipientID] ?? [], by: send) : []
             let recorded = try await Self.insert([(send, targeted)], db)
             // Completes the claim, unless it was taken over meanwhile: then nothing of this send is kept.
             if let claim, try await !Self.complete(claim, notificationID: send.notificationID, db) {
@@ -70,7 +71,9 @@ public struct SQLDeliveryRepository: DeliveryRepository {
             var pairs: [(SendRecord, [TargetDevice])] = []
             for (appID, group) in Dictionary(grouping: sends, by: \.appID) {
                 let devices = try await Self.activeDevices(of: group.map(\.recipientID), appID: appID, db)
-                pairs += group.map { ($0, Self.targeted(devices[$0.recipientID] ?? [], by: $0)) }
+                pairs += group.map {
+                    ($0, $0.sendAt == nil ? Self.targeted(devices[$0.recipientID] ?? [], by: $0) : [])
+                }
             }
             let jobs = try await Self.insert(pairs, db).jobs
             try await Self.wake(for: jobs, db)
@@ -130,7 +133,8 @@ public struct SQLDeliveryRepository: DeliveryRepository {
             rows.append([
                 send.notificationID, send.clientID, send.recipientID, send.expiresAt.millisecondsSince1970,
                 send.createdAt.millisecondsSince1970, String(decoding: try encoder.encode(result), as: UTF8.self),
-                send.appID, send.priority?.rawValue, send.collapseID,
+                send.appID, send.priority?.rawValue, send.collapseID, send.sendAt == nil ? "sent" : "scheduled",
+                send.sendAt?.millisecondsSince1970, send.sealedOnly ? 1 : 0, send.traceParent?.description,
             ])
         }
         // A send recorded by an earlier call (the same notification, from the store's idempotency key) is skipped.
@@ -141,8 +145,9 @@ public struct SQLDeliveryRepository: DeliveryRepository {
                 """
                 INSERT INTO push_send (
                     notification_id, client_id, recipient_id, expires_at, created_at, result, app_id, priority,
-                    collapse_id)
-                VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?)", count: batch.count).joined(separator: ", "))
+                    collapse_id, state, send_at, sealed_only, traceparent)
+                VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: batch.count)
+                    .joined(separator: ", "))
                 ON CONFLICT (notification_id) DO NOTHING
                 RETURNING notification_id
                 """, Array(batch.joined()))
@@ -150,7 +155,16 @@ public struct SQLDeliveryRepository: DeliveryRepository {
                 inserted.insert(try row.decode(0, as: String.self))
             }
         }
-        let fresh = sends.filter { inserted.contains($0.0.notificationID) }
+        // A scheduled send has no jobs yet, and collapses nothing until it is due.
+        let fresh = sends.filter { inserted.contains($0.0.notificationID) && $0.0.sendAt == nil }
+        return (results, try await insertJobs(fresh, db))
+    }
+
+    /// Inserts one `queued` job per (send, device), collapsing first the earlier sends each send's collapse id
+    /// replaces; returns the jobs with their sequences.
+    static func insertJobs(_ fresh: [(SendRecord, [TargetDevice])], _ db: any SQLTransaction) async throws
+        -> [DeliveryJob]
+    {
         for (send, _) in fresh where send.collapseID != nil {
             try await collapseEarlier(than: send, db)
         }
@@ -197,7 +211,7 @@ public struct SQLDeliveryRepository: DeliveryRepository {
             job.collapseID = send.collapseID
             return job
         }
-        return (results, jobs)
+        return jobs
     }
 
     /// Ends `collapsed` the waiting jobs of the earlier sends `send`'s collapse id replaces (same client, recipient

@@ -13,6 +13,7 @@ struct SendOptions: Codable, Sendable, Hashable {
     var appId: String?
     var priority: Push.Priority?
     var collapseId: String?
+    var sendAt: Date?
 
     init(_ params: Push.Send.Params) {
         payload = params.payload
@@ -23,6 +24,7 @@ struct SendOptions: Codable, Sendable, Hashable {
         appId = params.appId
         priority = params.priority
         collapseId = params.collapseId
+        sendAt = params.sendAt
     }
 
     init(_ params: Push.SendToMany.Params) {
@@ -34,6 +36,7 @@ struct SendOptions: Codable, Sendable, Hashable {
         appId = params.appId
         priority = params.priority
         collapseId = params.collapseId
+        sendAt = params.sendAt
     }
 
     /// Longest collapse id: Web Push's `Topic` header allows 32 characters of the base64url alphabet.
@@ -43,8 +46,19 @@ struct SendOptions: Codable, Sendable, Hashable {
     static let keyReused = DispatchError.invalidField(
         "idempotencyKey", "reused with different parameters (recipients, payload or options)")
 
-    /// Checks the options against the deployment's bounds and the app's (the lower of the two wins).
-    func validate(limits: PushSender.Limits, app: Apps.Limits) throws(DispatchError) {
+    /// When the send is due, when it is scheduled: `sendAt` at least 1 s after `now` (earlier is sent at once).
+    func dueAt(now: Date) -> Date? {
+        guard let sendAt, sendAt.timeIntervalSince(now) >= 1 else { return nil }
+        return sendAt
+    }
+
+    /// Checks the options against the deployment's bounds and the app's (the lower of the two wins), and `sendAt`
+    /// against `SECUREPUSH_MAX_SCHEDULE` from `now`.
+    func validate(limits: PushSender.Limits, app: Apps.Limits, now: Date) throws(DispatchError) {
+        if let sendAt, sendAt.timeIntervalSince(now) > TimeInterval(limits.maxScheduleSeconds) {
+            throw .invalidField(
+                "sendAt", "must be at most \(limits.maxScheduleSeconds) seconds ahead (SECUREPUSH_MAX_SCHEDULE)")
+        }
         let maxPayloadBytes = min(app.maxPayloadBytes ?? limits.maxPayloadBytes, limits.maxPayloadBytes)
         let maxTTLSeconds = min(app.maxTTLSeconds ?? limits.maxTTLSeconds, limits.maxTTLSeconds)
         guard !payload.isEmpty else { throw .invalidField("payload", "must not be empty") }

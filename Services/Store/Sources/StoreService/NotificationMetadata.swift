@@ -42,11 +42,14 @@ public struct NotificationRecord: Sendable, Hashable {
     /// Names the writer's idempotency key (a digest of the writing client and its key): at most one notification
     /// holds it. `nil` when none was given.
     public var writerKey: String?
+    /// Held from its recipient until `store.publish` (a scheduled send not yet due): not listed, not fetched.
+    public var held: Bool
 
     public init(
         metadata: NotificationMetadata, payload: String?, sealedCopies: [SealedCopyRecord] = [],
-        writerKey: String? = nil
+        writerKey: String? = nil, held: Bool = false
     ) {
+        self.held = held
         self.writerKey = writerKey
         self.metadata = metadata
         self.payload = payload

@@ -49,6 +49,19 @@ public protocol NotificationRepository: Sendable {
     /// Deletes the recipient's unexpired notification; `false` when there was none.
     func delete(id: String, recipientID: String, now: Date) async throws -> Bool
 
+    /// The unexpired notifications among `ids`, held or shown, each held one with its server-readable payload (a
+    /// scheduled send's, kept until it is published).
+    func storedForPublishing(ids: [String], now: Date) async throws -> [StoredForPublishing]
+
+    /// Shows each held notification in one transaction: its creation time becomes `now`, its sealed copies are
+    /// added, and with ``PublishedNotification/eraseReadableCopy`` its readable copy is erased. A notification shown
+    /// already is left as it is. Returns how many were shown.
+    func publish(_ items: [PublishedNotification], now: Date) async throws -> Int
+
+    /// Deletes the notifications among `ids` that are still held (a cancelled scheduled send), with their copies;
+    /// returns how many.
+    func discardHeld(ids: [String]) async throws -> Int
+
     /// Deletes everything that expired at or before `now`; returns how many.
     func deleteExpired(now: Date) async throws -> Int
 }
@@ -66,5 +79,34 @@ extension NotificationRepository {
     /// Stores one new notification and its sealed copies (``insert(_:)-([NotificationRecord])``).
     public func insert(_ record: NotificationRecord) async throws {
         _ = try await insert([record])
+    }
+}
+
+/// A notification `store.publish` names, as stored.
+public struct StoredForPublishing: Sendable, Hashable {
+    public var metadata: NotificationMetadata
+    /// The held notification's readable payload; `nil` once shown, or when none is kept.
+    public var payload: String?
+    /// Whether it is still held from its recipient.
+    public var held: Bool
+
+    public init(metadata: NotificationMetadata, payload: String?, held: Bool) {
+        self.metadata = metadata
+        self.payload = payload
+        self.held = held
+    }
+}
+
+/// A held notification to show, with the sealed copies made for it now.
+public struct PublishedNotification: Sendable, Hashable {
+    public var id: String
+    public var sealedCopies: [SealedCopyRecord]
+    /// Whether the readable copy is erased as it is shown (a sealed-only send).
+    public var eraseReadableCopy: Bool
+
+    public init(id: String, sealedCopies: [SealedCopyRecord], eraseReadableCopy: Bool) {
+        self.id = id
+        self.sealedCopies = sealedCopies
+        self.eraseReadableCopy = eraseReadableCopy
     }
 }

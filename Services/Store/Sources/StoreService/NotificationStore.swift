@@ -68,14 +68,16 @@ public struct NotificationStore: Sendable {
     ///
     /// Each of `recipientKeys` gets its own HPKE-sealed copy; with `sealedOnly` no server-readable copy is kept at all
     /// (the plaintext goes no further than this function). With `readOnce` the first successful fetch erases every copy.
-    /// With an `idempotencyKey`, a notification `writer` stored with the same key before is returned instead.
+    /// With an `idempotencyKey`, a notification `writer` stored with the same key before is returned instead. With a
+    /// `sendAt` it is held from its recipient until ``publish(_:)`` shows it.
     public func put(
         recipientID: String, payload: String, ttlSeconds: Int?, recipientKeys: [Store.RecipientKey] = [],
-        sealedOnly: Bool = false, readOnce: Bool = false, idempotencyKey: String? = nil, writer: String = ""
+        sealedOnly: Bool = false, readOnce: Bool = false, idempotencyKey: String? = nil, writer: String = "",
+        sendAt: Date? = nil
     ) async throws -> NotificationMetadata {
         let item = Store.Put.Params(
             recipientId: recipientID, payload: payload, ttlSeconds: ttlSeconds, recipientKeys: recipientKeys,
-            sealedOnly: sealedOnly, readOnce: readOnce, idempotencyKey: idempotencyKey)
+            sealedOnly: sealedOnly, readOnce: readOnce, idempotencyKey: idempotencyKey, sendAt: sendAt)
         let record = try record(for: item, writer: writer, field: { $0 })
         let stored = try await repository.insert([record])
         if stored.first?.id == record.metadata.id { metrics.stored.increment() }
@@ -124,23 +126,86 @@ public struct NotificationStore: Sendable {
         }
         let keys = try Self.validKeys(item.recipientKeys ?? [], field: field("recipientKeys"))
         let createdAt = now().truncatedToMilliseconds
+        if let sendAt = item.sendAt, sendAt.timeIntervalSince(createdAt) > Self.maxHoldSeconds {
+            throw StoreError.invalidField(field("sendAt"), "must be at most \(Self.maxHoldSeconds) seconds ahead")
+        }
+        // A held notification lives its whole lifetime after it is due.
+        let start = max(createdAt, item.sendAt?.truncatedToMilliseconds ?? createdAt)
         let metadata = NotificationMetadata(
             id: NotificationID.make(),
             recipientID: item.recipientId,
             createdAt: createdAt,
-            expiresAt: createdAt.addingTimeInterval(TimeInterval(ttl)),
+            expiresAt: start.addingTimeInterval(TimeInterval(ttl)),
             readOnce: item.readOnce ?? false
         )
-        let plaintext = Data(item.payload.utf8)
-        let copies = try keys.map { deviceID, key in
-            let copy = try SealedPayloadCipher.seal(plaintext, to: key, notificationID: metadata.id, deviceID: deviceID)
+        let copies = try Self.sealedCopies(of: Data(item.payload.utf8), to: keys, notificationID: metadata.id)
+        // A held sealed-only notification keeps its readable copy (sealed at rest) until it is published: its
+        // devices are sealed to then.
+        let held = item.sendAt != nil
+        return NotificationRecord(
+            metadata: metadata, payload: item.sealedOnly == true && !held ? nil : item.payload, sealedCopies: copies,
+            writerKey: item.idempotencyKey.map { Self.writerKey(writer: writer, key: $0) }, held: held)
+    }
+
+    /// The payload sealed (HPKE) to each device's key, bound to the notification and the device.
+    private static func sealedCopies(
+        of plaintext: Data, to keys: [(String, DevicePublicKey)], notificationID: String
+    ) throws -> [SealedCopyRecord] {
+        try keys.map { deviceID, key in
+            let copy = try SealedPayloadCipher.seal(
+                plaintext, to: key, notificationID: notificationID, deviceID: deviceID)
             return SealedCopyRecord(
                 deviceID: deviceID, publicKey: key.x963Representation, enc: Data(strictBase64URL: copy.enc),
                 ciphertext: Data(strictBase64URL: copy.ciphertext))
         }
-        return NotificationRecord(
-            metadata: metadata, payload: item.sealedOnly == true ? nil : item.payload, sealedCopies: copies,
-            writerKey: item.idempotencyKey.map { Self.writerKey(writer: writer, key: $0) })
+    }
+
+    /// Longest a notification may be held for its `sendAt` (push-dispatch's `SECUREPUSH_MAX_SCHEDULE` is lower).
+    public static let maxHoldSeconds: TimeInterval = 31 * 86_400
+
+    /// Shows held notifications now that they are due (`store.publish`): each sealed to `recipientKeys`, its readable
+    /// copy erased when `sealedOnly`. 1 to ``Store/Publish/maxItems`` items; ids that name nothing come back in
+    /// `missingNotificationIds`.
+    public func publish(_ items: [Store.Publish.Item]) async throws -> Store.Publish.Result {
+        guard (1...Store.Publish.maxItems).contains(items.count) else {
+            throw StoreError.invalidField("items", "must hold 1–\(Store.Publish.maxItems) notifications")
+        }
+        let checked = try items.enumerated().map { index, item in
+            (
+                id: NotificationID.normalized(item.notificationId),
+                keys: try Self.validKeys(item.recipientKeys ?? [], field: "items[\(index)].recipientKeys"),
+                eraseReadableCopy: item.sealedOnly == true
+            )
+        }
+        let stored = Dictionary(
+            try await repository.storedForPublishing(ids: checked.compactMap(\.id), now: now()).map {
+                ($0.metadata.id, $0)
+            }, uniquingKeysWith: { first, _ in first })
+        var missing: [String] = []
+        var publishing: [PublishedNotification] = []
+        for (item, entry) in zip(items, checked) {
+            guard let id = entry.id, let found = stored[id] else {
+                missing.append(item.notificationId)
+                continue
+            }
+            guard found.held else { continue }
+            let copies =
+                try found.payload.map {
+                    try Self.sealedCopies(of: Data($0.utf8), to: entry.keys, notificationID: id)
+                } ?? []
+            publishing.append(
+                PublishedNotification(id: id, sealedCopies: copies, eraseReadableCopy: entry.eraseReadableCopy))
+        }
+        let published = try await repository.publish(publishing, now: now().truncatedToMilliseconds)
+        return Store.Publish.Result(published: published, missingNotificationIds: missing)
+    }
+
+    /// Deletes held notifications (`store.discard`: a cancelled scheduled send); shown ones are never touched.
+    public func discard(_ ids: [String]) async throws -> Int {
+        guard (1...Store.Publish.maxItems).contains(ids.count) else {
+            throw StoreError.invalidField("notificationIds", "must name 1–\(Store.Publish.maxItems) notifications")
+        }
+        return try await repository.discardHeld(ids: ids.compactMap(NotificationID.normalized))
     }
 
     /// A writer's idempotency key as stored: a digest of the writer and its key, so two clients' keys never meet and

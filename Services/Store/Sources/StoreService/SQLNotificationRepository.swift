@@ -45,7 +45,7 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
             return [
                 metadata.id, metadata.recipientID, readable?.bytes ?? Data(), readable?.scheme ?? Self.noPayloadScheme,
                 metadata.createdAt.millisecondsSince1970, metadata.expiresAt.millisecondsSince1970,
-                metadata.readAt?.millisecondsSince1970, metadata.readOnce, record.writerKey,
+                metadata.readAt?.millisecondsSince1970, metadata.readOnce, record.writerKey, record.held ? 1 : 0,
             ]
         }
         return try await database.transaction { db in
@@ -56,8 +56,9 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
                 for row in try await db.query(
                     """
                     INSERT INTO notification (
-                        id, recipient_id, payload, payload_scheme, created_at, expires_at, read_at, read_once, writer_key)
-                    VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?)", count: batch.count).joined(separator: ", "))
+                        id, recipient_id, payload, payload_scheme, created_at, expires_at, read_at, read_once, writer_key,
+                        held)
+                    VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: batch.count).joined(separator: ", "))
                     ON CONFLICT (writer_key) DO NOTHING
                     RETURNING id
                     """, Array(batch.joined()))
@@ -97,13 +98,13 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
         }
     }
 
-    /// Rows per multi-row `INSERT` (9 bindings each: well under SQLite's and PostgreSQL's limits).
+    /// Rows per multi-row `INSERT` (10 bindings each: well under SQLite's and PostgreSQL's limits).
     static let insertBatchSize = 100
 
     public func find(id: String, recipientID: String, now: Date) async throws -> NotificationRecord? {
         guard
             let row = try await database.readOne(
-                "SELECT \(Self.columns) FROM notification WHERE id = ? AND recipient_id = ? AND expires_at > ?",
+                "SELECT \(Self.columns) FROM notification WHERE id = ? AND recipient_id = ? AND expires_at > ? AND held = 0",
                 [id, recipientID, now.millisecondsSince1970])
         else { return nil }
         return NotificationRecord(metadata: try Self.metadata(from: row), payload: try open(row))
@@ -121,7 +122,7 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
         let (outcome, erased) = try await database.transaction { db -> (FetchOutcome, Bool) in
             guard
                 let row = try await db.query(
-                    "SELECT \(Self.columns) FROM notification WHERE id = ? AND recipient_id = ? AND expires_at > ?",
+                    "SELECT \(Self.columns) FROM notification WHERE id = ? AND recipient_id = ? AND expires_at > ? AND held = 0",
                     [id, recipientID, nowMS]
                 ).first
             else { return (.missing, false) }
@@ -190,7 +191,7 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
 
     /// The recipient's unexpired notification with its payload (``columns``).
     private static let fetchSQL =
-        "SELECT \(columns) FROM notification WHERE id = ? AND recipient_id = ? AND expires_at > ?"
+        "SELECT \(columns) FROM notification WHERE id = ? AND recipient_id = ? AND expires_at > ? AND held = 0"
 
     /// A fetch for no particular device decided by its one read (`row`, read with ``fetchSQL``); `nil` when the
     /// notification is read-once, whose fetch changes it (a transaction).
@@ -209,7 +210,7 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
             let row = try await database.readOne(
                 """
                 SELECT n.recipient_id, c.public_key FROM sealed_copy c JOIN notification n ON n.id = c.notification_id
-                WHERE c.notification_id = ? AND c.device_id = ? AND n.expires_at > ? AND NOT \(Self.revokedCopy)
+                WHERE c.notification_id = ? AND c.device_id = ? AND n.expires_at > ? AND n.held = 0 AND NOT \(Self.revokedCopy)
                 """, [id, deviceID, now.millisecondsSince1970])
         else { return nil }
         return (try row.decode(0), try row.decode(1))
@@ -223,7 +224,7 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
     }
 
     /// The payload of a row read with ``columns``; `nil` when the row keeps no server-readable copy.
-    private func open(_ row: SQLRow) throws -> String? {
+    func open(_ row: SQLRow) throws -> String? {
         let scheme: String = try row.decode(8)
         guard scheme != Self.noPayloadScheme else { return nil }
         let opened = try sealer.open(
@@ -242,7 +243,7 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
         async throws -> [NotificationMetadata]
     {
         var sql = """
-            SELECT \(Self.metadataColumns) FROM notification WHERE recipient_id = ? AND expires_at > ?
+            SELECT \(Self.metadataColumns) FROM notification WHERE recipient_id = ? AND expires_at > ? AND held = 0
             """
         var binds: [any SQLBindable] = [recipientID, now.millisecondsSince1970]
         if unreadOnly { sql += " AND read_at IS NULL" }
@@ -260,7 +261,7 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
         let rows = try await database.write(
             """
             UPDATE notification SET read_at = COALESCE(read_at, ?)
-            WHERE id = ? AND recipient_id = ? AND expires_at > ?
+            WHERE id = ? AND recipient_id = ? AND expires_at > ? AND held = 0
             RETURNING read_at
             """, [at.millisecondsSince1970, id, recipientID, now.millisecondsSince1970])
         return try rows.first.map { Date(millisecondsSince1970: try $0.decode(0)) }
@@ -270,7 +271,7 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
         let nowMS = now.millisecondsSince1970
         let erased = try await database.transaction { db in
             let deleted = try await db.execute(
-                "DELETE FROM notification WHERE id = ? AND recipient_id = ? AND expires_at > ?",
+                "DELETE FROM notification WHERE id = ? AND recipient_id = ? AND expires_at > ? AND held = 0",
                 [id, recipientID, nowMS])
             if deleted > 0 { _ = try await db.execute("DELETE FROM sealed_copy WHERE notification_id = ?", [id]) }
             return deleted > 0

@@ -24,7 +24,8 @@ public enum StoreMethods {
             let stored = try await store.put(
                 recipientID: params.recipientId, payload: params.payload, ttlSeconds: params.ttlSeconds,
                 recipientKeys: params.recipientKeys ?? [], sealedOnly: params.sealedOnly ?? false,
-                readOnce: params.readOnce ?? false, idempotencyKey: params.idempotencyKey, writer: principal.subject)
+                readOnce: params.readOnce ?? false, idempotencyKey: params.idempotencyKey, writer: principal.subject,
+                sendAt: params.sendAt)
             context.logger.debug(
                 "store.put.stored",
                 metadata: [
@@ -41,6 +42,14 @@ public enum StoreMethods {
                 metadata: [LogMetadataKey.clientID: "\(principal.subject)", "store.items": "\(stored.count)"])
             return Store.PutMany.Result(
                 results: stored.map { Store.Put.Result(notificationId: $0.id, expiresAt: $0.expiresAt) })
+        }
+
+        methods.register(Store.Publish.self, requires: .scope(Scope.storeWrite)) { params, _, _ in
+            try await store.publish(params.items)
+        }
+
+        methods.register(Store.Discard.self, requires: .scope(Scope.storeWrite)) { params, _, _ in
+            Store.Discard.Result(discarded: try await store.discard(params.notificationIds))
         }
 
         // Admits its callers itself: a device's `SecurePush-Device-Proof` (with or without the user's token), or a

@@ -56,6 +56,9 @@ public enum StoreMigrations {
                 "ALTER TABLE notification ADD COLUMN writer_key TEXT",
                 "CREATE UNIQUE INDEX notification_by_writer_key ON notification (writer_key)",
             ]),
+        // Scheduled sends (push.send sendAt): a held notification is stored but hidden from its recipient (never
+        // listed, fetched, marked or deleted by them) until store.publish shows it, or store.discard deletes it.
+        SQLMigration("v7 held notifications", ["ALTER TABLE notification ADD COLUMN held INTEGER NOT NULL DEFAULT 0"]),
     ]
 
     /// The service's schema: `store` on PostgreSQL, built by ``all``.
