@@ -82,6 +82,8 @@ BACKEND_CLIENT_SECRET = "bench-backend-secret-0123456789abcdef"
 SEND_RATES = (200, 1000)
 SEND_CONCURRENCY = 64
 FANOUT_CONCURRENCY = 64
+# Recipients per push.send in the fan-out's one-call-to-many scenario (issue 29): 10 calls for 10,000 users.
+FANOUT_RECIPIENTS_PER_CALL = 1_000
 USERNAME = "bench-user"
 PASSWORD = "bench-password-123"
 ACCESS_TOKEN_TTL = 7200  # raised from 900 s so a long full run never outlives its token
@@ -1198,10 +1200,13 @@ def bench_fanout(ctx, prof):
     stack = start_stack(ctx, "fanout", start_dispatch=False)
     mock_file = os.path.join(ctx["work"], "apns-mock.json")
     result_file = os.path.join(ctx["work"], "fanout-result.json")
+    pid_file = os.path.join(ctx["work"], "fanout-dispatch.pid")
     argv = ["fanout"] + stack["bench_args"] + [
         "--devices", str(prof["fanout_devices"]), "--users", str(prof["fanout_users"]),
         "--concurrency", str(FANOUT_CONCURRENCY), "--dispatch-data-dir", stack["dispatch_data"],
-        "--auth-data-dir", stack["auth_data"],
+        "--auth-data-dir", stack["auth_data"], "--recipients-per-call", str(FANOUT_RECIPIENTS_PER_CALL),
+        "--dispatch-pid-file", pid_file, "--service-pid", str(stack["auth"].pid),
+        "--service-pid", str(stack["store"].pid),
         "--mock-file", mock_file, "--out", result_file]
     tool = start_bench_tool(ctx, "securepush-bench-fanout", argv)
     try:
@@ -1218,6 +1223,9 @@ def bench_fanout(ctx, prof):
                     "SECUREPUSH_APNS_KEY_FILE": mock["keyFile"], "SECUREPUSH_APNS_KEY_ID": mock["keyId"],
                     "SECUREPUSH_APNS_TEAM_ID": mock["teamId"], "SECUREPUSH_APNS_TOPIC": mock["topic"]}
         dispatch = stack["launch_dispatch"](apns_env)
+        with open(pid_file + ".tmp", "w") as f:
+            f.write(str(dispatch.pid))
+        os.rename(pid_file + ".tmp", pid_file)
         wait_healthy("fanout-dispatch", stack["dispatch_url"], dispatch)
         cpu_before = cpu_seconds([dispatch.pid])
         finish_bench_tool(ctx, "securepush-bench-fanout", tool, timeout=600)
@@ -1229,8 +1237,10 @@ def bench_fanout(ctx, prof):
     with open(result_file) as f:
         raw = json.load(f)
     one, many = raw["one_user"], raw["many_users"]
-    deliveries = one["deliveries"] + many["sends"]
-    figures = {"one_user": one, "many_users": many, "apns_connections": raw["apns_connections"],
+    batch = raw.get("one_call_to_many")
+    deliveries = one["deliveries"] + many["sends"] + (batch["recipients"] if batch else 0)
+    figures = {"one_user": one, "many_users": many, "one_call_to_many": batch,
+               "apns_connections": raw["apns_connections"],
                "dispatch_cpu_us_per_delivery": round(dispatch_cpu / max(1, deliveries) * 1e6, 1),
                "memory_after_mb": memory_after}
     # The one send records a job per device before it returns; how fast the worker then empties the queue:
@@ -1246,6 +1256,9 @@ def bench_fanout(ctx, prof):
                     "devices.register)",
         "many_users": f"{prof['fanout_users']} push.send, {FANOUT_CONCURRENCY} in flight, to as many users with one "
                       "APNs device each (seeded into push-dispatch's SQLite through its own repository)",
+        "one_call_to_many": f"the same {prof['fanout_users']} users again through push.send with recipientIds, "
+                            f"{FANOUT_RECIPIENTS_PER_CALL} per call, one call at a time (issue 29); CPU of auth, "
+                            "notification-store and push-dispatch over the scenario, read from /proc",
         "dispatch": "SECUREPUSH_DELIVERY_CONCURRENCY default (64 APNs requests in flight), SQLite",
         "targets": {"deliveries_per_s_min": TARGET_DELIVERIES_PER_S},
     }
@@ -1259,6 +1272,16 @@ def bench_fanout(ctx, prof):
             f"{many['sends_per_second']:.0f} sends/s, all delivered {many['total_seconds']} s after the first send, "
             f"{many['drain_seconds']} s after the last) [target >= {TARGET_DELIVERIES_PER_S:.0f}/s: "
             f"{met(many['target_met'])}]")
+    if batch:
+        calls = batch.get("call_ms") or {}
+        summary(f"fanout.one_call_to_many.deliveries_per_s {batch['deliveries_per_second']:.0f} "
+                f"({batch['recipients']} users, {batch['recipients_per_call']} recipients per push.send, "
+                f"{batch['calls']} calls one at a time, each answered in p50 {calls.get('p50')} ms / max "
+                f"{calls.get('max')} ms; all delivered {batch['total_seconds']} s after the first call)")
+        by_service = batch.get("cpu_microseconds_per_recipient_by_service") or {}
+        summary(f"fanout.one_call_to_many.services_cpu_us_per_recipient "
+                f"{batch.get('services_cpu_microseconds_per_recipient')} ("
+                + ", ".join(f"{k} {v}" for k, v in sorted(by_service.items())) + ")")
     summary(f"fanout.dispatch_cpu_us_per_delivery {figures['dispatch_cpu_us_per_delivery']:.0f}")
     for name, value in memory_after.items():
         summary(f"memory.after_fanout.{name}.mb {value}")

@@ -41,6 +41,15 @@ struct FanOutCommand: AsyncParsableCommand {
     @Option(help: "auth's data directory (auth.sqlite): the seeded users are created there too")
     var authDataDir: String
 
+    @Option(help: "recipients per push.send in the one-call-to-many scenario (0: skip it)")
+    var recipientsPerCall: Int = 1_000
+
+    @Option(help: "a file bench.py writes push-dispatch's pid to once it started (for the services' CPU per scenario)")
+    var dispatchPidFile: String?
+
+    @Option(help: "the pids of auth and notification-store, for their CPU per scenario")
+    var servicePid: [Int32] = []
+
     @Option(help: "where to write the mock's settings for push-dispatch")
     var mockFile: String
 
@@ -60,6 +69,7 @@ struct FanOutCommand: AsyncParsableCommand {
             let run = try FanOutRun(mock: mock, options: options, logger: logger, timeout: .seconds(timeout))
             let oneUser: FanOutRun.OneUserFigures
             let manyUsers: FanOutRun.ManyUsersFigures
+            var oneCallToMany: FanOutRun.OneCallToManyFigures?
             do {
                 progress("fanout: one user with \(devices) devices")
                 oneUser = try await run.oneUser(devices: devices)
@@ -72,6 +82,16 @@ struct FanOutCommand: AsyncParsableCommand {
                 progress(
                     "fanout: many users: \(Int(manyUsers.deliveriesPerSecond)) deliveries/s, \(Int(manyUsers.sendsPerSecond)) sends/s"
                 )
+                if recipientsPerCall > 0 {
+                    progress("fanout: \(seeded.count) users again, \(recipientsPerCall) recipients per push.send")
+                    let figures = try await run.oneCallToMany(
+                        seeded, perCall: recipientsPerCall, pids: try servicePids())
+                    progress(
+                        "fanout: one call to many: \(Int(figures.deliveriesPerSecond)) deliveries/s, "
+                            + "\(figures.servicesCPUMicrosecondsPerRecipient.map { "\($0)" } ?? "?") us of CPU per recipient"
+                    )
+                    oneCallToMany = figures
+                }
             } catch {
                 await run.shutdown()
                 throw error
@@ -85,8 +105,24 @@ struct FanOutCommand: AsyncParsableCommand {
                         + "\(rejected[0].answer.reason ?? "")")
             }
             try options.write(
-                FanOutResult(oneUser: oneUser, manyUsers: manyUsers, apnsConnections: mock.connections.count))
+                FanOutResult(
+                    oneUser: oneUser, manyUsers: manyUsers, oneCallToMany: oneCallToMany,
+                    apnsConnections: mock.connections.count))
         }
+    }
+
+    /// The services' pids by name: auth and notification-store as given, push-dispatch from its pid file.
+    private func servicePids() throws -> [String: Int32] {
+        var pids: [String: Int32] = [:]
+        for (name, pid) in zip(["auth", "store"], servicePid) { pids[name] = pid }
+        if let dispatchPidFile {
+            guard
+                let text = try? String(contentsOfFile: dispatchPidFile, encoding: .utf8),
+                let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            else { throw BenchmarkFailure("no pid in \(dispatchPidFile)") }
+            pids["dispatch"] = pid
+        }
+        return pids
     }
 
     private func waitUntilHealthy(logger: Logger) async throws {
@@ -108,6 +144,8 @@ struct FanOutCommand: AsyncParsableCommand {
 struct FanOutResult: Encodable {
     var oneUser: FanOutRun.OneUserFigures
     var manyUsers: FanOutRun.ManyUsersFigures
+    /// The same users reached through `push.send` with `recipientIds` (absent when skipped).
+    var oneCallToMany: FanOutRun.OneCallToManyFigures?
     /// Connections push-dispatch opened to the mock over the whole run.
     var apnsConnections: Int
 }

@@ -123,6 +123,59 @@ final class FanOutRun: Sendable {
             drainSeconds: (max(0, last.timeIntervalSince(lastSend)) * 1000).rounded() / 1000)
     }
 
+    /// What one `push.send` with `recipientIds` per `perCall` users costs (issue 29).
+    struct OneCallToManyFigures: Codable, Sendable {
+        var recipients: Int
+        var recipientsPerCall: Int
+        var calls: Int
+        /// Each call's time until push-dispatch answered, in milliseconds.
+        var callMs: LatencySummary?
+        /// Deliveries the mock accepted per second, from the first call to the last delivery.
+        var deliveriesPerSecond: Double
+        var totalSeconds: Double
+        /// The services' CPU over the scenario, per recipient (`nil` when their processes could not be read).
+        var servicesCPUMicrosecondsPerRecipient: Double?
+        var cpuMicrosecondsPerRecipientByService: [String: Double]
+    }
+
+    /// `users` reached through `push.send` calls with `recipientIds` of `perCall` users each, one call at a time;
+    /// `pids` name the services whose CPU is counted.
+    func oneCallToMany(_ users: [DeviceSeeder.SeededUser], perCall: Int, pids: [String: Int32]) async throws
+        -> OneCallToManyFigures
+    {
+        let before = mock.state.successes.count
+        let cpuBefore = pids.mapValues { ProcessCPU.seconds(pid: $0) }
+        var callSeconds: [Double] = []
+        let firstSend = Date()
+        for start in stride(from: 0, to: users.count, by: perCall) {
+            let batch = users[start..<min(start + perCall, users.count)].map(\.userID)
+            let sentAt = Date()
+            let result = try await backend.send(
+                Push.SendToMany.Params(recipientIds: batch, payload: "statement \(start / perCall)"))
+            callSeconds.append(Date().timeIntervalSince(sentAt))
+            guard result.notifications.count == batch.count, result.unknownRecipientIds.isEmpty else {
+                throw BenchmarkFailure(
+                    "push.send to \(batch.count) answered \(result.notifications.count) notifications, "
+                        + "\(result.unknownRecipientIds.count) unknown")
+            }
+        }
+        let last = try await waitForDeliveries(before + users.count)
+        let total = last.timeIntervalSince(firstSend)
+        var byService: [String: Double] = [:]
+        for (name, pid) in pids {
+            guard let start = cpuBefore[name] ?? nil, let end = ProcessCPU.seconds(pid: pid) else { continue }
+            byService[name] = ((end - start) / Double(users.count) * 1e7).rounded() / 10
+        }
+        return OneCallToManyFigures(
+            recipients: users.count, recipientsPerCall: perCall, calls: callSeconds.count,
+            callMs: LatencySummary(callSeconds.map { Duration.milliseconds(Int64(($0 * 1000).rounded())) }),
+            deliveriesPerSecond: (Double(users.count) / total).rounded(),
+            totalSeconds: (total * 1000).rounded() / 1000,
+            servicesCPUMicrosecondsPerRecipient: byService.count == pids.count && !pids.isEmpty
+                ? (byService.values.reduce(0, +) * 10).rounded() / 10 : nil,
+            cpuMicrosecondsPerRecipientByService: byService)
+    }
+
     /// Waits until the mock has accepted `target` deliveries in all; returns when the last of them arrived.
     private func waitForDeliveries(_ target: Int) async throws -> Date {
         let clock = ContinuousClock()
