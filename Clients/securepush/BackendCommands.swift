@@ -65,21 +65,42 @@ struct SendCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "send", abstract: "Send a secure notification to a user (push.send).")
 
-    @Option(help: "the recipient: a username, or a user id (printed by `register` and `login`)") var to: String
+    @Option(
+        help:
+            "the recipient: a username, or a user id (printed by `register` and `login`); repeat it to send to several in one call"
+    )
+    var to: [String]
     @Option(help: "the sensitive text; it goes to notification-store, never to the push channel") var message: String
     @Option(help: "lifetime in seconds (default 7 days)") var ttl: Int?
     @Option(help: "sending again with the same key returns the first result") var idempotencyKey: String?
     @Flag(help: "erase every copy after the recipient's first successful fetch") var readOnce = false
     @Flag(help: "target only the recipient's sealed devices; no server-readable copy is kept") var sealedOnly = false
+    @Option(help: "high or normal: how urgently the providers deliver the id") var priority: String?
+    @Option(help: "a newer send with the same id replaces this one while it waits (1-32 of A-Z a-z 0-9 - _)")
+    var collapseId: String?
+    @Option(help: "when to send, ISO 8601 UTC (e.g. 2026-11-30T08:00:00Z); `securepush cancel ID` withdraws it before")
+    var sendAt: String?
     @OptionGroup var client: BackendClientOptions
     @OptionGroup var endpoints: EndpointOptions
 
+    func validate() throws {
+        guard !to.isEmpty else { throw ValidationError("give at least one --to") }
+        if let sendAt, (try? Date(sendAt, strategy: .iso8601)) == nil {
+            throw ValidationError("--send-at must be an ISO 8601 UTC time such as 2026-11-30T08:00:00Z")
+        }
+    }
+
+    /// The send's options, as `push.send` takes them.
+    private var sendTime: Date? { sendAt.flatMap { try? Date($0, strategy: .iso8601) } }
+
     func run() async throws {
+        if to.count > 1 { return try await sendToMany() }
         let (backend, general) = try client.makeBackend(endpoints.endpoints)
         var context = general
         context.notFoundHint = "send to a registered user: their username, or the user id `securepush register` printed"
         context.flags = [
             "payload": "--message", "recipientId": "--to", "ttlSeconds": "--ttl", "idempotencyKey": "--idempotency-key",
+            "priority": "--priority", "collapseId": "--collapse-id", "sendAt": "--send-at",
         ]
         let result: Push.Send.Result
         do {
@@ -89,7 +110,9 @@ struct SendCommand: AsyncParsableCommand {
                     return try await backend.send(
                         .init(
                             recipientId: recipientId, payload: message, ttlSeconds: ttl, idempotencyKey: idempotencyKey,
-                            sealedOnly: sealedOnly ? true : nil, readOnce: readOnce ? true : nil)
+                            sealedOnly: sealedOnly ? true : nil, readOnce: readOnce ? true : nil,
+                            priority: priority.map(Push.Priority.init(rawValue:)), collapseId: collapseId,
+                            sendAt: sendTime)
                     )
                 } catch let error as RPCError where error.code == RPCErrorCode.notFound {
                     throw CLIError(
@@ -103,6 +126,12 @@ struct SendCommand: AsyncParsableCommand {
         }
         await backend.shutdown()
         print("notification \(result.notificationId)")
+        if let sendTime, sendTime.timeIntervalSinceNow >= 1 {
+            print(
+                "  scheduled for \(sendTime.formatted(.iso8601)): `securepush status` follows it, `securepush cancel` withdraws it"
+            )
+            return
+        }
         if result.deliveries.isEmpty {
             print(
                 "  (the recipient has no registered devices yet: `securepush listen` registers one; the payload waits")
@@ -115,8 +144,48 @@ struct SendCommand: AsyncParsableCommand {
 }
 
 extension SendCommand {
+    /// `push.send` with `recipientIds`: every `--to` resolved, one call.
+    func sendToMany() async throws {
+        let (backend, general) = try client.makeBackend(endpoints.endpoints)
+        var context = general
+        context.flags = [
+            "payload": "--message", "recipientIds": "--to", "ttlSeconds": "--ttl",
+            "idempotencyKey": "--idempotency-key",
+            "priority": "--priority", "collapseId": "--collapse-id", "sendAt": "--send-at",
+        ]
+        let result: Push.SendToMany.Result
+        do {
+            result = try await explainingFailures(context) {
+                var ids: [String] = []
+                for recipient in to { ids.append(try await recipientID(recipient, backend)) }
+                return try await backend.send(
+                    Push.SendToMany.Params(
+                        recipientIds: ids, payload: message, ttlSeconds: ttl, idempotencyKey: idempotencyKey,
+                        sealedOnly: sealedOnly ? true : nil, readOnce: readOnce ? true : nil,
+                        priority: priority.map(Push.Priority.init(rawValue:)), collapseId: collapseId,
+                        sendAt: sendTime))
+            }
+        } catch {
+            await backend.shutdown()
+            throw error
+        }
+        await backend.shutdown()
+        for notification in result.notifications {
+            print("notification \(notification.notificationId) for \(notification.recipientId)")
+        }
+        for unknown in result.unknownRecipientIds { print("no user \(unknown): nothing sent") }
+        if let sendTime, sendTime.timeIntervalSinceNow >= 1 {
+            print("  scheduled for \(sendTime.formatted(.iso8601))")
+        }
+    }
+
     /// `--to` as a user id: a UUID is taken as one (push.send checks it exists), anything else is a username.
     func recipientID(_ backend: SecurePushBackend) async throws -> String {
+        try await recipientID(to[0], backend)
+    }
+
+    /// One `--to` as a user id.
+    func recipientID(_ to: String, _ backend: SecurePushBackend) async throws -> String {
         if UUID(uuidString: to) != nil { return to.lowercased() }
         do {
             return try await backend.lookupUser(.init(username: to)).userId
@@ -153,6 +222,10 @@ struct StatusCommand: AsyncParsableCommand {
         }
         await backend.shutdown()
         print("notification \(status.notificationId)")
+        // A send made at once is simply sent: only a scheduled one says where it stands.
+        if let state = status.state, state != .sent || status.sendAt != nil {
+            print("  \(state)\(status.sendAt.map { " (due \($0.formatted(.iso8601)))" } ?? "")")
+        }
         if let traceID = status.traceId { print("  trace \(traceID)") }
         for delivery in status.deliveries {
             let error = delivery.lastError.map { " — \($0)" } ?? ""
@@ -160,5 +233,32 @@ struct StatusCommand: AsyncParsableCommand {
                 "  device \(delivery.deviceId) [\(delivery.platform)]: \(delivery.status), \(delivery.attempts) attempt(s)\(error)"
             )
         }
+    }
+}
+
+/// `securepush cancel`: withdraw a scheduled send before it is due.
+struct CancelCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cancel", abstract: "Withdraw a scheduled send before it is due (push.cancel).")
+
+    @Argument(help: "the notification id `send --send-at` printed") var notificationId: String
+    @OptionGroup var client: BackendClientOptions
+    @OptionGroup var endpoints: EndpointOptions
+
+    func run() async throws {
+        let (backend, general) = try client.makeBackend(endpoints.endpoints)
+        var context = general
+        context.notFound =
+            "no notification \(notificationId) sent by this backend client (expired, or sent by another client)"
+        context.notFoundHint = "use an id `securepush send --send-at` printed; only the client that sent it may cancel"
+        context.conflictHint = "it was due and is being delivered: `securepush status \(notificationId)` shows where"
+        do {
+            try await explainingFailures(context) { try await backend.cancel(notificationId: notificationId) }
+        } catch {
+            await backend.shutdown()
+            throw error
+        }
+        await backend.shutdown()
+        print("cancelled \(notificationId): it will not be sent")
     }
 }

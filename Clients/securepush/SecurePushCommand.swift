@@ -15,7 +15,8 @@ struct SecurePushCommand: AsyncParsableCommand {
             """,
         subcommands: [
             UpCommand.self, RegisterCommand.self, LoginCommand.self, ListenCommand.self, SendCommand.self,
-            StatusCommand.self, FetchCommand.self, DemoCommand.self, ClientsCommand.self, UsersCommand.self,
+            StatusCommand.self, CancelCommand.self, FetchCommand.self, DemoCommand.self, ClientsCommand.self,
+            UsersCommand.self,
             StoreKeysCommand.self, CertsCommand.self, DevicesCommand.self, ConfigCommand.self, AppsCommand.self,
             HealthCommand.self,
         ]

@@ -19,8 +19,8 @@ extension Store {
             public var sealedOnly: Bool?
             /// `true`: the recipient's first successful fetch erases every copy.
             public var readOnce: Bool?
-            /// The same key from the same client, while its first notification has not expired, returns that
-            /// notification and stores nothing (1–255 bytes of UTF-8).
+            /// The same key from the same client returns the notification it first stored (until that one is purged,
+            /// expired or not) and stores nothing (1–255 bytes of UTF-8).
             public var idempotencyKey: String?
             /// A scheduled send's due time: the notification is held (its recipient can neither list nor fetch it)
             /// until `store.publish` shows it, and expires `ttlSeconds` after this.
@@ -45,9 +45,13 @@ extension Store {
             public var notificationId: String
             /// When the stored notification expires and is purged.
             public var expiresAt: Date
-            public init(notificationId: String, expiresAt: Date) {
+            /// `true` when the notification is held for a `sendAt` (also one an idempotency key found): it is shown
+            /// only by `store.publish`. Absent otherwise.
+            public var held: Bool?
+            public init(notificationId: String, expiresAt: Date, held: Bool? = nil) {
                 self.notificationId = notificationId
                 self.expiresAt = expiresAt
+                self.held = held
             }
         }
     }

@@ -353,7 +353,7 @@ struct AppsTests {
             id: "alerts", displayName: "Alerts", credentials: Self.apns(topic: "com.bank.alerts"),
             limits: .init(sendsPerMinute: 5))
         try await harness.components.appLoader.refresh()
-        harness.auth.knowOnly(["alice", "bob", "carol", "dave"])
+        harness.auth.knowOnly(["alice", "bob", "carol", "dave", "erin", "frank"])
         let token = try await harness.signer.senderToken("app-backend", apps: ["alerts"])
         func send(_ recipients: [String], key: String? = nil) async throws -> Push.SendToMany.Result {
             try await harness.client.call(
@@ -371,6 +371,10 @@ struct AppsTests {
         #expect(try await send(["alice", "dave"]).notifications.count == 2)
         let sixth = await expectRPCError { _ = try await send(["alice"]) }
         #expect(sixth?.code == RPCErrorCode.rateLimited)
+        // More known recipients than a whole minute allows can never pass: a -32602 to split the call, not a wait.
+        let whole = await expectRPCError { _ = try await send(["alice", "bob", "carol", "dave", "erin", "frank"]) }
+        #expect(whole?.code == RPCErrorCode.invalidParams)
+        #expect(whole?.data == .object(["field": "recipientIds"]))
     }
 
     @Test(

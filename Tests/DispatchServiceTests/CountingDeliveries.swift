@@ -49,9 +49,9 @@ final class CountingDeliveries: DeliveryRepository {
         return try await base.recordDueSchedules(sends, owner: owner, now: now)
     }
 
-    func releaseSchedules(_ notificationIDs: [String], owner: String) async throws {
+    func releaseSchedules(_ notificationIDs: [String], owner: String, claimableAfter: Date) async throws {
         counted()
-        try await base.releaseSchedules(notificationIDs, owner: owner)
+        try await base.releaseSchedules(notificationIDs, owner: owner, claimableAfter: claimableAfter)
     }
 
     func cancel(notificationID: String, clientID: String, now: Date) async throws -> CancelOutcome {

@@ -38,6 +38,18 @@ final class FakeStore: Sendable {
         var byKey: [String: Store.Put.Result] = [:]
         var publishCalls: [[Store.Publish.Item]] = []
         var discarded: [String] = []
+        var refusedPublishing: Set<String> = []
+        var failAfterStoring = 0
+    }
+
+    /// Every `store.publish` naming `notificationID` is refused (`-32602`), as for an item the store will not take.
+    func refusePublishing(_ notificationID: String) {
+        state.withLock { _ = $0.refusedPublishing.insert(notificationID) }
+    }
+
+    /// The next `count` `store.put` calls store their notification, then answer an internal error (a lost answer).
+    func failAfterStoring(_ count: Int) {
+        state.withLock { $0.failAfterStoring = count }
     }
 
     /// Every `store.publish` call's items, oldest first.
@@ -126,6 +138,9 @@ final class FakeStore: Sendable {
             await passGate()
             return try state.withLock { state in
                 guard state.mode == .up else { throw RPCError.internalError }
+                if params.items.contains(where: { state.refusedPublishing.contains($0.notificationId) }) {
+                    throw RPCError.invalidParams(field: "items", "refused by the test")
+                }
                 state.publishCalls.append(params.items)
                 let stored = Set(state.calls.compactMap(\.notificationID))
                 let missing = params.items.map(\.notificationId).filter { !stored.contains($0) }
@@ -204,8 +219,13 @@ final class FakeStore: Sendable {
             let id = UUID().uuidString.lowercased()
             state.calls.append(Call(params: params, token: token, notificationID: id))
             let expiresAt = clock.now.addingTimeInterval(TimeInterval(params.ttlSeconds ?? 604_800))
-            let result = Store.Put.Result(notificationId: id, expiresAt: expiresAt)
+            let result = Store.Put.Result(
+                notificationId: id, expiresAt: expiresAt, held: params.sendAt == nil ? nil : true)
             if let key = params.idempotencyKey { state.byKey[key] = result }
+            if state.failAfterStoring > 0 {
+                state.failAfterStoring -= 1
+                throw RPCError.internalError
+            }
             return result
         }
     }

@@ -21,6 +21,19 @@ struct PendingJobsQueryPlanTests {
         #expect(!plan.contains { $0.contains("push_send") }, "plan: \(plan)")
     }
 
+    @Test("SQLite plans the due scheduled sends' claim on the partial index of waiting sends")
+    func scheduleClaimUsesPartialIndex() async throws {
+        let database = try SQLiteDatabase.open(path: nil, migrator: DispatchMigrations.all.sqliteMigrator)
+        let plan = try await database.read { db in
+            try Row.fetchAll(
+                db, sql: "EXPLAIN QUERY PLAN " + SQLDeliveryRepository.claimSchedulesSQL(.sqlite),
+                arguments: ["owner", 1, 1, 1, 10]
+            ).map { $0["detail"] as String }
+        }
+        #expect(plan.contains { $0.contains("push_send_due") }, "plan: \(plan)")
+        #expect(!plan.contains { $0 == "SCAN push_send" }, "plan: \(plan)")
+    }
+
     @Test("a device with a long acknowledged history gets exactly its unfinished job")
     func historyNotRead() async throws {
         let database = try ServiceDatabase.sqlite(path: nil, migrations: DispatchMigrations.all).sql

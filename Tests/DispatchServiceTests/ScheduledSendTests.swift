@@ -153,17 +153,62 @@ struct ScheduledSendTests {
         #expect(try await harness.pendingIDs(bob) == [ids[1]])
     }
 
-    @Test("when the store cannot publish, the claim is handed back and the next round sends it")
+    @Test(
+        "when the store cannot publish, the claim waits 10 s past cancelling (the store may have shown it) and is then sent"
+    )
     func storeDownAtDueTime() async throws {
         let harness = try await DispatchHarness()
         let device = try await harness.registerDevice(user: "alice")
         let scheduled = try await schedule(harness, in: 10)
         harness.clock.advance(by: 10)
         harness.store.setMode(.unreachable)
-        await #expect(throws: RPCError.self) { _ = try await harness.components.pushes.sendDueSchedules() }
-        #expect(try await harness.status(scheduled.notificationId).state == .scheduled)
+        #expect(try await harness.components.pushes.sendDueSchedules() == 1)
+        #expect(try await harness.pendingIDs(device).isEmpty)
+        #expect(try await harness.status(scheduled.notificationId).state == .sent, "its sending started")
+        let late = await expectRPCError { try await cancel(harness, scheduled.notificationId) }
+        #expect(late?.code == RPCErrorCode.conflict)
         harness.store.setMode(.up)
+        #expect(try await harness.components.pushes.sendDueSchedules() == 0, "not before its retry delay")
+        harness.clock.advance(by: 10)
         #expect(try await harness.components.pushes.sendDueSchedules() == 1)
         #expect(try await harness.pendingIDs(device) == [scheduled.notificationId])
+    }
+
+    @Test("a send the store refuses does not hold back the others of its round: they are sent, it is retried later")
+    func poisonedSendIsolated() async throws {
+        let harness = try await DispatchHarness()
+        let alice = try await harness.registerDevice(user: "alice")
+        let good = try await schedule(harness, to: "alice", in: 5)
+        let bad = try await schedule(harness, to: "bob", in: 5)
+        harness.store.refusePublishing(bad.notificationId)
+        harness.clock.advance(by: 5)
+        #expect(try await harness.components.pushes.sendDueSchedules() == 2)
+        #expect(try await harness.pendingIDs(alice) == [good.notificationId])
+        #expect(harness.store.publishCalls.map { $0.map(\.notificationId) }.contains([good.notificationId]))
+        #expect(try await harness.status(good.notificationId).deliveries.count == 1)
+        #expect(try await harness.components.pushes.sendDueSchedules() == 0)
+        harness.clock.advance(by: 10)
+        #expect(try await harness.components.pushes.sendDueSchedules() == 1, "the refused one is tried again")
+    }
+
+    @Test("a retry after sendAt passed that finds the first call's held copy records it due now, and it is published")
+    func retryAfterDue() async throws {
+        let harness = try await DispatchHarness()
+        let device = try await harness.registerDevice(user: "alice")
+        let sendAt = harness.clock.now.addingTimeInterval(30)
+        let params = Push.Send.Params(
+            recipientId: "alice", payload: "statement", idempotencyKey: "st-1", sendAt: sendAt)
+        // The first call stored (held) and failed before recording: the store's answer is lost.
+        harness.store.failAfterStoring(1)
+        _ = await expectRPCError {
+            _ = try await harness.client.call(Push.Send.self, params, token: try await harness.signer.senderToken())
+        }
+        harness.clock.advance(by: 60)
+        let retried = try await harness.client.call(
+            Push.Send.self, params, token: try await harness.signer.senderToken())
+        #expect(retried.deliveries.isEmpty)
+        #expect(try await harness.components.pushes.sendDueSchedules() == 1)
+        #expect(try await harness.pendingIDs(device) == [retried.notificationId])
+        #expect(harness.store.publishCalls.flatMap { $0.map(\.notificationId) } == [retried.notificationId])
     }
 }

@@ -40,8 +40,9 @@ public protocol DeliveryRepository: Sendable {
     /// Returns the new jobs.
     func recordDueSchedules(_ sends: [SendRecord], owner: String, now: Date) async throws -> [DeliveryJob]
 
-    /// Hands claimed scheduled sends back (the store could not publish them): any replica claims them again.
-    func releaseSchedules(_ notificationIDs: [String], owner: String) async throws
+    /// Hands claimed scheduled sends back (the store could not publish them): any replica claims them again from
+    /// `claimableAfter`. They stay past cancelling (the store may have shown them before its answer was lost).
+    func releaseSchedules(_ notificationIDs: [String], owner: String, claimableAfter: Date) async throws
 
     /// Cancels a scheduled send of `clientID`'s: what happened, decided by one statement against the claim.
     func cancel(notificationID: String, clientID: String, now: Date) async throws -> CancelOutcome

@@ -57,7 +57,7 @@ extension PushSender {
                 let records = zip(batch, zip(plans, stored)).map { recipientID, planned in
                     sendRecord(
                         options, recipientID: recipientID, stored: planned.1, targets: planned.0.targets, app, clientID,
-                        sendAt: dueAt)
+                        sendAt: Self.sendAt(dueAt, stored: planned.1, now: now()))
                 }
                 await providers.jobsQueued(try await deliveries.recordSends(records))
                 notifications += zip(batch, stored).map {

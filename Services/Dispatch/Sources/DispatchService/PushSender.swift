@@ -136,7 +136,7 @@ public struct PushSender: Sendable {
             recorded = try await deliveries.recordSend(
                 sendRecord(
                     options, recipientID: params.recipientId, stored: stored, targets: targets, app, clientID,
-                    sendAt: dueAt),
+                    sendAt: Self.sendAt(dueAt, stored: stored, now: now())),
                 claim: claim)
         } catch let error as DispatchError where error == .sendInProgress {
             throw error
@@ -189,6 +189,14 @@ public struct PushSender: Sendable {
     func count(_ recipients: Int, app: ServedApp, clientID: String, releasing claim: IdempotencyClaim?) async throws {
         let appID = app.id
         guard let perMinute = app.limits.sendsPerMinute else { return }
+        // More recipients than a whole minute allows can never pass: not a quota to wait for.
+        guard recipients <= perMinute else {
+            await release(claim)
+            throw DispatchError.invalidField(
+                "recipientIds",
+                "names \(recipients) known recipients, more than app '\(appID)' may send to in a minute "
+                    + "(sendsPerMinute \(perMinute)): split the call")
+        }
         let counted: AttemptCount
         do {
             counted = try await sendCounters.reserve(appID, cost: recipients, limit: perMinute, window: 60, at: now())
@@ -222,6 +230,13 @@ public struct PushSender: Sendable {
             idempotencyKey: options.idempotencyKey.map {
                 SendOptions.storeKey(clientID: clientID, key: $0, recipientID: recipientID)
             }, sendAt: sendAt)
+    }
+
+    /// When the recorded send is due: the call's `sendAt`, or now for a notification the store still holds although
+    /// the call is not scheduled (a retry after `sendAt` passed found the first call's held copy: the scheduler
+    /// publishes it at once, resolving the devices).
+    static func sendAt(_ dueAt: Date?, stored: Store.Put.Result, now: Date) -> Date? {
+        dueAt ?? (stored.held == true ? now : nil)
     }
 
     /// The send as push-dispatch records it once the store has the payload.

@@ -42,8 +42,10 @@ extension SQLDeliveryRepository {
             {
                 return .completed(try RPCCodec.makeDecoder().decode(Push.Send.Result.self, from: Data(json.utf8)))
             }
-            var stale = try row.decode(1, as: Int64.self) < staleBefore.millisecondsSince1970
-            if !stale { stale = try await Self.ownerIsGone(try row.decode(3, as: String?.self), now: nowMS, db) }
+            let owner = try row.decode(3, as: String?.self)
+            var stale =
+                try row.decode(1, as: Int64.self) < staleBefore.millisecondsSince1970 || owner == Self.releasedOwner
+            if !stale { stale = try await Self.ownerIsGone(owner, now: nowMS, db) }
             guard stale else { return .inProgress }
             // The holder died or hung: take the reservation over; its late `recordSend` will be refused.
             _ = try await db.execute(
@@ -68,13 +70,21 @@ extension SQLDeliveryRepository {
         return leaseUntil <= now
     }
 
-    /// Deletes every pending reservation (run at start on SQLite, where no other process can hold one).
-    static let releaseAllPendingReservations = "DELETE FROM idempotency_key WHERE state = 'pending'"
+    /// Releases every pending reservation (run at start on SQLite, where no other process can hold one): a retry
+    /// takes it over at once, and its fingerprint still holds.
+    static let releaseAllPendingReservations =
+        "UPDATE idempotency_key SET owner = '\(releasedOwner)' WHERE state = 'pending'"
+
+    /// The owner a released reservation carries: any retry takes it over at once, and its fingerprint still refuses
+    /// the key with other parameters (part of the call may have been stored).
+    static let releasedOwner = "released"
 
     public func release(_ claim: IdempotencyClaim) async throws {
         _ = try await database.execute(
-            "DELETE FROM idempotency_key WHERE client_id = ? AND key = ? AND reservation_id = ? AND state = 'pending'",
-            [claim.clientID, claim.key, claim.reservationID])
+            """
+            UPDATE idempotency_key SET owner = ?
+            WHERE client_id = ? AND key = ? AND reservation_id = ? AND state = 'pending'
+            """, [Self.releasedOwner, claim.clientID, claim.key, claim.reservationID])
     }
 
     public func complete(_ claim: IdempotencyClaim, firstNotificationID: String, result: Push.SendToMany.Result)

@@ -15,17 +15,24 @@ extension SQLDeliveryRepository {
         let nowMS = now.millisecondsSince1970
         // One statement claims: on PostgreSQL SKIP LOCKED makes replicas claiming at once take different rows, and
         // a row is re-checked after its lock, so a send is never claimed twice. A claim whose owner died (its lease
-        // lapsed) is claimed again.
+        // lapsed) is claimed again. The inner SELECT reads the partial index `push_send_due` (waiting sends only),
+        // so looking every 250 ms costs nothing however many sends were made.
         return try await database.write(
-            """
-            UPDATE push_send SET state = 'publishing', lease_owner = ?, lease_until = ?
-            WHERE notification_id IN (
-                SELECT notification_id FROM push_send
-                WHERE (state = 'scheduled' AND send_at <= ?) OR (state = 'publishing' AND lease_until <= ?)
-                ORDER BY send_at LIMIT ? \(database.dialect.claimRows))
-            RETURNING \(Self.scheduledColumns)
-            """, [owner, leaseUntil.millisecondsSince1970, nowMS, nowMS, limit]
+            Self.claimSchedulesSQL(database.dialect), [owner, leaseUntil.millisecondsSince1970, nowMS, nowMS, limit]
         ).map(Self.scheduledSend(from:)).sorted { ($0.sendAt ?? .distantPast) < ($1.sendAt ?? .distantPast) }
+    }
+
+    /// The claim (owner, lease until, now, now, limit).
+    static func claimSchedulesSQL(_ dialect: SQLDialect) -> String {
+        """
+        UPDATE push_send SET state = 'publishing', lease_owner = ?, lease_until = ?
+        WHERE notification_id IN (
+            SELECT notification_id FROM push_send
+            WHERE state IN ('scheduled', 'publishing') AND send_at <= ?
+                AND (state = 'scheduled' OR lease_until <= ?)
+            ORDER BY send_at LIMIT ? \(dialect.claimRows))
+        RETURNING \(scheduledColumns)
+        """
     }
 
     public func recordDueSchedules(_ sends: [SendRecord], owner: String, now: Date) async throws -> [DeliveryJob] {
@@ -53,19 +60,22 @@ extension SQLDeliveryRepository {
         }
     }
 
-    /// Hands back every claimed scheduled send (run at start on SQLite, where no other process can hold one).
+    /// Makes every claimed scheduled send claimable at once (run at start on SQLite, where no other process can hold
+    /// one). They stay `publishing`: the store may have shown them already, so they can no longer be cancelled.
     static let releaseAllClaimedSchedules = """
-        UPDATE push_send SET state = 'scheduled', lease_owner = NULL, lease_until = NULL WHERE state = 'publishing'
+        UPDATE push_send SET lease_owner = NULL, lease_until = 0 WHERE state = 'publishing'
         """
 
-    public func releaseSchedules(_ notificationIDs: [String], owner: String) async throws {
+    public func releaseSchedules(_ notificationIDs: [String], owner: String, claimableAfter: Date) async throws {
         guard !notificationIDs.isEmpty else { return }
         let list = String(decoding: try JSONEncoder().encode(notificationIDs), as: UTF8.self)
+        // Still `publishing`: the store may have shown them (an answer lost on the way), so a cancel now says
+        // "already sent"; any replica claims them again once the lease without owner lapses.
         _ = try await database.execute(
             """
-            UPDATE push_send SET state = 'scheduled', lease_owner = NULL, lease_until = NULL
+            UPDATE push_send SET lease_owner = NULL, lease_until = ?
             WHERE notification_id IN (\(database.dialect.jsonTextArray)) AND state = 'publishing' AND lease_owner = ?
-            """, [list, owner])
+            """, [claimableAfter.millisecondsSince1970, list, owner])
     }
 
     public func cancel(notificationID: String, clientID: String, now: Date) async throws -> CancelOutcome {
@@ -93,8 +103,8 @@ extension SQLDeliveryRepository {
                 [notificationID, clientID])
         else { return nil }
         let stored: String = try row.decode(0)
-        // Being published is still "scheduled" to the caller: nothing was pushed yet.
-        let state: Push.SendState = stored == "publishing" ? .scheduled : Push.SendState(rawValue: stored)
+        // Being published is "sent" to the caller: its sending started, it can no longer be cancelled.
+        let state: Push.SendState = stored == "publishing" ? .sent : Push.SendState(rawValue: stored)
         return (state, try row.decode(1, as: Int64?.self).map(Date.init(millisecondsSince1970:)))
     }
 

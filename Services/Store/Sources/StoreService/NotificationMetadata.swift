@@ -16,6 +16,8 @@ public struct NotificationMetadata: Sendable, Hashable {
     public var readOnce: Bool
     /// When a read-once notification was fetched and its copies erased.
     public var goneAt: Date?
+    /// Whether it is held for its `sendAt` (set where the writer is answered: `store.put`/`putMany`).
+    public var held = false
 
     public init(
         id: String, recipientID: String, createdAt: Date, expiresAt: Date, readAt: Date? = nil, readOnce: Bool = false,

@@ -12,7 +12,7 @@ extension SQLNotificationRepository {
         try await database.readOne(
             """
             SELECT 1 FROM device_revocation r JOIN notification n ON n.id = ?
-            WHERE r.device_id = ? AND r.revoked_at >= n.created_at AND n.expires_at > ?
+            WHERE r.device_id = ? AND r.revoked_at >= n.created_at AND n.expires_at > ? AND n.held = 0
             """, [id, deviceID, now.millisecondsSince1970]) != nil
     }
 

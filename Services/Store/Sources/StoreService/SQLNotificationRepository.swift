@@ -86,12 +86,16 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
                     // Stored by an earlier call with this key: its first notification, expired or not.
                     guard
                         let row = try await db.query(
-                            "SELECT \(Self.metadataColumns) FROM notification WHERE writer_key = ?", [key]
+                            "SELECT \(Self.metadataColumns), held FROM notification WHERE writer_key = ?", [key]
                         ).first
                     else { throw StoreError.invalidField("idempotencyKey", "was stored and removed meanwhile: retry") }
-                    results.append(try Self.metadata(from: row))
+                    var first = try Self.metadata(from: row)
+                    first.held = try row.decode(7, as: Int.self) != 0
+                    results.append(first)
                 } else {
-                    results.append(record.metadata)
+                    var metadata = record.metadata
+                    metadata.held = record.held
+                    results.append(metadata)
                 }
             }
             return results

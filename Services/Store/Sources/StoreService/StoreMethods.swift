@@ -32,7 +32,8 @@ public enum StoreMethods {
                     LogMetadataKey.notificationID: "\(stored.id)", LogMetadataKey.clientID: "\(principal.subject)",
                 ]
             )
-            return Store.Put.Result(notificationId: stored.id, expiresAt: stored.expiresAt)
+            return Store.Put.Result(
+                notificationId: stored.id, expiresAt: stored.expiresAt, held: stored.held ? true : nil)
         }
 
         methods.register(Store.PutMany.self, requires: .scope(Scope.storeWrite)) { params, principal, context in
@@ -41,7 +42,9 @@ public enum StoreMethods {
                 "store.putMany.stored",
                 metadata: [LogMetadataKey.clientID: "\(principal.subject)", "store.items": "\(stored.count)"])
             return Store.PutMany.Result(
-                results: stored.map { Store.Put.Result(notificationId: $0.id, expiresAt: $0.expiresAt) })
+                results: stored.map {
+                    Store.Put.Result(notificationId: $0.id, expiresAt: $0.expiresAt, held: $0.held ? true : nil)
+                })
         }
 
         methods.register(Store.Publish.self, requires: .scope(Scope.storeWrite)) { params, _, _ in
