@@ -136,8 +136,9 @@ struct ResilienceTests {
             #expect(failure?.message.contains("notification-store") == true)
 
             try await services.startStore(port: port)
+            // A retry is the same call: the key keeps what it was first used with (another payload is -32602).
             let sent = try await backend.send(
-                .init(recipientId: userId, payload: "after the outage", idempotencyKey: "order-42"))
+                .init(recipientId: userId, payload: "during the outage", idempotencyKey: "order-42"))
             #expect(sent.deliveries.map(\.deviceId) == [deviceId])
             // Exactly one id reaches the device: the failed attempt left nothing half-sent.
             let ids = try await collect(2, from: device.notifications(deviceId: deviceId), timeout: .seconds(2))
