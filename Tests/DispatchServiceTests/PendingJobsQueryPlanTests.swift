@@ -34,6 +34,22 @@ struct PendingJobsQueryPlanTests {
         #expect(!plan.contains { $0 == "SCAN push_send" }, "plan: \(plan)")
     }
 
+    @Test(
+        "SQLite reads a send's devices by their owners' index, never the app's whole index (one owner or many)",
+        arguments: [1, 2])
+    func sendDevicesUseOwnerIndex(owners: Int) async throws {
+        let database = try SQLiteDatabase.open(path: nil, migrator: DispatchMigrations.all.sqliteMigrator)
+        let sql =
+            owners == 1
+            ? SQLDeliveryRepository.activeDevicesOfOneSQL(.sqlite) : SQLDeliveryRepository.activeDevicesSQL(.sqlite)
+        let arguments: StatementArguments = owners == 1 ? ["ada", "default"] : [#"["ada","bob"]"#, "default"]
+        let plan = try await database.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
+        }
+        #expect(plan.contains { $0.contains("device_by_owner") }, "plan: \(plan)")
+        #expect(!plan.contains { $0.contains("device_by_app") }, "plan: \(plan)")
+    }
+
     @Test("a device with a long acknowledged history gets exactly its unfinished job")
     func historyNotRead() async throws {
         let database = try ServiceDatabase.sqlite(path: nil, migrations: DispatchMigrations.all).sql

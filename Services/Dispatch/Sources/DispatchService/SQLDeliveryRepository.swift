@@ -93,21 +93,40 @@ public struct SQLDeliveryRepository: DeliveryRepository {
     static func activeDevices(of owners: [String], appID: String, _ db: any SQLTransaction) async throws
         -> [String: [TargetDevice]]
     {
-        let list = String(decoding: try JSONEncoder().encode(owners), as: UTF8.self)
         var devices: [String: [TargetDevice]] = [:]
-        for row in try await db.query(
-            """
-            SELECT owner_id, id, platform, token, apns_mode FROM device
-            WHERE owner_id IN (\(db.dialect.jsonTextArray)) AND app_id = ? AND active = TRUE
-            ORDER BY created_at, \(DispatchMigrations.registrationOrder(db.dialect))
-            """, [list, appID])
-        {
+        let rows =
+            owners.count == 1
+            ? try await db.query(activeDevicesOfOneSQL(db.dialect), [owners[0], appID])
+            : try await db.query(
+                activeDevicesSQL(db.dialect),
+                [String(decoding: try JSONEncoder().encode(owners), as: UTF8.self), appID])
+        for row in rows {
             devices[try row.decode(0, as: String.self), default: []].append(
                 TargetDevice(
                     id: try row.decode(1), platform: Platform(rawValue: try row.decode(2)),
                     token: try row.decode(3, as: String?.self), apnsMode: try row.decode(4, as: String?.self)))
         }
         return devices
+    }
+
+    /// One owner's active devices of an app (owner, app id): the owner's index, as a send to one reads it.
+    static func activeDevicesOfOneSQL(_ dialect: SQLDialect) -> String {
+        """
+        SELECT owner_id, id, platform, token, apns_mode FROM device
+        WHERE owner_id = ? AND app_id = ? AND active = TRUE
+        ORDER BY created_at, \(DispatchMigrations.registrationOrder(dialect))
+        """
+    }
+
+    /// Many owners' active devices of an app (a JSON array of owners, app id). `app_id || ''` keeps SQLite on the
+    /// owners' index: it cannot tell how many owners the array holds and would otherwise read the app's whole
+    /// index, every device of the app, for a send to one user.
+    static func activeDevicesSQL(_ dialect: SQLDialect) -> String {
+        """
+        SELECT owner_id, id, platform, token, apns_mode FROM device
+        WHERE owner_id IN (\(dialect.jsonTextArray)) AND app_id || '' = ? AND active = TRUE
+        ORDER BY created_at, \(DispatchMigrations.registrationOrder(dialect))
+        """
     }
 
     /// The devices `send` targets among its recipient's active ones (all, or exactly its sealed ones).

@@ -197,7 +197,7 @@ public struct SQLDeviceRepository: DeviceRepository {
         return try await database.read(
             """
             SELECT \(Self.columns) FROM device
-            WHERE owner_id IN (\(database.dialect.jsonTextArray)) AND app_id = ? AND active = TRUE
+            WHERE owner_id IN (\(database.dialect.jsonTextArray)) AND app_id || '' = ? AND active = TRUE
             ORDER BY created_at, \(DispatchMigrations.registrationOrder(database.dialect))
             """, [owners, appID]
         ).map(Self.device(from:))

@@ -59,7 +59,7 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
                         id, recipient_id, payload, payload_scheme, created_at, expires_at, read_at, read_once, writer_key,
                         held)
                     VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: batch.count).joined(separator: ", "))
-                    ON CONFLICT (writer_key) DO NOTHING
+                    ON CONFLICT (writer_key) WHERE writer_key IS NOT NULL DO NOTHING
                     RETURNING id
                     """, Array(batch.joined()))
                 {

@@ -54,7 +54,11 @@ public enum StoreMigrations {
             "v6 writer keys",
             [
                 "ALTER TABLE notification ADD COLUMN writer_key TEXT",
-                "CREATE UNIQUE INDEX notification_by_writer_key ON notification (writer_key)",
+                // Partial: a notification without a key (most of them) costs the index nothing.
+                """
+                CREATE UNIQUE INDEX notification_by_writer_key ON notification (writer_key)
+                    WHERE writer_key IS NOT NULL
+                """,
             ]),
         // Scheduled sends (push.send sendAt): a held notification is stored but hidden from its recipient (never
         // listed, fetched, marked or deleted by them) until store.publish shows it, or store.discard deletes it.
