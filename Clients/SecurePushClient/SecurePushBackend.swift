@@ -7,7 +7,7 @@ public actor SecurePushBackend {
     private let authHTTP: HTTP2Client
     private let dispatchHTTP: HTTP2Client
     private let auth: RPCClient
-    private let dispatch: RPCClient
+    let dispatch: RPCClient
     private let tokens: ClientCredentialsTokenProvider
 
     public init(
@@ -63,7 +63,7 @@ public actor SecurePushBackend {
         await dispatchHTTP.shutdown()
     }
 
-    private func accessToken() async throws -> String {
+    func accessToken() async throws -> String {
         try await tokens.token()
     }
 }

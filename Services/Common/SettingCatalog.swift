@@ -146,6 +146,38 @@ public enum SettingCatalog {
         usedBy: #"dispatch"#,
         #"furthest ahead a `push.send` `sendAt` may be, seconds (beyond: `-32602` naming `sendAt`)"#)
 
+    /// `SECUREPUSH_WEBHOOK_SECRET_OVERLAP`.
+    public static let webhookSecretOverlap = IntegerSetting(
+        #"SECUREPUSH_WEBHOOK_SECRET_OVERLAP"#, group: .dispatch, default: 86_400, in: 0...2_592_000, unit: " s",
+        usedBy: #"dispatch"#,
+        #"seconds a webhook's old secret keeps signing beside the new one after `webhooks.rotateSecret` (both signatures are sent meanwhile)"#
+    )
+
+    /// `SECUREPUSH_WEBHOOK_RETENTION`.
+    public static let webhookRetention = IntegerSetting(
+        #"SECUREPUSH_WEBHOOK_RETENTION"#, group: .dispatch, default: 259_200, in: 3_600...7_776_000, unit: " s",
+        usedBy: #"dispatch"#,
+        #"seconds webhook events are kept (for `webhooks.replay`), delivered or not"#)
+
+    /// `SECUREPUSH_WEBHOOK_MAX_ATTEMPTS`.
+    public static let webhookMaxAttempts = IntegerSetting(
+        #"SECUREPUSH_WEBHOOK_MAX_ATTEMPTS"#, group: .dispatch, default: 10, in: 1...100, usedBy: #"dispatch"#,
+        #"attempts to deliver one webhook event (exponential backoff from 5 s, at most 1 h apart) before it is given up"#
+    )
+
+    /// `SECUREPUSH_WEBHOOK_DISABLE_AFTER`.
+    public static let webhookDisableAfter = IntegerSetting(
+        #"SECUREPUSH_WEBHOOK_DISABLE_AFTER"#, group: .dispatch, default: 86_400, in: 1...2_592_000, unit: " s",
+        usedBy: #"dispatch"#,
+        #"seconds of nothing but failed attempts after which a webhook endpoint is disabled (logged as `webhooks.endpoint.disabled`, counted in `securepush_webhook_endpoints_disabled_total`); `webhooks.test` enables it again"#
+    )
+
+    /// `SECUREPUSH_WEBHOOK_ALLOWED_HOSTS`.
+    public static let webhookAllowedHosts = TextSetting(
+        #"SECUREPUSH_WEBHOOK_ALLOWED_HOSTS"#, group: .dispatch, default: nil, usedBy: #"dispatch"#,
+        #"comma-separated hosts (and their subdomains) webhook URLs may name; required in production. Unset in development: any public host. Loopback, private and link-local addresses, and `http://` (development only), are allowed only for listed hosts"#
+    )
+
     /// `SECUREPUSH_REPLICA_LEASE`.
     public static let replicaLease = IntegerSetting(
         #"SECUREPUSH_REPLICA_LEASE"#, group: .dispatch, default: 10, in: 1...3_600, unit: " s",
@@ -381,6 +413,11 @@ public enum SettingCatalog {
         ),
         idempotencyTimeout.setting,
         maxSchedule.setting,
+        webhookSecretOverlap.setting,
+        webhookRetention.setting,
+        webhookMaxAttempts.setting,
+        webhookDisableAfter.setting,
+        webhookAllowedHosts.setting,
         proofsPerDevice.setting,
         storeProofRateLimit.setting,
         replicaLease.setting,
@@ -443,11 +480,11 @@ public enum SettingCatalog {
         ),
         Setting(
             #"SECUREPUSH_BOOTSTRAP_CLIENT_ID"#, group: .shared, default: #"unset"#, usedBy: #"auth, CLI"#,
-            #"created or updated at start as a backend client with scope `push:send`"#),
+            #"created or updated at start as a backend client with scopes `push:send` and `webhooks:manage`"#),
         Setting(
             #"SECUREPUSH_BOOTSTRAP_CLIENT_SECRET"#, group: .shared, default: #"unset"#, usedBy: #"auth, CLI"#,
             isSecret: true,
-            #"created or updated at start as a backend client with scope `push:send`"#),
+            #"created or updated at start as a backend client with scopes `push:send` and `webhooks:manage`"#),
         Setting(
             #"SECUREPUSH_DISPATCH_CLIENT_ID"#, group: .shared, default: #"unset"#, usedBy: #"auth, dispatch"#,
             #"push-dispatch's own client: auth provisions it with scopes `store:write`, `sessions:read` and `users:read`; dispatch uses it to call `store.put`, `auth.revokedSessions` and `auth.lookupUser` (`up` generates one)"#

@@ -10,6 +10,7 @@ public enum MethodCatalog {
     public static let store: Set<String> = [
         Store.Put.name, Store.Get.name, Store.List.name, Store.MarkRead.name, Store.Delete.name, Store.Receipts.name,
         Store.RevokeDevices.name, Store.PutMany.name, Store.Publish.name, Store.Discard.name,
+        Store.ReceiptsSince.name,
     ]
     /// Methods push-dispatch serves.
     public static let dispatch: Set<String> = [
@@ -18,5 +19,7 @@ public enum MethodCatalog {
         Push.Send.name, Push.Status.name, Push.Cancel.name,
         Apps.Create.name, Apps.List.name, Apps.Get.name, Apps.Update.name, Apps.RotateCredentials.name,
         Apps.Delete.name,
+        Webhooks.Create.name, Webhooks.List.name, Webhooks.Delete.name, Webhooks.Test.name,
+        Webhooks.RotateSecret.name, Webhooks.Replay.name,
     ]
 }

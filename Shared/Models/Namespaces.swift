@@ -10,3 +10,5 @@ public enum Devices {}
 public enum Push {}
 /// App administration served by push-dispatch (default port 8083), scope `apps:admin`.
 public enum Apps {}
+/// Webhook endpoints served by push-dispatch (default port 8083), scope `webhooks:manage`.
+public enum Webhooks {}

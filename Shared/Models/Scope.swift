@@ -12,4 +12,6 @@ public enum Scope {
     public static let usersRead = "users:read"
     /// Lets an operator's automation manage apps (`apps.*`); no client has it unless created with it.
     public static let appsAdmin = "apps:admin"
+    /// Lets an app backend manage its own webhook endpoints (`webhooks.*`); no client has it unless created with it.
+    public static let webhooksManage = "webhooks:manage"
 }

@@ -28,7 +28,7 @@ struct AuthSecurityEventTests {
         let issued = log.securityEvents("auth.client_token.issued")
         #expect(issued.count == 1)
         #expect(issued.first?.metadata["client.id"]?.description == "backend")
-        #expect(issued.first?.metadata["auth.scopes"]?.description == Scope.pushSend)
+        #expect(issued.first?.metadata["auth.scopes"]?.description == "push:send webhooks:manage")
 
         for _ in 0..<4 { _ = try? await auth.rpc(from: outsider).call(Auth.Refresh.self, .init(refreshToken: "x")) }
         let limited = log.securityEvents("auth.rate_limited")

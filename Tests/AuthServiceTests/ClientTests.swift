@@ -23,12 +23,13 @@ struct ClientTests {
         let auth = try await AuthHarness.make(
             AuthHarness.configuration(bootstrapClient: backend, dispatchClient: dispatch))
         let backendToken = try await clientToken(auth, backend.clientId, backend.secret)
-        #expect(backendToken.scopes == [Scope.pushSend])
+        // The bootstrap client is an app backend: it sends, and manages its own webhooks.
+        #expect(backendToken.scopes == [Scope.pushSend, Scope.webhooksManage])
         #expect(backendToken.tokenType == "Bearer")
         #expect(backendToken.expiresIn == 900)
         let principal = try await auth.verifier().verify(backendToken.accessToken)
         #expect(principal.subject == backend.clientId)
-        #expect(principal.scopes == [Scope.pushSend])
+        #expect(principal.scopes == [Scope.pushSend, Scope.webhooksManage])
         #expect(!principal.isUser)
 
         let dispatchToken = try await clientToken(auth, dispatch.clientId, dispatch.secret)
@@ -69,7 +70,9 @@ struct ClientTests {
         let old = try #require(
             await #expect(throws: RPCError.self) { try await clientToken(second, backend.clientId, backend.secret) })
         #expect(old.code == RPCErrorCode.unauthenticated)
-        #expect(try await clientToken(second, rotated.clientId, rotated.secret).scopes == [Scope.pushSend])
+        #expect(
+            try await clientToken(second, rotated.clientId, rotated.secret).scopes
+                == [Scope.pushSend, Scope.webhooksManage])
     }
 
     @Test("createClient generates a strong secret when none is given, and the client can get tokens")

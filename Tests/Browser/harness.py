@@ -206,11 +206,16 @@ class Stack:
             "SECUREPUSH_BCRYPT_CHECKS_PER_ADDRESS": "0",
         })
         env.update(extra_env or {})
+        self.env = env
         self.log_path = os.path.join(self.directory, "up.log")
         self._log = open(self.log_path, "wb")
+        self._start(start_timeout)
+
+    def _start(self, start_timeout):
         log(f"starting securepush up (dispatch {self.dispatch_url}, data {self.data_dir})")
+        self._started_at = len(self.output())
         self.process = subprocess.Popen(
-            [SECUREPUSH, "up", "--data-dir", self.data_dir], env=env, cwd=self.directory,
+            [SECUREPUSH, "up", "--data-dir", self.data_dir], env=self.env, cwd=self.directory,
             stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT)
         try:
             wait_until(self._ready, start_timeout, "securepush up's banner and health", interval=0.2)
@@ -218,6 +223,13 @@ class Stack:
             self.stop()
             raise
         log("securepush up is ready")
+
+    def kill9_and_restart(self, start_timeout=90):
+        """Kills `up` with SIGKILL (no shutdown of any kind) and starts it again on the same ports and data."""
+        self.process.kill()
+        self.process.wait(10)
+        log("securepush up killed (SIGKILL)")
+        self._start(start_timeout)
 
     def output(self):
         try:
@@ -230,7 +242,7 @@ class Stack:
         if self.process.poll() is not None:
             raise AssertionError(f"securepush up exited ({self.process.returncode}) before it was ready:\n"
                                  f"{self.output()[-4000:]}")
-        if "Press Ctrl-C to stop." not in self.output():
+        if "Press Ctrl-C to stop." not in self.output()[getattr(self, "_started_at", 0):]:
             return False
         return all(self.cli("health", url, "--quiet", check=False, timeout=15).returncode == 0
                    for url in (self.auth_url, self.store_url, self.dispatch_url))

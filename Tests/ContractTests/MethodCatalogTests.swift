@@ -34,7 +34,7 @@ struct MethodCatalogTests {
         #expect(MethodCatalog.store.allSatisfy { $0.hasPrefix("store.") })
         #expect(
             MethodCatalog.dispatch.allSatisfy {
-                $0.hasPrefix("devices.") || $0.hasPrefix("push.") || $0.hasPrefix("apps.")
+                $0.hasPrefix("devices.") || $0.hasPrefix("push.") || $0.hasPrefix("apps.") || $0.hasPrefix("webhooks.")
             })
     }
 
@@ -47,7 +47,7 @@ struct MethodCatalogTests {
         let methodFiles = MethodContract.all.flatMap(\.fixtureFiles)
         let expected = Set(
             methodFiles + ErrorContractTests.cases.map(\.fixture) + EnvelopeContractTests.fixtures
-                + PushContractTests.sendToManyFixtures)
+                + PushContractTests.sendToManyFixtures + WebhooksContractTests.eventFixtures)
         #expect(present.subtracting(expected).sorted() == [], "fixtures no test reads")
         #expect(expected.subtracting(present).sorted() == [], "fixtures missing")
     }

@@ -112,6 +112,20 @@ struct StoreContractTests {
             ])
     }
 
+    @Test("store.receiptsSince {after, limit?} → {receipts: [{notificationId, deviceId, fetchedAt}], next}")
+    func receiptsSince() throws {
+        #expect(
+            try Fixture.params(Store.ReceiptsSince.self, "store.receiptsSince")
+                == Store.ReceiptsSince.Params(after: 1_795_860_000_000, limit: 500))
+        #expect(
+            try Fixture.params(Store.ReceiptsSince.self, "store.receiptsSince", minimal: true)
+                == Store.ReceiptsSince.Params(after: 0))
+        let result = try Fixture.result(Store.ReceiptsSince.self, "store.receiptsSince")
+        #expect(result.receipts.map(\.deviceId) == [DevicesContractTests.phone, DevicesContractTests.tablet])
+        #expect(result.receipts.allSatisfy { $0.notificationId == Self.notificationId })
+        #expect(result.next == 1_795_860_190_000)
+    }
+
     @Test("store.revokeDevices {deviceIds, revocationId?} → {deviceIds, sealedCopiesDeleted}")
     func revokeDevices() throws {
         #expect(

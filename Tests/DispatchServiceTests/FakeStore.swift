@@ -83,7 +83,7 @@ final class FakeStore: Sendable {
     /// Every `store.revokeDevices` the store answered, oldest first.
     var revocations: [Store.RevokeDevices.Params] { state.withLock { $0.revocations } }
 
-    /// What `store.receipts` answers for `notificationID`.
+    /// What `store.receipts` answers for `notificationID` (and `store.receiptsSince` among all).
     func setReceipts(_ receipts: [Store.Receipt], for notificationID: String) {
         state.withLock { $0.receipts[notificationID] = receipts }
     }
@@ -161,6 +161,24 @@ final class FakeStore: Sendable {
             return try state.withLock { state in
                 guard state.mode == .up else { throw RPCError.internalError }
                 return Store.Receipts.Result(receipts: state.receipts[params.notificationId] ?? [])
+            }
+        }
+        dispatcher.register(Store.ReceiptsSince.self) { [self] params, context in
+            guard context.bearerToken != nil else { throw RPCError.unauthenticated() }
+            return try state.withLock { state in
+                guard state.mode == .up else { throw RPCError.internalError }
+                let all = state.receipts.flatMap { id, receipts in
+                    receipts.map {
+                        Store.FeedReceipt(notificationId: id, deviceId: $0.deviceId, fetchedAt: $0.fetchedAt)
+                    }
+                }
+                let page = all.filter { $0.fetchedAt.millisecondsSince1970 >= params.after }
+                    .sorted {
+                        ($0.fetchedAt, $0.notificationId, $0.deviceId) < ($1.fetchedAt, $1.notificationId, $1.deviceId)
+                    }
+                    .prefix(params.limit ?? 500)
+                return Store.ReceiptsSince.Result(
+                    receipts: Array(page), next: page.last?.fetchedAt.millisecondsSince1970 ?? params.after)
             }
         }
         dispatcher.register(Store.RevokeDevices.self) { [self] params, context in

@@ -90,4 +90,50 @@ struct StoreSealedTests {
         }
         #expect(error?.code == -32003)
     }
+
+    @Test(
+        "store.receiptsSince lists every receipt at or after a time, oldest first, paged; store:write only; bad bounds -32602"
+    )
+    func receiptsSince() async throws {
+        let harness = try await StoreHarness()
+        let phone = TestDevice()
+        let tablet = TestDevice()
+        let first = try await harness.put(to: "alice", sealedTo: [phone, tablet], sealedOnly: false)
+        let start = harness.clock.now
+        _ = try await harness.get(first.notificationId, as: "alice", device: phone.id)
+        harness.clock.advance(by: 2)
+        _ = try await harness.get(first.notificationId, as: "alice", device: tablet.id)
+        _ = try await harness.get(first.notificationId, as: "alice", device: phone.id)  // a second fetch: no receipt
+        let writer = try await harness.signer.writerToken()
+        func since(_ after: Date, limit: Int? = nil) async throws -> Store.ReceiptsSince.Result {
+            try await harness.client.call(
+                Store.ReceiptsSince.self, .init(after: after.millisecondsSince1970, limit: limit), token: writer)
+        }
+        let all = try await since(start)
+        #expect(all.receipts.map(\.deviceId) == [phone.id, tablet.id])
+        #expect(all.receipts.allSatisfy { $0.notificationId == first.notificationId })
+        #expect(all.next == start.addingTimeInterval(2).millisecondsSince1970)
+        let page = try await since(start, limit: 1)
+        #expect(page.receipts.map(\.deviceId) == [phone.id])
+        #expect(try await since(Date(millisecondsSince1970: page.next + 1)).receipts.map(\.deviceId) == [tablet.id])
+        let later = try await since(start.addingTimeInterval(3))
+        #expect(later.receipts.isEmpty)
+        #expect(later.next == start.addingTimeInterval(3).millisecondsSince1970)
+
+        let user = await rpcError {
+            _ = try await harness.client.call(
+                Store.ReceiptsSince.self, .init(after: 0), token: try await harness.signer.userToken("alice"))
+        }
+        #expect(user?.code == -32003)
+        for (params, field) in [
+            (Store.ReceiptsSince.Params(after: -1), "after"), (.init(after: 0, limit: 0), "limit"),
+            (.init(after: 0, limit: 1_001), "limit"),
+        ] {
+            let error = await rpcError {
+                _ = try await harness.client.call(Store.ReceiptsSince.self, params, token: writer)
+            }
+            #expect(error?.code == -32602)
+            #expect(error?.message.contains(field) == true)
+        }
+    }
 }

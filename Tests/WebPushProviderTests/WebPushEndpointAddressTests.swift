@@ -18,7 +18,7 @@ struct WebPushEndpointAddressTests {
             "2002:c0a8:101::", "2001:0:4136:e378:8000:63bf:3fff:fdd2", "198.18.0.1", "198.19.255.255",
         ])
     func nonPublic(address: String) {
-        #expect(WebPushEndpointAddresses.isNonPublic(address))
+        #expect(OutboundAddresses.isNonPublic(address))
     }
 
     @Test(
@@ -28,7 +28,7 @@ struct WebPushEndpointAddressTests {
             "push.example.net", "64:ff9b::808:808", "2002:808:808::1", "198.20.0.1", "198.17.255.255",
         ])
     func publicAddress(address: String) {
-        #expect(!WebPushEndpointAddresses.isNonPublic(address))
+        #expect(!OutboundAddresses.isNonPublic(address))
     }
 
     @Test("without an allow-list, a subscription on a loopback address or localhost is refused at registration")

@@ -131,13 +131,13 @@ public struct AuthComponents: RPCServiceComponents {
         }
     }
 
-    /// Creates or updates the clients named by `SECUREPUSH_BOOTSTRAP_CLIENT_*` (`push:send`) and
+    /// Creates or updates the clients named by `SECUREPUSH_BOOTSTRAP_CLIENT_*` (`push:send webhooks:manage`) and
     /// `SECUREPUSH_DISPATCH_CLIENT_*` (`store:write users:read`: it stores payloads and checks recipients exist).
     static func provision(configuration: AuthConfiguration, clients: ClientRegistry, logger: Logger) async throws {
         // push-dispatch writes payloads to the store, checks recipients exist, and ends event streams of signed-out
         // sessions.
         let wanted: [(ClientRegistry.Credentials?, [String])] = [
-            (configuration.bootstrapClient, [Scope.pushSend]),
+            (configuration.bootstrapClient, [Scope.pushSend, Scope.webhooksManage]),
             (configuration.dispatchClient, [Scope.storeWrite, Scope.sessionsRead, Scope.usersRead]),
         ]
         for case (let credentials?, let scopes) in wanted {

@@ -43,6 +43,8 @@ public struct DispatchComponents: RPCServiceComponents {
     public let revocations: RevocationSender
     /// Traces calls, provider attempts and events written; `nil` when tracing is off.
     public let tracer: (any Tracer)?
+    /// Records and delivers webhook events (also in `services`).
+    let webhookSender: WebhookSender
     /// The direct channel's periodic sweep (also in `services`, every `sweepInterval`).
     let sweep: DirectSweep
     let eventRoute: DirectEventRoute
@@ -91,11 +93,14 @@ public struct DispatchComponents: RPCServiceComponents {
         if let sqlite = database.sqlite {
             // One push-dispatch process owns a SQLite file: a reservation still pending when it starts was left by a
             // process that died mid-send, and a retry of that send must not wait for it to go stale.
-            // Likewise scheduled sends it had claimed: they are claimable again at once.
+            // Likewise scheduled sends and webhook events it had claimed: they are claimable again at once.
             let released = try sqlite.write { db in
                 try db.execute(sql: SQLDeliveryRepository.releaseAllClaimedSchedules)
                 try db.execute(sql: SQLDeliveryRepository.releaseAllPendingReservations)
-                return db.changesCount
+                let reservations = db.changesCount
+                // Webhook events it was attempting: attempted again at once (at least once, same webhook-id).
+                try db.execute(sql: SQLWebhookRepository.releaseAllClaimed)
+                return reservations
             }
             if released > 0 {
                 logger.notice("push.idempotency.released_at_start", metadata: ["push.reservations": "\(released)"])
@@ -150,6 +155,16 @@ public struct DispatchComponents: RPCServiceComponents {
             scheduleOwner: deliveryRepository.replicaID
         )
         let revocations = RevokedSessionsFeed(auth: auth, tokens: tokens, now: now)
+        let webhookRepository = SQLWebhookRepository(database: database.sql)
+        let webhookSecrets = WebhookSecretSealer(keys: configuration.appsKeys, now: now)
+        let webhookSender = WebhookSender(
+            repository: webhookRepository,
+            feed: WebhookEventFeed(
+                database: database.sql, repository: webhookRepository,
+                receipts: { try await storeWriter.receiptsSince(after: $0, limit: $1) },
+                configuration: configuration.webhooks, now: now, logger: logger),
+            secretSealer: webhookSecrets, configuration: configuration.webhooks, owner: deliveryRepository.replicaID,
+            now: now, logger: logger, metrics: WebhookMetrics(factory: metrics))
         let sweep = DirectSweep(
             hub: hub, deliveries: deliveryRepository, revocations: revocations, now: now, logger: logger)
         let doorbells = Dictionary(uniqueKeysWithValues: workers.map { ($0.platform, $0.doorbell) })
@@ -180,6 +195,8 @@ public struct DispatchComponents: RPCServiceComponents {
                 revocationSender,
                 PeriodicService(name: "dispatch.expiry", interval: configuration.expiryInterval, logger: logger) {
                     try await pushes.expireAndPurge()
+                    _ = try await webhookRepository.purge(
+                        before: now().adding(.zero - configuration.webhooks.retention))
                 },
                 // Scheduled sends that came due: each claimed by one replica, published in the store, then queued.
                 PeriodicService(
@@ -204,7 +221,7 @@ public struct DispatchComponents: RPCServiceComponents {
                         try await deliveryRepository.queueStatistics(now: current), platforms: providers.platforms,
                         now: current)
                 },
-            ] + workers
+            ] + workers + [webhookSender]
         return DispatchComponents(
             database: database,
             verifier: verifier,
@@ -219,12 +236,17 @@ public struct DispatchComponents: RPCServiceComponents {
                         repository: appRepository, keys: configuration.appsKeys, makeProviders: makeAppProviders,
                         now: now, deploymentLimits: (configuration.maxPayloadBytes, configuration.maxTTLSeconds)),
                     loader: appLoader, catalog: catalog),
+                webhooks: WebhookMethods(
+                    endpoints: WebhookEndpoints(
+                        repository: webhookRepository, secrets: webhookSecrets, configuration: configuration.webhooks,
+                        defaultAppID: configuration.defaultAppID, now: now, recorded: { webhookSender.wake() })),
                 maxBatchLength: configuration.server.maxBatchLength),
             services: services,
             workers: workers,
             appLoader: appLoader,
             revocations: revocationSender,
             tracer: tracer,
+            webhookSender: webhookSender,
             sweep: sweep,
             eventRoute: DirectEventRoute(
                 verifier: verifier, devices: deviceRepository, deliveries: deliveryRepository, hub: hub,

@@ -61,6 +61,8 @@ public struct DispatchConfiguration: ServiceDatabaseConfiguration, Sendable {
     public var appsRefreshInterval: Duration = .seconds(SettingCatalog.appsRefreshInterval.defaultValue)
     /// The key apps' credentials are sealed with (`SECUREPUSH_APPS_KEY_FILE`).
     public var appsKeys: AppsKeySource = .keys(.generate())
+    /// How webhooks are delivered (`SECUREPUSH_WEBHOOK_*`).
+    public var webhooks = WebhookConfiguration()
     public var inbox = WebInboxConfiguration(
         authURL: SettingCatalog.authURL.defaultValue!, storeURL: SettingCatalog.storeURL.defaultValue!)
     /// How often deliveries past expiry are marked `expired` and old sends purged.
@@ -142,5 +144,6 @@ public struct DispatchConfiguration: ServiceDatabaseConfiguration, Sendable {
         }
         appsRefreshInterval = .seconds(try environment.int(SettingCatalog.appsRefreshInterval))
         appsKeys = AppsKeySource.fromEnvironment(environment)
+        webhooks = try WebhookConfiguration(environment: environment)
     }
 }

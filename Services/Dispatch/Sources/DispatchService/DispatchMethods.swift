@@ -11,16 +11,19 @@ public enum DispatchMethods {
     ///   - pushes: the `push.*` logic.
     ///   - verifier: verifies bearer tokens locally with auth's keys.
     ///   - apps: the `apps.*` methods (scope `apps:admin`); `nil` registers none.
+    ///   - webhooks: the `webhooks.*` methods (scope `webhooks:manage`); `nil` registers none.
     ///   - maxBatchLength: most calls a batch may hold.
     static func dispatcher(
         devices: DeviceRegistry,
         pushes: PushSender,
         verifier: AccessTokenVerifier,
         apps: AppsMethods? = nil,
+        webhooks: WebhookMethods? = nil,
         maxBatchLength: Int = 100
     ) -> RPCDispatcher {
         var methods = MethodRegistry(verifier: verifier, maxBatchLength: maxBatchLength)
         apps?.register(on: &methods)
+        webhooks?.register(on: &methods)
 
         // Public, like auth.keys: a web app needs it before anyone signs in.
         methods.registerAdmittingItself(Devices.WebPushKey.self) { params, _ in

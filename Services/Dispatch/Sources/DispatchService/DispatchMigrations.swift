@@ -236,6 +236,64 @@ public enum DispatchMigrations {
                 """,
             ]
         },
+        // Signed webhooks (issue 30): each client's endpoints (secrets sealed with the apps key), one row per event and
+        // endpoint (kept for replay, sent from here under a lease, retried with backoff), and how far the event feed
+        // read each source. Finished deliveries and deactivated devices are found by time, through partial indexes
+        // that hold only the rows an event is made of.
+        SQLMigration("v13 webhooks") { dialect in
+            let integer = dialect == .postgresql ? "BIGINT" : "INTEGER"
+            let serial = dialect == .postgresql ? "BIGSERIAL PRIMARY KEY" : "INTEGER PRIMARY KEY AUTOINCREMENT"
+            return [
+                """
+                CREATE TABLE webhook_endpoint (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    client_id TEXT NOT NULL,
+                    app_ids TEXT NOT NULL,
+                    url TEXT NOT NULL,
+                    events TEXT NOT NULL,
+                    description TEXT,
+                    secret TEXT NOT NULL,
+                    previous_secret TEXT,
+                    previous_secret_until \(integer),
+                    created_at \(integer) NOT NULL,
+                    failing_since \(integer),
+                    disabled_at \(integer)
+                )
+                """,
+                "CREATE INDEX webhook_endpoint_by_client ON webhook_endpoint (client_id, created_at)",
+                """
+                CREATE TABLE webhook_message (
+                    sequence \(serial),
+                    endpoint_id TEXT NOT NULL REFERENCES webhook_endpoint(id) ON DELETE CASCADE,
+                    event_id TEXT NOT NULL,
+                    event_type TEXT NOT NULL,
+                    body TEXT NOT NULL,
+                    created_at \(integer) NOT NULL,
+                    status TEXT NOT NULL,
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    next_attempt_at \(integer) NOT NULL,
+                    lease_owner TEXT,
+                    lease_until \(integer),
+                    last_error TEXT,
+                    delivered_at \(integer)
+                )
+                """,
+                "CREATE UNIQUE INDEX webhook_message_by_event ON webhook_message (endpoint_id, event_id)",
+                "CREATE INDEX webhook_message_due ON webhook_message (next_attempt_at) WHERE status = 'pending'",
+                "CREATE INDEX webhook_message_by_time ON webhook_message (created_at)",
+                """
+                CREATE TABLE webhook_cursor (
+                    source TEXT PRIMARY KEY NOT NULL,
+                    position \(integer) NOT NULL
+                )
+                """,
+                """
+                CREATE INDEX delivery_finished_by_time ON delivery (updated_at)
+                    WHERE status IN ('sent', 'acknowledged', 'failed', 'collapsed')
+                """,
+                "CREATE INDEX device_by_deactivation ON device (deactivated_at) WHERE deactivated_at IS NOT NULL",
+            ]
+        },
     ]
 
     /// The service's schema: `dispatch` on PostgreSQL, built by ``all``.

@@ -48,6 +48,11 @@ public struct NotificationStoreWriter: Sendable {
         try await call(Store.Receipts.self, .init(notificationId: notificationID)).receipts
     }
 
+    /// The receipts the store recorded at or after `after` (ms since 1970), oldest first (`store.receiptsSince`).
+    public func receiptsSince(after: Int64, limit: Int) async throws -> Store.ReceiptsSince.Result {
+        try await call(Store.ReceiptsSince.self, .init(after: after, limit: limit))
+    }
+
     /// Tells the store to revoke devices (`store.revokeDevices`); failures as for ``put(_:)``.
     public func revokeDevices(_ params: Store.RevokeDevices.Params) async throws -> Store.RevokeDevices.Result {
         try await call(Store.RevokeDevices.self, params)

@@ -39,6 +39,7 @@ extension SQLDeliveryRepository {
         guard !sends.isEmpty else { return [] }
         return try await database.transaction { db in
             var pairs: [(SendRecord, [TargetDevice])] = []
+            var sent: [SendRecord] = []
             for (appID, group) in Dictionary(grouping: sends, by: \.appID) {
                 let devices = try await Self.activeDevices(of: group.map(\.recipientID), appID: appID, db)
                 for send in group {
@@ -49,6 +50,7 @@ extension SQLDeliveryRepository {
                         WHERE notification_id = ? AND state = 'publishing' AND lease_owner = ?
                         """, [send.notificationID, owner])
                     guard ours == 1 else { continue }
+                    sent.append(send)
                     var due = send
                     due.createdAt = now
                     pairs.append((due, Self.targeted(devices[send.recipientID] ?? [], by: send)))
@@ -56,6 +58,7 @@ extension SQLDeliveryRepository {
             }
             let jobs = try await Self.insertJobs(pairs, db)
             try await Self.wake(for: jobs, db)
+            try await SQLWebhookRepository.enqueueScheduleSent(sent, now: now, db)
             return jobs
         }
     }

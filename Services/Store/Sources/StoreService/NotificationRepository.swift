@@ -34,6 +34,11 @@ public protocol NotificationRepository: Sendable {
     /// The first successful fetch of notification `id` by each device, oldest first.
     func receipts(id: String) async throws -> [(deviceID: String, fetchedAt: Date)]
 
+    /// Up to `limit` receipts fetched at or after `after`, oldest first (ties by notification, then device).
+    func receipts(since after: Date, limit: Int) async throws -> [(
+        notificationID: String, deviceID: String, fetchedAt: Date
+    )]
+
     /// The recipient's unexpired notification with `id`, payload included.
     func find(id: String, recipientID: String, now: Date) async throws -> NotificationRecord?
 

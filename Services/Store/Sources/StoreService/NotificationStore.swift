@@ -379,6 +379,20 @@ public struct NotificationStore: Sendable {
         }
     }
 
+    /// The receipts recorded at or after `after` (milliseconds since 1970), at most `limit` (1–1,000, default 500).
+    public func receiptsSince(after: Int64, limit: Int?) async throws -> Store.ReceiptsSince.Result {
+        guard after >= 0 else {
+            throw StoreError.invalidField("after", "must be 0 or a time in milliseconds since 1970")
+        }
+        let limit = limit ?? 500
+        guard (1...1_000).contains(limit) else { throw StoreError.invalidField("limit", "must be 1–1000") }
+        let receipts = try await repository.receipts(since: Date(millisecondsSince1970: after), limit: limit).map {
+            Store.FeedReceipt(notificationId: $0.notificationID, deviceId: $0.deviceID, fetchedAt: $0.fetchedAt)
+        }
+        return Store.ReceiptsSince.Result(
+            receipts: receipts, next: receipts.last?.fetchedAt.millisecondsSince1970 ?? after)
+    }
+
     private static func result(of outcome: FetchOutcome) throws -> Store.StoredNotification {
         switch outcome {
         case .missing: throw StoreError.notFound

@@ -227,6 +227,17 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
         ).map { (try $0.decode(0), Date(millisecondsSince1970: try $0.decode(1))) }
     }
 
+    public func receipts(since after: Date, limit: Int) async throws -> [(
+        notificationID: String, deviceID: String, fetchedAt: Date
+    )] {
+        try await database.read(
+            """
+            SELECT notification_id, device_id, fetched_at FROM fetch_receipt WHERE fetched_at >= ?
+            ORDER BY fetched_at, notification_id, device_id LIMIT ?
+            """, [after.millisecondsSince1970, limit]
+        ).map { (try $0.decode(0), try $0.decode(1), Date(millisecondsSince1970: try $0.decode(2))) }
+    }
+
     /// The payload of a row read with ``columns``; `nil` when the row keeps no server-readable copy.
     func open(_ row: SQLRow) throws -> String? {
         let scheme: String = try row.decode(8)

@@ -113,6 +113,10 @@ public enum StoreMethods {
             Store.Receipts.Result(receipts: try await store.receipts(id: params.notificationId))
         }
 
+        methods.register(Store.ReceiptsSince.self, requires: .scope(Scope.storeWrite)) { params, _, _ in
+            try await store.receiptsSince(after: params.after, limit: params.limit)
+        }
+
         methods.register(Store.RevokeDevices.self, requires: .scope(Scope.storeWrite)) { params, _, _ in
             let deleted = try await store.revokeDevices(params.deviceIds, revocationID: params.revocationId)
             return Store.RevokeDevices.Result(deviceIds: params.deviceIds.count, sealedCopiesDeleted: deleted)

@@ -63,6 +63,10 @@ public enum StoreMigrations {
         // Scheduled sends (push.send sendAt): a held notification is stored but hidden from its recipient (never
         // listed, fetched, marked or deleted by them) until store.publish shows it, or store.discard deletes it.
         SQLMigration("v7 held notifications", ["ALTER TABLE notification ADD COLUMN held INTEGER NOT NULL DEFAULT 0"]),
+        // The receipts in the order they were recorded, for `store.receiptsSince` (push-dispatch's webhooks).
+        SQLMigration(
+            "v8 receipts by time",
+            ["CREATE INDEX fetch_receipt_by_time ON fetch_receipt (fetched_at, notification_id, device_id)"]),
     ]
 
     /// The service's schema: `store` on PostgreSQL, built by ``all``.

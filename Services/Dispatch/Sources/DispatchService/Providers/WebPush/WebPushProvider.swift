@@ -67,7 +67,7 @@ public final class WebPushProvider: RemotePushProvider {
             throw .invalidField("token", "endpoint host '\(subscription.host)' is not an allowed push service")
         }
         if !configuration.isListed(host: subscription.host),
-            subscription.host == "localhost" || WebPushEndpointAddresses.isNonPublic(subscription.host)
+            subscription.host == "localhost" || OutboundAddresses.isNonPublic(subscription.host)
         {
             throw .invalidField("token", "endpoint host '\(subscription.host)' is not a public address")
         }
@@ -135,12 +135,12 @@ public final class WebPushProvider: RemotePushProvider {
         guard !configuration.isListed(host: subscription.host) else { return nil }
         let addresses: [String]
         do {
-            addresses = try await WebPushEndpointAddresses.resolve(
+            addresses = try await OutboundAddresses.resolve(
                 subscription.host, port: subscription.endpoint.port ?? 443)
         } catch {
             return .retry(after: .zero, reason: "push service unreachable: \(error)")
         }
-        guard let address = addresses.first(where: WebPushEndpointAddresses.isNonPublic) else { return nil }
+        guard let address = addresses.first(where: OutboundAddresses.isNonPublic) else { return nil }
         logger.security(
             SecurityEvent("webpush.endpoint.refused"),
             metadata: ["webpush.host": "\(subscription.host)", "webpush.address": "\(address)"])

@@ -6,10 +6,10 @@ import NIOPosix
     import Glibc
 #endif
 
-/// Keeps Web Push deliveries off this machine and its private networks (server-side request forgery): a
-/// subscription's endpoint is a URL anyone who registers a device chooses, so push-dispatch must not POST to
+/// Keeps Web Push deliveries and webhooks off this machine and its private networks (server-side request forgery): a
+/// subscription's endpoint or a webhook's URL is chosen by whoever registers it, so push-dispatch must not POST to
 /// loopback, private, link-local or other non-public addresses unless the operator allow-listed the host.
-enum WebPushEndpointAddresses {
+enum OutboundAddresses {
     /// Whether `address` (an IPv4 or IPv6 literal) is loopback, private, link-local, unspecified, shared (CGNAT),
     /// multicast or otherwise not a public unicast address.
     static func isNonPublic(_ address: String) -> Bool {
@@ -67,7 +67,7 @@ enum WebPushEndpointAddresses {
             var list: UnsafeMutablePointer<addrinfo>?
             let status = getaddrinfo(literal, String(port), &hints, &list)
             guard status == 0, let first = list else {
-                throw WebPushEndpointError("cannot resolve '\(host)': \(String(cString: gai_strerror(status)))")
+                throw OutboundAddressError("cannot resolve '\(host)': \(String(cString: gai_strerror(status)))")
             }
             defer { freeaddrinfo(first) }
             var addresses: [String] = []
@@ -93,7 +93,7 @@ enum WebPushEndpointAddresses {
 }
 
 /// An endpoint that cannot be resolved.
-struct WebPushEndpointError: Error, CustomStringConvertible {
+struct OutboundAddressError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
