@@ -49,6 +49,8 @@ PROFILES = {
         "fanout_users": 500,
         "devices": 200,
         "devices_idle_seconds": 5,
+        "webhook_sends": 300,
+        "webhook_rounds": 1,
     },
     # the real thing (a few minutes)
     "full": {
@@ -65,6 +67,8 @@ PROFILES = {
         "fanout_users": 10000,
         "devices": 10000,
         "devices_idle_seconds": 20,
+        "webhook_sends": 5000,
+        "webhook_rounds": 3,
     },
 }
 
@@ -1196,6 +1200,129 @@ def bench_send(ctx, prof):
             f"{by['store']:.0f} + dispatch {by['dispatch']:.0f}; whole run, device fetches and acks included)")
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# webhooks (issue 30): events per second to a local receiver, and the send path beside it with and without an endpoint
+
+class WebhookSink:
+    """A local webhook receiver: HTTP/1.1 keep-alive on 127.0.0.1, answers 204, records each event's type and arrival
+    (no signature check here: the tests do that; this measures throughput)."""
+
+    def __init__(self):
+        import http.server
+        sink = self
+        self.lock = threading.Lock()
+        self.arrivals = []  # (monotonic time, type)
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                try:
+                    kind = json.loads(body).get("type")
+                except ValueError:
+                    kind = None
+                with sink.lock:
+                    sink.arrivals.append((time.monotonic(), kind))
+                self.send_response(204)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def of_type(self, kind):
+        with self.lock:
+            return [t for t, k in self.arrivals if k == kind]
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def bench_webhooks(ctx, prof):
+    sink = WebhookSink()
+    stack = start_stack(ctx, "webhooks", dispatch_env={"SECUREPUSH_WEBHOOK_ALLOWED_HOSTS": "127.0.0.1"})
+    names = ("auth", "store", "dispatch")
+    sends = prof["webhook_sends"]
+    phases = {}
+    try:
+        def sustained(label):
+            result_file = os.path.join(ctx["work"], f"webhooks-{label}.json")
+            argv = ["send"] + stack["bench_args"] + [
+                "--store", stack["store_url"], "--warmup", str(prof["send_warmup"]), "--sustained-sends", str(sends),
+                "--concurrency", str(SEND_CONCURRENCY), "--payload-bytes", str(PAYLOAD_BYTES), "--out", result_file]
+            cpu_before = sum(cpu_seconds([stack[n].pid]) for n in names)
+            tool = f"securepush-bench-webhooks-{label}"
+            finish_bench_tool(ctx, tool, start_bench_tool(ctx, tool, argv), timeout=900)
+            ended = time.monotonic()
+            with open(result_file) as f:
+                raw = json.load(f)["sustained"]
+            return raw, ended, cpu_before
+
+        # Alternating rounds without and with an endpoint (the endpoint is created before the first "with" round).
+        token = rpc(stack["auth_url"], "auth.clientToken",
+                    {"clientId": BACKEND_CLIENT_ID, "clientSecret": BACKEND_CLIENT_SECRET})["accessToken"]
+        webhook = None
+        for index in range(prof["webhook_rounds"]):
+            for label in ("none", "endpoint"):
+                if label == "endpoint" and webhook is None:
+                    webhook = rpc(stack["dispatch_url"], "webhooks.create",
+                                  {"url": sink.url, "events": ["delivery.sent"]}, token=token)["webhookId"]
+                if label == "none" and webhook is not None:
+                    rpc(stack["dispatch_url"], "webhooks.delete", {"webhookId": webhook}, token=token)
+                    webhook = None
+                before = len(sink.of_type("delivery.sent"))
+                raw, ended, cpu_before = sustained(f"{label}{index}")
+                phase = phases.setdefault(label, {"sends_per_second": [], "events_per_second": [], "lag_s": [],
+                                                   "cpu_us_per_send": []})
+                phase["sends_per_second"].append(raw["sends_per_second"])
+                if label == "endpoint":
+                    expected = before + sends + prof["send_warmup"]
+                    deadline = time.monotonic() + 120
+                    while len(sink.of_type("delivery.sent")) < expected and time.monotonic() < deadline:
+                        time.sleep(0.05)
+                    arrivals = sink.of_type("delivery.sent")[before:]
+                    if len(arrivals) < expected - before:
+                        raise BenchError(f"webhooks: {len(arrivals)} of {expected - before} delivery.sent events "
+                                         "arrived within 120 s")
+                    span = max(1e-3, arrivals[-1] - arrivals[0])
+                    phase["events_per_second"].append(round(len(arrivals) / span, 1))
+                    phase["lag_s"].append(round(arrivals[-1] - ended, 2))
+                cpu = sum(cpu_seconds([stack[n].pid]) for n in names) - cpu_before
+                phase["cpu_us_per_send"].append(round(cpu / (sends + prof["send_warmup"]) * 1e6, 1))
+    finally:
+        stop_stack(stack)
+        sink.close()
+    figures = {label: {key: {"runs": values, "median": statistics.median(values)} if values else None
+                       for key, values in phase.items()} for label, phase in phases.items()}
+    none, endpoint = figures["none"], figures["endpoint"]
+    figures["send_with_endpoint_vs_none"] = round(
+        endpoint["sends_per_second"]["median"] / none["sends_per_second"]["median"], 3)
+    settings = {
+        "profile": ctx["profile"],
+        "topology": "auth, notification-store and push-dispatch (SQLite, cleartext h2c), one direct-channel device "
+                    "(securepush-bench send, sustained phase only); a Python receiver on 127.0.0.1 (HTTP/1.1 "
+                    "keep-alive, answers 204, no signature check) subscribed to delivery.sent",
+        "sends_per_round": sends, "warmup_sends": prof["send_warmup"], "concurrency": SEND_CONCURRENCY,
+        "rounds": prof["webhook_rounds"],
+        "order": "each round: no endpoint, then one endpoint (created before, deleted after)",
+        "events_per_second": "delivery.sent events received / (last arrival - first arrival) in the round",
+        "lag_s": "last event's arrival after the round's last send was answered",
+    }
+    write_result(ctx["out"], "webhooks", settings, figures)
+    summary(f"webhooks.events_per_s {endpoint['events_per_second']['median']:.0f} (delivery.sent to a local receiver, "
+            f"median of {prof['webhook_rounds']}; last event {endpoint['lag_s']['median']} s after the last send)")
+    summary(f"webhooks.send_per_s none {none['sends_per_second']['median']:.0f} vs endpoint "
+            f"{endpoint['sends_per_second']['median']:.0f} (x{figures['send_with_endpoint_vs_none']}); services CPU "
+            f"{none['cpu_us_per_send']['median']:.0f} vs {endpoint['cpu_us_per_send']['median']:.0f} us per send")
+
+
 def bench_fanout(ctx, prof):
     stack = start_stack(ctx, "fanout", start_dispatch=False)
     mock_file = os.path.join(ctx["work"], "apns-mock.json")
@@ -1708,7 +1835,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--only", choices=["fetch", "fetch-metrics", "send", "fanout", "signin", "h2core", "devices",
-                                       "bounds"],
+                                       "bounds", "webhooks"],
                     action="append")
     ap.add_argument("--devices", type=int, help="direct devices for `devices` (default 10000, 200 with --smoke)")
     ap.add_argument("--keep-work", action="store_true", help="keep the temporary directory (logs, configs)")
@@ -1727,7 +1854,7 @@ def main():
            "logs": os.path.join(work, "logs"), "certs": os.path.join(work, "certs"), "profile": profile,
            "tools": tool_versions(), "devices": args.devices}
     os.makedirs(ctx["logs"])
-    only = args.only or ["fetch", "fetch-metrics", "send", "fanout", "signin"]
+    only = args.only or ["fetch", "fetch-metrics", "send", "fanout", "signin", "webhooks"]
     services_needed = only != ["h2core"]
     needed = ["auth-service", "store-service", "dispatch-service", "securepush", "securepush-bench"] \
         if services_needed else []
@@ -1760,6 +1887,9 @@ def main():
         if "signin" in only:
             print("== sign-in (auth.login, auth.refresh)", flush=True)
             bench_signin(ctx, prof)
+        if "webhooks" in only:
+            print("== webhooks: events per second to a local receiver, sends with and without an endpoint", flush=True)
+            bench_webhooks(ctx, prof)
         if "devices" in only:
             print("== direct channel: one event stream per device, each on its own connection", flush=True)
             bench_devices(ctx, prof)

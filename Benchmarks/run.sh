@@ -2,10 +2,12 @@
 # SecurePush benchmarks: fetch path (store.get over HTTP/2, cleartext and TLS) against an nginx ceiling, the cost of
 # metrics on it (SECUREPUSH_METRICS on vs off), send path
 # (push.send to a direct-channel device), fan-out into the APNs mock, sign-in (auth.login at bcrypt cost 12 and 10,
-# auth.refresh) and resident memory; then a chart of it all. See Benchmarks/README.md and docs/benchmarks.md.
+# auth.refresh), webhook events per second beside sends with and without an endpoint, and resident memory; then a
+# chart of it all. See Benchmarks/README.md and docs/benchmarks.md.
 #
 #   Benchmarks/run.sh [--smoke] [--out DIR] [--bin-dir DIR]
-#                     [--only fetch|fetch-metrics|send|fanout|signin|h2core|devices|bounds] [--devices N] [--keep-work]
+#                     [--only fetch|fetch-metrics|send|fanout|signin|webhooks|h2core|devices|bounds] [--devices N]
+#                     [--keep-work]
 #
 #   --smoke     seconds-long version for CI (h2load -n 2000, one round)
 #   --out DIR   where the JSON results, summary.txt and the service logs go (default: Benchmarks/results)
@@ -44,7 +46,7 @@ while [ $# -gt 0 ]; do
     --devices) extra+=(--devices "$2"); shift ;;
     --devices=*) extra+=(--devices "${1#--devices=}") ;;
     --keep-work) extra+=(--keep-work) ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
