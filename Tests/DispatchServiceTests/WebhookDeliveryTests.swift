@@ -149,14 +149,16 @@ struct WebhookDeliveryTests {
     }
 
     @Test(
-        "an endpoint failing for longer than SECUREPUSH_WEBHOOK_DISABLE_AFTER is disabled; a test that arrives enables it"
+        "an endpoint failing for longer than SECUREPUSH_WEBHOOK_DISABLE_AFTER is disabled; its events wait; a test that arrives enables it and they follow"
     )
     func disabledAfterSustainedFailure() async throws {
-        let harness = try await DispatchHarness.withWebhooks { $0.disableAfter = .milliseconds(300) }
+        let provider = ScriptedProvider(script: [.sent])
+        let harness = try await DispatchHarness.withWebhooks([provider]) { $0.disableAfter = .milliseconds(300) }
         let receiver = WebhookReceiver()
         await receiver.answer(.serviceUnavailable, times: 1_000)
         try await receiver.serve { url in
             let webhook = try await harness.createWebhook(url)
+            _ = try await harness.registerDevice(user: "alice", platform: .apns, token: Self.apnsToken)
             try await harness.runningWebhooks {
                 _ = try await harness.webhooks(Webhooks.Test.self, .init(webhookId: webhook.webhookId))
                 #expect(
@@ -166,12 +168,24 @@ struct WebhookDeliveryTests {
                 let listed = try await harness.webhooks(Webhooks.List.self, Empty()).webhooks.first
                 #expect(listed?.failingSince != nil)
                 #expect(listed?.disabledAt != nil)
+                // While disabled, events are recorded and wait.
+                let sent = try await harness.send(to: "alice").notificationId
+                #expect(
+                    await eventually {
+                        (try? await Self.messages(harness).contains { $0.status == "pending" && $0.attempts == 0 })
+                            == true
+                    })
+                try await Task.sleep(for: .milliseconds(300))
+                #expect(await receiver.deliveries(ofType: "delivery.sent").isEmpty)
+
                 await receiver.answerNormally()
                 _ = try await harness.webhooks(Webhooks.Test.self, .init(webhookId: webhook.webhookId))
                 #expect(
                     await eventually {
                         (try? await harness.webhooks(Webhooks.List.self, Empty()).webhooks.first?.state) == "enabled"
                     })
+                let followed = try await Self.awaitDelivery(receiver, .deliverySent)
+                #expect(followed.data["notificationId"] as? String == sent)
             }
         }
     }
@@ -270,12 +284,112 @@ struct WebhookDeliveryTests {
                 secretSealer: harness.components.webhookSender.secretSealer, configuration: stricter, owner: "strict",
                 now: { Date() }, logger: .quiet, metrics: WebhookMetrics(factory: NOOPMetricsHandler.instance))
             _ = try await harness.webhooks(Webhooks.Test.self, .init(webhookId: webhook.webhookId))
-            let client = try sender.makeHTTPClient()
-            let claimed = try await sender.sendDue(using: client)
-            try await client.shutdown()
+            let clients = try WebhookHTTPClients(configuration: stricter, logger: .quiet)
+            let claimed = try await sender.sendDue(clients: clients)
+            await clients.shutdown()
             #expect(claimed == 1)
             #expect(await receiver.deliveries.isEmpty)
             #expect(try await Self.messages(harness).first?.status == "failed")
         }
+    }
+
+    /// The endpoint's row: (failing since, disabled at) as stored.
+    static func endpointRow(_ harness: DispatchHarness) throws -> (Int64?, Int64?) {
+        let row = try harness.components.sqlite!.read { db in
+            try Row.fetchOne(db, sql: "SELECT failing_since, disabled_at FROM webhook_endpoint")
+        }
+        let stored = try #require(row)
+        return (stored[0], stored[1])
+    }
+
+    @Test("an attempt cut short by shutdown counts nothing: the event waits, unleased, and the endpoint is not failing")
+    func shutdownCountsNothing() async throws {
+        let harness = try await DispatchHarness.withWebhooks { $0.attemptTimeout = .seconds(10) }
+        let receiver = WebhookReceiver()
+        await receiver.answer(.noContent, times: 1, after: .seconds(5))
+        try await receiver.serve { url in
+            let webhook = try await harness.createWebhook(url)
+            try await harness.runningWebhooks {
+                _ = try await harness.webhooks(Webhooks.Test.self, .init(webhookId: webhook.webhookId))
+                #expect(await eventually { await receiver.deliveries.count == 1 })
+            }
+            let row = try harness.components.sqlite!.read { db in
+                try Row.fetchOne(db, sql: "SELECT status, attempts, lease_owner FROM webhook_message")
+            }
+            let stored = try #require(row)
+            #expect(stored[0] as String == "pending")
+            #expect(stored[1] as Int == 0)
+            #expect((stored[2] as String?) == nil)
+            #expect(try Self.endpointRow(harness).0 == nil)
+        }
+    }
+
+    @Test("a secret this replica cannot open (another apps key) counts no attempt and marks the endpoint nothing")
+    func unusableSecretIsNotTheReceiversFault() async throws {
+        let harness = try await DispatchHarness.withWebhooks()
+        let receiver = WebhookReceiver()
+        try await receiver.serve { url in
+            let webhook = try await harness.createWebhook(url)
+            let current = harness.components.webhookSender
+            let wrongKey = WebhookSender(
+                repository: current.repository, feed: current.feed,
+                secretSealer: WebhookSecretSealer(keys: .keys(.generate()), now: { Date() }),
+                configuration: current.configuration, owner: "wrong-key", now: { Date() }, logger: .quiet,
+                metrics: WebhookMetrics(factory: NOOPMetricsHandler.instance))
+            _ = try await harness.webhooks(Webhooks.Test.self, .init(webhookId: webhook.webhookId))
+            let clients = try WebhookHTTPClients(configuration: current.configuration, logger: .quiet)
+            #expect(try await wrongKey.sendDue(clients: clients) == 1)
+            await clients.shutdown()
+            #expect(await receiver.deliveries.isEmpty)
+            let stored = try await Self.messages(harness)
+            #expect(stored.map(\.status) == ["pending"])
+            #expect(stored.map(\.attempts) == [0])
+            #expect(try Self.endpointRow(harness).0 == nil)
+        }
+    }
+
+    @Test("a receiver that hangs holds at most 4 attempts; another endpoint's events keep flowing")
+    func slowReceiverHoldsOnlyItsOwn() async throws {
+        let harness = try await DispatchHarness.withWebhooks { $0.attemptTimeout = .seconds(5) }
+        let slow = WebhookReceiver()
+        let fast = WebhookReceiver()
+        await slow.answer(.noContent, times: 50, after: .seconds(2))
+        try await slow.serve { slowURL in
+            try await fast.serve { fastURL in
+                let stuck = try await harness.createWebhook(slowURL)
+                let healthy = try await harness.createWebhook(fastURL, as: "shop")
+                try await harness.runningWebhooks {
+                    for _ in 0..<12 {
+                        _ = try await harness.webhooks(Webhooks.Test.self, .init(webhookId: stuck.webhookId))
+                    }
+                    for _ in 0..<3 {
+                        _ = try await harness.webhooks(
+                            Webhooks.Test.self, .init(webhookId: healthy.webhookId), as: "shop")
+                    }
+                    #expect(await eventually(timeout: .seconds(1.5)) { await fast.deliveries.count == 3 })
+                    // Within the first hang only 4 of the 12 reached the slow receiver.
+                    #expect(await slow.deliveries.count == 4)
+                }
+            }
+        }
+    }
+
+    @Test("the feed writes what it saw once: a second look over the same window records nothing")
+    func feedRemembersWhatItRecorded() async throws {
+        let provider = ScriptedProvider(script: [.sent, .sent])
+        let harness = try await DispatchHarness.withWebhooks([provider])
+        _ = try await harness.createWebhook("http://127.0.0.1:9/hook")
+        _ = try await harness.registerDevice(user: "alice", platform: .apns, token: Self.apnsToken)
+        try await RunningWorkers.with(harness.components.workers) {
+            let first = try await harness.send(to: "alice").notificationId
+            let second = try await harness.send(to: "alice").notificationId
+            #expect(try await harness.waitForStatus(first, .sent))
+            #expect(try await harness.waitForStatus(second, .sent))
+        }
+        let feed = harness.components.webhookSender.feed
+        #expect(try await feed.run() == 2)
+        #expect(feed.recent.count == 2)
+        #expect(try await feed.run() == 0)
+        #expect(try await harness.count("webhook_message") == 2)
     }
 }

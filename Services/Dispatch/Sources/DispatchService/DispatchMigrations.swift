@@ -237,8 +237,8 @@ public enum DispatchMigrations {
             ]
         },
         // Signed webhooks (issue 30): each client's endpoints (secrets sealed with the apps key), one row per event and
-        // endpoint (kept for replay, sent from here under a lease, retried with backoff), and how far the event feed
-        // read each source. Finished deliveries and deactivated devices are found by time, through partial indexes
+        // endpoint (kept for replay, sent from here under a lease, retried with backoff; no foreign key: an event
+        // recorded as its endpoint is deleted is given up when claimed), and how far the event feed read each source. Finished deliveries and deactivated devices are found by time, through partial indexes
         // that hold only the rows an event is made of.
         SQLMigration("v13 webhooks") { dialect in
             let integer = dialect == .postgresql ? "BIGINT" : "INTEGER"
@@ -257,6 +257,7 @@ public enum DispatchMigrations {
                     previous_secret_until \(integer),
                     created_at \(integer) NOT NULL,
                     failing_since \(integer),
+                    last_failure_at \(integer),
                     disabled_at \(integer)
                 )
                 """,
@@ -264,7 +265,7 @@ public enum DispatchMigrations {
                 """
                 CREATE TABLE webhook_message (
                     sequence \(serial),
-                    endpoint_id TEXT NOT NULL REFERENCES webhook_endpoint(id) ON DELETE CASCADE,
+                    endpoint_id TEXT NOT NULL,
                     event_id TEXT NOT NULL,
                     event_type TEXT NOT NULL,
                     body TEXT NOT NULL,
@@ -288,7 +289,7 @@ public enum DispatchMigrations {
                 )
                 """,
                 """
-                CREATE INDEX delivery_finished_by_time ON delivery (updated_at)
+                CREATE INDEX delivery_finished_by_time ON delivery (updated_at, sequence)
                     WHERE status IN ('sent', 'acknowledged', 'failed', 'collapsed')
                 """,
                 "CREATE INDEX device_by_deactivation ON device (deactivated_at) WHERE deactivated_at IS NOT NULL",

@@ -42,11 +42,11 @@ struct SQLWebhookRepository: Sendable {
         ).map(Self.endpoint(from:))
     }
 
-    /// Every enabled endpoint (the event feed matches events against them).
-    func enabledEndpoints() async throws -> [WebhookEndpointRecord] {
-        try await database.read(
-            "SELECT \(Self.endpointColumns) FROM webhook_endpoint WHERE disabled_at IS NULL ORDER BY id", []
-        ).map(Self.endpoint(from:))
+    /// Every endpoint, disabled ones too: their events are recorded and wait until a test enables them again (the
+    /// event feed matches events against them).
+    func allEndpoints() async throws -> [WebhookEndpointRecord] {
+        try await database.read("SELECT \(Self.endpointColumns) FROM webhook_endpoint ORDER BY id", []).map(
+            Self.endpoint(from:))
     }
 
     /// Deletes the client's endpoint and its events; `false` when there was none.
@@ -70,11 +70,18 @@ struct SQLWebhookRepository: Sendable {
             """, [previousUntil.millisecondsSince1970, sealedSecret, id, clientID]) > 0
     }
 
-    /// Records a failed attempt on the endpoint: since when it has been failing (the first failure's time).
-    func markFailing(id: String, now: Date) async throws -> Date? {
+    /// Records a failed attempt on the endpoint: since when it has been failing. Failures belong to one episode while
+    /// none is more than `continuousWithin` after the previous one; a later one starts a new episode.
+    func markFailing(id: String, now: Date, continuousWithin gap: Duration) async throws -> Date? {
+        let nowMS = now.millisecondsSince1970
         _ = try await database.execute(
-            "UPDATE webhook_endpoint SET failing_since = ? WHERE id = ? AND failing_since IS NULL",
-            [now.millisecondsSince1970, id])
+            """
+            UPDATE webhook_endpoint SET
+                failing_since = CASE WHEN failing_since IS NULL OR last_failure_at IS NULL OR last_failure_at < ?
+                    THEN ? ELSE failing_since END,
+                last_failure_at = ?
+            WHERE id = ?
+            """, [now.adding(.zero - gap).millisecondsSince1970, nowMS, nowMS, id])
         return try await database.readOne("SELECT failing_since FROM webhook_endpoint WHERE id = ?", [id])?
             .decode(0, as: Int64?.self).map(Date.init(millisecondsSince1970:))
     }
@@ -83,7 +90,7 @@ struct SQLWebhookRepository: Sendable {
     func markSucceeded(id: String) async throws {
         _ = try await database.execute(
             """
-            UPDATE webhook_endpoint SET failing_since = NULL, disabled_at = NULL
+            UPDATE webhook_endpoint SET failing_since = NULL, last_failure_at = NULL, disabled_at = NULL
             WHERE id = ? AND (failing_since IS NOT NULL OR disabled_at IS NOT NULL)
             """, [id])
     }
@@ -128,7 +135,7 @@ struct SQLWebhookRepository: Sendable {
         var endpoints: [String: [WebhookEndpointRecord]] = [:]
         for clientID in Set(sends.map(\.clientID)) {
             endpoints[clientID] = try await db.query(
-                "SELECT \(endpointColumns) FROM webhook_endpoint WHERE client_id = ? AND disabled_at IS NULL",
+                "SELECT \(endpointColumns) FROM webhook_endpoint WHERE client_id = ?",
                 [clientID]
             ).map(endpoint(from:))
         }
@@ -148,19 +155,25 @@ struct SQLWebhookRepository: Sendable {
         _ = try await enqueue(messages, db)
     }
 
-    /// Claims up to `limit` due events under a lease for `owner` (on PostgreSQL, replicas claiming at once take
-    /// different rows; a claim whose owner died is claimed again when its lease lapses).
-    func claimDue(owner: String, now: Date, leaseUntil: Date, limit: Int) async throws -> [ClaimedWebhookMessage] {
+    /// Claims up to `limit` due events under a lease for `owner`, none of `excludingEndpoints`' and none of a disabled
+    /// endpoint's but its tests (on PostgreSQL, replicas claiming at once take different rows; a claim whose owner
+    /// died is claimed again when its lease lapses).
+    func claimDue(
+        owner: String, now: Date, leaseUntil: Date, limit: Int, excludingEndpoints excluded: [String] = []
+    ) async throws -> [ClaimedWebhookMessage] {
         let nowMS = now.millisecondsSince1970
+        let lock = database.dialect == .postgresql ? "FOR UPDATE OF m SKIP LOCKED" : ""
         let claimed = try await database.write(
             """
             UPDATE webhook_message SET lease_owner = ?, lease_until = ?
             WHERE sequence IN (
-                SELECT sequence FROM webhook_message
-                WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
-                ORDER BY next_attempt_at LIMIT ? \(database.dialect.claimRows))
+                SELECT m.sequence FROM webhook_message m JOIN webhook_endpoint e ON e.id = m.endpoint_id
+                WHERE m.status = 'pending' AND m.next_attempt_at <= ? AND (m.lease_until IS NULL OR m.lease_until <= ?)
+                    AND (e.disabled_at IS NULL OR m.event_type = 'webhook.test')
+                    AND m.endpoint_id NOT IN (\(database.dialect.jsonTextArray))
+                ORDER BY m.next_attempt_at LIMIT ? \(lock))
             RETURNING sequence, endpoint_id, event_id, event_type, body, attempts
-            """, [owner, leaseUntil.millisecondsSince1970, nowMS, nowMS, limit])
+            """, [owner, leaseUntil.millisecondsSince1970, nowMS, nowMS, try Self.json(excluded), limit])
         return try claimed.map { row in
             ClaimedWebhookMessage(
                 sequence: try row.decode(0), endpointID: try row.decode(1), eventID: try row.decode(2),

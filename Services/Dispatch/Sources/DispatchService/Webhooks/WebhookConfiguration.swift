@@ -22,13 +22,17 @@ public struct WebhookConfiguration: Sendable {
     public var firstBackoff: Duration = .seconds(5)
     /// The longest wait between two attempts.
     public var maxBackoff: Duration = .seconds(3_600)
-    /// How often the sender looks for due events, and the event feed for new ones.
+    /// How often the sender looks for due events when nothing wakes it (a recorded event or a finished attempt does).
     public var pollInterval: Duration = .milliseconds(500)
+    /// How often the event feed looks for new events.
+    public var feedInterval: Duration = .seconds(1)
     /// How far back each look at the delivery, device and send tables reaches again: a change whose transaction
     /// committed later than its timestamp (a slow write) is still seen. Events are recorded once however often seen.
-    public var lookback: Duration = .seconds(10)
+    public var lookback: Duration = .seconds(5)
     /// Most events in flight at once (from one replica).
-    public var concurrency = 16
+    public var concurrency = 32
+    /// Most events in flight to one endpoint (from one replica): a slow receiver holds at most this many.
+    public var perEndpoint = 4
     /// The CA certificates (PEM) to trust for `https://` webhooks beside the system's (tests, private CAs).
     public var caFile: String?
 

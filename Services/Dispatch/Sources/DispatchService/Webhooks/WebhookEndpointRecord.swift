@@ -24,9 +24,9 @@ struct WebhookEndpointRecord: Sendable, Hashable {
     /// The context its secrets are sealed with: a sealed secret copied onto another endpoint does not open.
     var sealingContext: String { "webhook:" + id }
 
-    /// Whether it receives `type` events of `appID` (`webhook.test` always).
+    /// Whether it receives `type` events of `appID` (`webhook.test` always). A disabled endpoint's events are
+    /// recorded too: they wait until it is enabled again.
     func receives(_ type: Webhooks.EventType, appID: String?) -> Bool {
-        guard disabledAt == nil else { return false }
         guard type != .webhookTest else { return true }
         guard events.contains(type) else { return false }
         return appID.map(appIDs.contains) ?? true

@@ -4,12 +4,15 @@ import Logging
 import ServiceCore
 import SharedModels
 
-/// Turns what push-dispatch records into webhook events, without touching the send path: every `pollInterval` it reads
-/// the deliveries that finished (`delivery.sent`, `.failed`, `.collapsed`), the devices providers deactivated
+/// Turns what push-dispatch records into webhook events, without touching the send path: every look reads the
+/// deliveries that finished (`delivery.sent`, `.failed`, `.collapsed`), the devices providers deactivated
 /// (`device.deactivated`) and the notifications whose time ran out (`notification.expired`) since its last look, and
-/// records one event per subscribed endpoint. Each look reaches `lookback` further back than the last one ended (a
-/// slow transaction's change is still seen) and an event is recorded once however often it is seen (its id is derived
-/// from what happened). With no endpoint it reads nothing. On PostgreSQL one replica looks at a time.
+/// the store's receipts (`notification.fetched`, through `store.receiptsSince`), and records one event per subscribed
+/// endpoint. Each look reaches `lookback` further back than the last one ended (a slow transaction's change is still
+/// seen); an event is recorded once however often it is seen (its id is derived from what happened, and this process
+/// remembers what it recorded within the window, so seeing it again writes nothing). A source no endpoint subscribes
+/// to is not read; with no endpoint nothing is. Each page is its own short transaction, and the store is called
+/// outside any. On PostgreSQL every replica looks; what two replicas both see is recorded once.
 struct WebhookEventFeed: Sendable {
     let database: any SQLDatabase
     let repository: SQLWebhookRepository
@@ -18,6 +21,8 @@ struct WebhookEventFeed: Sendable {
     let configuration: WebhookConfiguration
     let now: @Sendable () -> Date
     let logger: Logger
+    /// The events this process recorded within the last window, by endpoint and event id.
+    let recent = RecentlyRecorded()
 
     /// Most rows read per page.
     static let pageSize = 500
@@ -25,46 +30,19 @@ struct WebhookEventFeed: Sendable {
     /// One look at every source; returns how many events were recorded.
     @discardableResult
     func run() async throws -> Int {
-        let endpoints = try await repository.enabledEndpoints()
+        let endpoints = try await repository.allEndpoints()
         guard !endpoints.isEmpty else { return 0 }
         let upTo = now()
-        if database.dialect == .postgresql {
-            return try await database.exclusively("webhook-feed") { db in
-                try await look(
-                    endpoints: endpoints, upTo: upTo,
-                    access: Access(
-                        read: { try await db.query($0, $1) }, write: { try await db.execute($0, $1) },
-                        enqueue: { try await SQLWebhookRepository.enqueue($0, db) }))
-            } ?? 0
-        }
-        return try await look(
-            endpoints: endpoints, upTo: upTo,
-            access: Access(
-                read: { try await database.read($0, $1) }, write: { try await database.execute($0, $1) },
-                enqueue: { try await repository.enqueue($0) }))
-    }
-
-    /// How a look reads and writes: in one transaction under a lock (PostgreSQL), or statement by statement (SQLite,
-    /// where one process owns the file and a long write transaction would hold up every send).
-    struct Access: Sendable {
-        var read: @Sendable (String, [any SQLBindable]) async throws -> [SQLRow]
-        var write: @Sendable (String, [any SQLBindable]) async throws -> Int
-        var enqueue: @Sendable ([WebhookMessage]) async throws -> Int
-    }
-
-    private func look(endpoints: [WebhookEndpointRecord], upTo: Date, access: Access) async throws -> Int {
+        recent.forget(before: upTo.adding(.zero - configuration.lookback - configuration.lookback))
         // Nothing older than the oldest endpoint (or the retention) is wanted, however old a cursor is.
         let oldest = max(endpoints.map(\.createdAt).min()!, upTo.adding(.zero - configuration.retention))
+        let wanted = Set(endpoints.flatMap(\.events))
         var recorded = 0
-        for source in Source.allCases {
-            let cursor = try await access.read(
-                "SELECT position FROM webhook_cursor WHERE source = ?", [source.rawValue]
-            ).first?.decode(0, as: Int64.self)
-            let from = max(cursor.map(Date.init(millisecondsSince1970:)) ?? oldest, oldest).adding(
-                .zero - configuration.lookback)
-            var after: (time: Int64, key: String) = (from.millisecondsSince1970, "")
+        for source in Source.allCases where !wanted.isDisjoint(with: source.types) {
+            let from = try await start(of: source.rawValue, oldest: oldest)
+            var after: (time: Int64, key: any SQLBindable & Sendable) = (from.millisecondsSince1970, source.firstKey)
             while true {
-                let rows = try await access.read(
+                let rows = try await database.read(
                     source.query,
                     [after.time, upTo.millisecondsSince1970, after.time, after.time, after.key, Self.pageSize])
                 var messages: [WebhookMessage] = []
@@ -73,50 +51,61 @@ struct WebhookEventFeed: Sendable {
                     after = (change.time, change.orderKey)
                     messages += Self.messages(for: change, endpoints: endpoints)
                 }
-                recorded += try await access.enqueue(messages)
+                recorded += try await record(messages)
                 guard rows.count == Self.pageSize else { break }
             }
-            try await saveCursor(source.rawValue, upTo.millisecondsSince1970, access)
+            try await saveCursor(source.rawValue, upTo.millisecondsSince1970)
         }
-        if let receipts {
-            do {
-                recorded += try await lookAtReceipts(receipts, endpoints: endpoints, oldest: oldest, access: access)
-            } catch {
-                // The store unreachable: its receipts wait for the next look (the cursor did not move).
-                logger.debug("webhooks.receipts_unavailable", metadata: ["error": "\(error)"])
-            }
+        if let receipts, wanted.contains(.notificationFetched) {
+            recorded += try await lookAtReceipts(receipts, endpoints: endpoints, oldest: oldest)
         }
         return recorded
     }
 
-    private func saveCursor(_ source: String, _ position: Int64, _ access: Access) async throws {
-        _ = try await access.write(
+    /// Where a look at `source` starts: `lookback` before its cursor (or before `oldest`).
+    private func start(of source: String, oldest: Date) async throws -> Date {
+        let cursor = try await database.readOne("SELECT position FROM webhook_cursor WHERE source = ?", [source])?
+            .decode(0, as: Int64.self)
+        return max(cursor.map(Date.init(millisecondsSince1970:)) ?? oldest, oldest).adding(
+            .zero - configuration.lookback)
+    }
+
+    /// Records the messages this process has not recorded lately (one transaction); returns how many were new.
+    private func record(_ messages: [WebhookMessage]) async throws -> Int {
+        let fresh = recent.unseen(messages)
+        guard !fresh.isEmpty else { return 0 }
+        let added = try await repository.enqueue(fresh)
+        recent.remember(fresh)
+        return added
+    }
+
+    /// Moves a cursor forward (never back: two replicas may save theirs in either order).
+    private func saveCursor(_ source: String, _ position: Int64) async throws {
+        _ = try await database.execute(
             """
             INSERT INTO webhook_cursor (source, position) VALUES (?, ?)
-            ON CONFLICT (source) DO UPDATE SET position = excluded.position
+            ON CONFLICT (source) DO UPDATE SET position = CASE
+                WHEN excluded.position > webhook_cursor.position THEN excluded.position ELSE webhook_cursor.position END
             """, [source, position])
     }
 
     /// `notification.fetched`: the store's receipts since the cursor (the store's own clock; read again from
-    /// `lookback` earlier each time), each matched with its send here (a send already purged makes no event).
+    /// `lookback` earlier each time), each matched with its send here (a send already purged makes no event). The
+    /// store is called outside any transaction.
     private func lookAtReceipts(
         _ receipts: @Sendable (Int64, Int) async throws -> Store.ReceiptsSince.Result,
-        endpoints: [WebhookEndpointRecord], oldest: Date, access: Access
+        endpoints: [WebhookEndpointRecord], oldest: Date
     ) async throws -> Int {
         let source = "receipts"
-        let cursor = try await access.read("SELECT position FROM webhook_cursor WHERE source = ?", [source])
-            .first?.decode(0, as: Int64.self)
-        let start = max(cursor.map(Date.init(millisecondsSince1970:)) ?? oldest, oldest).adding(
-            .zero - configuration.lookback)
-        var after = start.millisecondsSince1970
-        var newest = cursor ?? oldest.millisecondsSince1970
+        var after = try await start(of: source, oldest: oldest).millisecondsSince1970
+        var newest = after
         var recorded = 0
         while true {
             let page = try await receipts(after, Self.pageSize)
             let ids = Array(Set(page.receipts.map(\.notificationId)))
             var sends: [String: (clientID: String, appID: String, recipientID: String)] = [:]
             if !ids.isEmpty {
-                for row in try await access.read(
+                for row in try await database.read(
                     """
                     SELECT notification_id, client_id, app_id, recipient_id FROM push_send
                     WHERE notification_id IN (\(database.dialect.jsonTextArray))
@@ -139,13 +128,14 @@ struct WebhookEventFeed: Sendable {
                             deviceId: receipt.deviceId, appId: send.appID, fetchedAt: receipt.fetchedAt)))
                 messages += Self.messages(for: change, endpoints: endpoints)
             }
-            recorded += try await access.enqueue(messages)
+            recorded += try await record(messages)
             newest = max(newest, page.next)
-            // A full page all of one millisecond would be read again forever: the next page starts after it.
+            // A full page all of one millisecond would be read again forever: the next page starts after it (more
+            // than 500 first fetches in one millisecond would lose the rest; docs/webhooks.md says so).
             guard page.receipts.count == Self.pageSize else { break }
             after = page.next > after ? page.next : after + 1
         }
-        try await saveCursor(source, newest, access)
+        try await saveCursor(source, newest)
         return recorded
     }
 
@@ -198,7 +188,7 @@ struct WebhookEventFeed: Sendable {
     struct Change: Sendable {
         /// Orders changes within a source (with ``orderKey``).
         var time: Int64
-        var orderKey: String
+        var orderKey: any SQLBindable & Sendable
         /// Names the change (with its type): the event's id is derived from it.
         var eventKey: String
         /// Whose event it is: only that client's endpoints receive it (`nil`: every endpoint of the app).
@@ -213,18 +203,32 @@ struct WebhookEventFeed: Sendable {
         case devices
         case expiries
 
+        /// The event types it makes.
+        var types: Set<Webhooks.EventType> {
+            switch self {
+            case .deliveries: [.deliverySent, .deliveryFailed, .deliveryCollapsed]
+            case .devices: [.deviceDeactivated]
+            case .expiries: [.notificationExpired]
+            }
+        }
+
+        /// The keyset's starting key (below every row's).
+        var firstKey: any SQLBindable & Sendable {
+            self == .deliveries ? Int64(0) : ""
+        }
+
         /// Rows changed in (after, upTo], after the keyset (time, key); binds: after, upTo, after, after, key, limit.
         var query: String {
             switch self {
             case .deliveries:
                 """
                 SELECT d.updated_at, d.notification_id, d.device_id, d.status, d.platform, d.attempts, d.last_error,
-                    s.client_id, s.app_id, s.recipient_id
+                    s.client_id, s.app_id, s.recipient_id, d.sequence
                 FROM delivery d JOIN push_send s ON s.notification_id = d.notification_id
                 WHERE d.status IN ('sent', 'acknowledged', 'failed', 'collapsed')
                     AND d.updated_at >= ? AND d.updated_at <= ?
-                    AND (d.updated_at > ? OR (d.updated_at = ? AND d.notification_id || ' ' || d.device_id > ?))
-                ORDER BY d.updated_at, d.notification_id || ' ' || d.device_id LIMIT ?
+                    AND (d.updated_at > ? OR (d.updated_at = ? AND d.sequence > ?))
+                ORDER BY d.updated_at, d.sequence LIMIT ?
                 """
             case .devices:
                 """
@@ -259,7 +263,7 @@ struct WebhookEventFeed: Sendable {
                     }
                 let appID: String = try row.decode(8)
                 return Change(
-                    time: time, orderKey: notificationID + " " + deviceID, eventKey: notificationID + " " + deviceID,
+                    time: time, orderKey: try row.decode(10, as: Int64.self), eventKey: notificationID + " " + deviceID,
                     clientID: try row.decode(7), appID: appID,
                     event: Webhooks.Event(
                         type: type, timestamp: timestamp,

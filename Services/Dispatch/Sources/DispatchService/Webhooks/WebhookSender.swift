@@ -3,17 +3,20 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
-import NIOSSL
 import ServiceCore
 import ServiceLifecycle
 import SharedModels
+import Synchronization
 
-/// Delivers recorded webhook events: every `pollInterval` it claims the due ones under a lease (on PostgreSQL each
-/// event is attempted by one replica at a time), signs each as Standard Webhooks says and POSTs it with a timeout.
-/// A 2xx ends the event `delivered`; anything else is retried with exponential backoff until
-/// `SECUREPUSH_WEBHOOK_MAX_ATTEMPTS`, then `failed`. An endpoint that has failed for `SECUREPUSH_WEBHOOK_DISABLE_AFTER`
-/// without a success is disabled (its events wait; `webhooks.test` enables it again). At least once: an event whose
-/// attempt was cut short (a killed replica) is claimed again when its lease lapses, with the same `webhook-id`.
+/// Delivers recorded webhook events. Two loops run side by side: the event feed looks for new events every
+/// `feedInterval`; the sender keeps up to `concurrency` attempts in flight (at most `perEndpoint` to one endpoint,
+/// so one slow receiver cannot hold up the others), claiming due events under a lease (on PostgreSQL each event is
+/// attempted by one replica at a time). Each is signed as Standard Webhooks says and POSTed with a timeout: a 2xx ends
+/// it `delivered`; anything else is retried with exponential backoff until `SECUREPUSH_WEBHOOK_MAX_ATTEMPTS`, then
+/// `failed`. An endpoint that has failed for `SECUREPUSH_WEBHOOK_DISABLE_AFTER` without a success is disabled (its
+/// events are kept; `webhooks.test` enables it again). At least once: an attempt cut short (a killed replica) is made
+/// again when its lease lapses (on SQLite at the next start), with the same `webhook-id`. What is not the receiver's
+/// doing — shutting down, a secret this replica cannot open — counts no attempt and marks no endpoint failing.
 final class WebhookSender: Service, Sendable {
     let repository: SQLWebhookRepository
     let feed: WebhookEventFeed
@@ -24,6 +27,8 @@ final class WebhookSender: Service, Sendable {
     let logger: Logger
     let metrics: WebhookMetrics
     let doorbell = WakeUpSignal()
+    /// Attempts in flight from this replica, by endpoint.
+    private let inFlight = Mutex<[String: Int]>([:])
 
     /// - Parameters:
     ///   - secretSealer: opens the endpoints' secrets (the apps key).
@@ -43,78 +48,126 @@ final class WebhookSender: Service, Sendable {
         self.metrics = metrics
     }
 
-    /// The HTTP client attempts are made with (made when the sender runs, shut down when it stops).
-    func makeHTTPClient() throws -> HTTPClient {
-        var tls = TLSConfiguration.makeClientConfiguration()
-        if let caFile = configuration.caFile {
-            tls.additionalTrustRoots = [.file(caFile)]
-        }
-        var clientConfiguration = HTTPClient.Configuration(
-            tlsConfiguration: tls,
-            // A receiver answers; following a redirect would send the event somewhere no one registered.
-            redirectConfiguration: .disallow,
-            timeout: .init(connect: .init(configuration.attemptTimeout))
-        )
-        clientConfiguration.connectionPool.retryConnectionEstablishment = false
-        return HTTPClient(
-            eventLoopGroupProvider: .singleton, configuration: clientConfiguration, backgroundActivityLogger: logger)
-    }
-
     func run() async throws {
-        let httpClient = try makeHTTPClient()
+        let clients = try WebhookHTTPClients(configuration: configuration, logger: logger)
         await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                do {
-                    let recorded = try await self.feed.run()
-                    if recorded > 0 { self.metrics.recorded.increment(by: recorded) }
-                    while try await self.sendDue(using: httpClient) > 0, !Task.isCancelled {}
-                } catch is CancellationError {
-                    break
-                } catch {
-                    // Shutting down cancels what was in flight: not a failure to report.
-                    if Task.isCancelled { break }
-                    self.logger.warning("webhooks.failed", metadata: ["error": "\(error)"])
-                }
-                _ = await self.doorbell.wait(upTo: self.configuration.pollInterval)
+            await withDiscardingTaskGroup { group in
+                group.addTask { await self.feedLoop() }
+                group.addTask { await self.sendLoop(clients) }
             }
         }
-        do {
-            try await httpClient.shutdown()
-        } catch {
-            logger.debug("webhooks.shutdown_failed", metadata: ["error": "\(error)"])
+        await clients.shutdown()
+    }
+
+    /// Looks for new events every `feedInterval`, whatever the sender is doing.
+    private func feedLoop() async {
+        var failing = false
+        while !Task.isCancelled {
+            do {
+                let recorded = try await feed.run()
+                if recorded > 0 {
+                    metrics.recorded.increment(by: recorded)
+                    wake()
+                }
+                failing = false
+            } catch {
+                if Task.isCancelled { return }
+                // Once per episode: the next look tries again.
+                if !failing { logger.warning("webhooks.feed_failed", metadata: ["error": "\(error)"]) }
+                failing = true
+            }
+            try? await Task.sleep(for: configuration.feedInterval)
         }
     }
 
-    /// Wakes the sender before its next poll (an event was just recorded on this replica).
+    /// Keeps attempts in flight, each in its own task (a round never waits for its slowest attempt).
+    private func sendLoop(_ clients: WebhookHTTPClients) async {
+        await withDiscardingTaskGroup { group in
+            var failing = false
+            while !Task.isCancelled {
+                do {
+                    for (message, endpoint) in try await claim() {
+                        group.addTask {
+                            await self.attempt(message, to: endpoint, clients: clients)
+                            self.finished(message.endpointID)
+                        }
+                    }
+                    failing = false
+                } catch {
+                    if Task.isCancelled { break }
+                    if !failing { logger.warning("webhooks.claim_failed", metadata: ["error": "\(error)"]) }
+                    failing = true
+                }
+                _ = await doorbell.wait(upTo: configuration.pollInterval)
+            }
+        }
+    }
+
+    /// Wakes the sender before its next poll (an event was recorded, or an attempt ended).
     func wake() {
         doorbell.wake()
     }
 
-    /// Claims and attempts one round of due events (at most ``WebhookConfiguration/concurrency`` at once); returns
-    /// how many were claimed.
-    @discardableResult
-    func sendDue(using httpClient: HTTPClient) async throws -> Int {
-        let current = now()
-        // The lease outlives an attempt (its timeout) with room to record the outcome.
-        let lease = current.adding(configuration.attemptTimeout + .seconds(30))
-        let claimed = try await repository.claimDue(
-            owner: owner, now: current, leaseUntil: lease, limit: configuration.concurrency)
-        guard !claimed.isEmpty else { return 0 }
-        var endpoints: [String: WebhookEndpointRecord?] = [:]
-        for id in Set(claimed.map(\.endpointID)) {
-            endpoints[id] = try await repository.endpoint(id: id)
+    private func finished(_ endpointID: String) {
+        inFlight.withLock { counts in
+            counts[endpointID] = (counts[endpointID] ?? 1) - 1
+            if counts[endpointID] == 0 { counts[endpointID] = nil }
         }
+        wake()
+    }
+
+    /// Claims as many due events as there is room for, at most `perEndpoint` in flight to each endpoint (claimed ones
+    /// beyond that are handed back at once, counting nothing); each with its endpoint, counted in flight.
+    func claim() async throws -> [(ClaimedWebhookMessage, WebhookEndpointRecord?)] {
+        let (room, busy) = inFlight.withLock { counts in
+            (
+                configuration.concurrency - counts.values.reduce(0, +),
+                counts.filter { $0.value >= configuration.perEndpoint }.map(\.key)
+            )
+        }
+        guard room > 0 else { return [] }
+        let current = now()
+        // The lease outlives an attempt (resolving the host, then the request's timeout) with room to record it.
+        let lease = current.adding(WebhookURL.resolveTimeout + configuration.attemptTimeout + .seconds(30))
+        let claimed = try await repository.claimDue(
+            owner: owner, now: current, leaseUntil: lease, limit: room, excludingEndpoints: busy)
+        var endpoints: [String: WebhookEndpointRecord?] = [:]
+        var taken: [(ClaimedWebhookMessage, WebhookEndpointRecord?)] = []
+        for message in claimed {
+            if endpoints[message.endpointID] == nil {
+                endpoints[message.endpointID] = .some(try await repository.endpoint(id: message.endpointID))
+            }
+            let admitted = inFlight.withLock { counts in
+                guard (counts[message.endpointID] ?? 0) < configuration.perEndpoint else { return false }
+                counts[message.endpointID, default: 0] += 1
+                return true
+            }
+            if admitted {
+                taken.append((message, endpoints[message.endpointID] ?? nil))
+            } else {
+                try await repository.release(message.sequence, owner: owner, until: current)
+            }
+        }
+        return taken
+    }
+
+    /// Claims one round of due events and attempts them, waiting for all (tests); returns how many were claimed.
+    @discardableResult
+    func sendDue(clients: WebhookHTTPClients) async throws -> Int {
+        let claimed = try await claim()
         await withTaskGroup(of: Void.self) { group in
-            for message in claimed {
-                let endpoint = endpoints[message.endpointID] ?? nil
-                group.addTask { await self.attempt(message, to: endpoint, using: httpClient) }
+            for (message, endpoint) in claimed {
+                group.addTask {
+                    await self.attempt(message, to: endpoint, clients: clients)
+                    self.finished(message.endpointID)
+                }
             }
         }
         return claimed.count
     }
 
     private func attempt(
-        _ message: ClaimedWebhookMessage, to endpoint: WebhookEndpointRecord?, using httpClient: HTTPClient
+        _ message: ClaimedWebhookMessage, to endpoint: WebhookEndpointRecord?, clients: WebhookHTTPClients
     ) async {
         do {
             guard let endpoint else {
@@ -124,12 +177,7 @@ final class WebhookSender: Service, Sendable {
                     now: now())
                 return
             }
-            guard endpoint.disabledAt == nil || message.type == .webhookTest else {
-                try await repository.release(
-                    message.sequence, owner: owner, until: now().adding(configuration.maxBackoff))
-                return
-            }
-            let outcome = await post(message, to: endpoint, using: httpClient)
+            let outcome = await post(message, to: endpoint, clients: clients)
             try await record(outcome, of: message, endpoint: endpoint)
         } catch {
             logger.warning(
@@ -148,31 +196,38 @@ final class WebhookSender: Service, Sendable {
         case retry(String)
         /// Never to be attempted again (the address rules refuse the endpoint).
         case refused(String)
+        /// Not the receiver's doing: the attempt is made again after the wait, counting nothing (this replica cannot
+        /// open the secret: an operator's fault; or it is shutting down: at once, by whoever runs next).
+        case notAttempted(reason: String, retryAfter: Duration)
     }
 
-    func post(_ message: ClaimedWebhookMessage, to endpoint: WebhookEndpointRecord, using httpClient: HTTPClient)
+    func post(_ message: ClaimedWebhookMessage, to endpoint: WebhookEndpointRecord, clients: WebhookHTTPClients)
         async -> Outcome
     {
-        let url: WebhookURL
-        do {
-            url = try WebhookURL(endpoint.url, configuration: configuration)
-            if let refusal = try await url.refusal(configuration: configuration) {
-                logger.security(
-                    SecurityEvent("webhooks.endpoint.refused"),
-                    metadata: ["webhook.id": "\(endpoint.id)", "webhook.host": "\(url.host)"])
-                return .refused(refusal)
-            }
-        } catch let error as DispatchError {
-            return .refused("\(error)")
-        } catch {
-            return .retry("cannot resolve the host: \(error)")
-        }
         let secrets: [WebhookSecret]
         do {
             secrets = try secretSealer.signingSecrets(of: endpoint, now: now())
         } catch {
             logger.error("webhooks.secret_unusable", metadata: ["webhook.id": "\(endpoint.id)", "error": "\(error)"])
-            return .retry("the endpoint's secret does not open: \(error)")
+            return .notAttempted(reason: "the endpoint's secret does not open: \(error)", retryAfter: .seconds(60))
+        }
+        let url: WebhookURL
+        let client: HTTPClient
+        do {
+            url = try WebhookURL(endpoint.url, configuration: configuration)
+            let destination = try await url.destination(configuration: configuration)
+            if case .refused(let refusal) = destination {
+                logger.security(
+                    SecurityEvent("webhooks.endpoint.refused"),
+                    metadata: ["webhook.id": "\(endpoint.id)", "webhook.host": "\(url.host)"])
+                return .refused(refusal)
+            }
+            client = try clients.client(host: url.host, destination: destination)
+        } catch let error as DispatchError {
+            return .refused("\(error)")
+        } catch {
+            if Task.isCancelled { return .notAttempted(reason: "shutting down", retryAfter: .zero) }
+            return .retry("cannot resolve the host: \(error)")
         }
         let timestamp = Int64(now().timeIntervalSince1970)
         let body = Data(message.body.utf8)
@@ -189,12 +244,13 @@ final class WebhookSender: Service, Sendable {
         let started = ContinuousClock.now
         defer { metrics.attemptDuration.record(duration: ContinuousClock.now - started) }
         do {
-            let response = try await httpClient.execute(request, timeout: .init(configuration.attemptTimeout))
+            let response = try await client.execute(request, timeout: .init(configuration.attemptTimeout))
             // The body is not needed: read at most a little of it, so the connection can be reused.
             _ = try? await response.body.collect(upTo: 4_096)
             let status = Int(response.status.code)
             return (200..<300).contains(status) ? .delivered : .retry("HTTP \(status)")
         } catch {
+            if Task.isCancelled { return .notAttempted(reason: "shutting down", retryAfter: .zero) }
             return .retry("unreachable: \(error)")
         }
     }
@@ -214,6 +270,8 @@ final class WebhookSender: Service, Sendable {
                 message.sequence, owner: owner, status: "delivered", nextAttempt: nil, error: nil, now: current)
             try await repository.markSucceeded(id: endpoint.id)
             logger.debug("webhooks.delivered", metadata: metadata)
+        case .notAttempted(_, let retryAfter):
+            try await repository.release(message.sequence, owner: owner, until: current.adding(retryAfter))
         case .retry(let reason), .refused(let reason):
             let attempts = message.attempts + 1
             let givenUp: Bool
@@ -226,7 +284,10 @@ final class WebhookSender: Service, Sendable {
             logger.info(
                 givenUp ? "webhooks.given_up" : "webhooks.retry",
                 metadata: metadata.merging(["reason": "\(reason.prefix(200))"]) { $1 })
-            if let failingSince = try await repository.markFailing(id: endpoint.id, now: current),
+            // Failures are sustained only when none is further apart than the longest backoff (twice over): an
+            // endpoint that failed once last week and once now has not been failing all week.
+            if let failingSince = try await repository.markFailing(
+                id: endpoint.id, now: current, continuousWithin: configuration.maxBackoff + configuration.maxBackoff),
                 current.timeIntervalSince(failingSince) >= configuration.disableAfter.timeInterval,
                 try await repository.disable(id: endpoint.id, now: current)
             {

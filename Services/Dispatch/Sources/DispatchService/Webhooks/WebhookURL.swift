@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A webhook endpoint's URL, checked against the outbound rules Web Push endpoints follow: `https://` to a public
 /// host; a loopback, private or link-local host only when listed in `SECUREPUSH_WEBHOOK_ALLOWED_HOSTS`; `http://`
 /// only to a listed host, and never in production; with a list, only listed hosts at all.
@@ -63,12 +67,42 @@ struct WebhookURL: Sendable, Hashable {
         self.port = components.port ?? (scheme == "https" ? 443 : 80)
     }
 
-    /// Why the host may not be contacted now: it resolves to a non-public address and is not listed (`nil`: it may).
-    /// Throws when it cannot be resolved.
-    func refusal(configuration: WebhookConfiguration) async throws -> String? {
-        guard !configuration.isListed(host: host) else { return nil }
-        let addresses = try await OutboundAddresses.resolve(host, port: port)
-        guard let address = addresses.first(where: OutboundAddresses.isNonPublic) else { return nil }
-        return "host '\(host)' resolves to a non-public address (\(address))"
+    /// Where an attempt connects.
+    enum Destination: Sendable, Equatable {
+        /// To the URL's host as the system resolves it (a listed host, or an address literal checked already).
+        case asResolved
+        /// To this address, checked public: the connection is pinned to it, so a name that resolves differently a
+        /// moment later (DNS rebinding) cannot point the attempt elsewhere.
+        case pinned(String)
+        /// Not at all: the host resolves to a non-public address and is not listed.
+        case refused(String)
+    }
+
+    /// The longest a name may take to resolve.
+    static let resolveTimeout: Duration = .seconds(5)
+
+    /// Where to connect now: the host is resolved (at most ``resolveTimeout``) and refused when any of its addresses
+    /// is non-public, unless it is listed. Throws when it cannot be resolved.
+    func destination(configuration: WebhookConfiguration) async throws -> Destination {
+        guard !configuration.isListed(host: host) else { return .asResolved }
+        var literal = in6_addr()
+        var literal4 = in_addr()
+        if inet_pton(AF_INET, host, &literal4) == 1 || inet_pton(AF_INET6, host, &literal) == 1 {
+            return .asResolved  // an address literal, judged public when the URL was read
+        }
+        let addresses = try await withThrowingTaskGroup(of: [String].self) { group in
+            group.addTask { try await OutboundAddresses.resolve(host, port: port) }
+            group.addTask {
+                try await Task.sleep(for: Self.resolveTimeout)
+                throw OutboundAddressError("resolving '\(host)' took longer than \(Self.resolveTimeout)")
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
+        }
+        if let address = addresses.first(where: OutboundAddresses.isNonPublic) {
+            return .refused("host '\(host)' resolves to a non-public address (\(address))")
+        }
+        guard let first = addresses.first else { throw OutboundAddressError("'\(host)' resolves to no address") }
+        return .pinned(first)
     }
 }
