@@ -1250,58 +1250,84 @@ def bench_webhooks(ctx, prof):
     stack = start_stack(ctx, "webhooks", dispatch_env={"SECUREPUSH_WEBHOOK_ALLOWED_HOSTS": "127.0.0.1"})
     names = ("auth", "store", "dispatch")
     sends = prof["webhook_sends"]
-    phases = {}
+    per_round = sends + prof["send_warmup"]
+    phases = {label: {} for label in ("none", "endpoint", "replay")}
+
+    def add(label, key, value):
+        phases[label].setdefault(key, []).append(value)
+
+    def cpu_by_service():
+        return {n: cpu_seconds([stack[n].pid]) for n in names}
+
+    def spent(before):
+        after = cpu_by_service()
+        return {n: after[n] - before[n] for n in names}
+
+    def wait_arrivals(after_count, expected, what):
+        deadline = time.monotonic() + 120
+        while len(sink.of_type("delivery.sent")) < after_count + expected and time.monotonic() < deadline:
+            time.sleep(0.02)
+        arrivals = sink.of_type("delivery.sent")[after_count:]
+        if len(arrivals) < expected:
+            raise BenchError(f"webhooks: {len(arrivals)} of {expected} {what} arrived within 120 s")
+        return arrivals
+
     try:
         def sustained(label):
             result_file = os.path.join(ctx["work"], f"webhooks-{label}.json")
             argv = ["send"] + stack["bench_args"] + [
                 "--store", stack["store_url"], "--warmup", str(prof["send_warmup"]), "--sustained-sends", str(sends),
-                "--concurrency", str(SEND_CONCURRENCY), "--payload-bytes", str(PAYLOAD_BYTES), "--out", result_file]
-            cpu_before = sum(cpu_seconds([stack[n].pid]) for n in names)
+                "--concurrency", str(SEND_CONCURRENCY), "--payload-bytes", str(PAYLOAD_BYTES), "--sustained-only",
+                "--out", result_file]
             tool = f"securepush-bench-webhooks-{label}"
             finish_bench_tool(ctx, tool, start_bench_tool(ctx, tool, argv), timeout=900)
-            ended = time.monotonic()
             with open(result_file) as f:
-                raw = json.load(f)["sustained"]
-            return raw, ended, cpu_before
+                return json.load(f)["sustained"]
 
-        # Alternating rounds without and with an endpoint (the endpoint is created before the first "with" round).
         token = rpc(stack["auth_url"], "auth.clientToken",
                     {"clientId": BACKEND_CLIENT_ID, "clientSecret": BACKEND_CLIENT_SECRET})["accessToken"]
-        webhook = None
         for index in range(prof["webhook_rounds"]):
-            for label in ("none", "endpoint"):
-                if label == "endpoint" and webhook is None:
-                    webhook = rpc(stack["dispatch_url"], "webhooks.create",
-                                  {"url": sink.url, "events": ["delivery.sent"]}, token=token)["webhookId"]
-                if label == "none" and webhook is not None:
-                    rpc(stack["dispatch_url"], "webhooks.delete", {"webhookId": webhook}, token=token)
-                    webhook = None
-                before = len(sink.of_type("delivery.sent"))
-                raw, ended, cpu_before = sustained(f"{label}{index}")
-                phase = phases.setdefault(label, {"sends_per_second": [], "events_per_second": [], "lag_s": [],
-                                                   "cpu_us_per_send": []})
-                phase["sends_per_second"].append(raw["sends_per_second"])
-                if label == "endpoint":
-                    expected = before + sends + prof["send_warmup"]
-                    deadline = time.monotonic() + 120
-                    while len(sink.of_type("delivery.sent")) < expected and time.monotonic() < deadline:
-                        time.sleep(0.05)
-                    arrivals = sink.of_type("delivery.sent")[before:]
-                    if len(arrivals) < expected - before:
-                        raise BenchError(f"webhooks: {len(arrivals)} of {expected - before} delivery.sent events "
-                                         "arrived within 120 s")
-                    span = max(1e-3, arrivals[-1] - arrivals[0])
-                    phase["events_per_second"].append(round(len(arrivals) / span, 1))
-                    phase["lag_s"].append(round(arrivals[-1] - ended, 2))
-                cpu = sum(cpu_seconds([stack[n].pid]) for n in names) - cpu_before
-                phase["cpu_us_per_send"].append(round(cpu / (sends + prof["send_warmup"]) * 1e6, 1))
+            # 1. No endpoint: what a send costs today.
+            before = cpu_by_service()
+            raw = sustained(f"none{index}")
+            cpu = spent(before)
+            add("none", "sends_per_second", round(raw["sends_per_second"], 1))
+            add("none", "cpu_us_per_send", round(sum(cpu.values()) / per_round * 1e6, 1))
+            add("none", "dispatch_cpu_us_per_send", round(cpu["dispatch"] / per_round * 1e6, 1))
+            # 2. One endpoint subscribed to delivery.sent: the same sends, each making an event.
+            created = time.time()
+            webhook = rpc(stack["dispatch_url"], "webhooks.create",
+                          {"url": sink.url, "events": ["delivery.sent"]}, token=token)["webhookId"]
+            count = len(sink.of_type("delivery.sent"))
+            before = cpu_by_service()
+            raw = sustained(f"endpoint{index}")
+            ended = time.monotonic()
+            arrivals = wait_arrivals(count, per_round, "delivery.sent events")
+            cpu = spent(before)
+            add("endpoint", "sends_per_second", round(raw["sends_per_second"], 1))
+            add("endpoint", "lag_s", round(max(0.0, arrivals[-1] - ended), 2))
+            add("endpoint", "cpu_us_per_send", round(sum(cpu.values()) / per_round * 1e6, 1))
+            add("endpoint", "dispatch_cpu_us_per_send", round(cpu["dispatch"] / per_round * 1e6, 1))
+            # 3. The sender alone: every event of round 2 queued again at once (webhooks.replay), drained.
+            count = len(sink.of_type("delivery.sent"))
+            before = cpu_by_service()
+            started = time.monotonic()
+            queued = rpc(stack["dispatch_url"], "webhooks.replay",
+                         {"webhookId": webhook, "since": datetime.datetime.fromtimestamp(
+                             created - 1, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")},
+                         token=token)["events"]
+            arrivals = wait_arrivals(count, queued, "replayed events")
+            cpu = spent(before)
+            add("replay", "events", queued)
+            add("replay", "events_per_second", round(queued / max(1e-3, arrivals[-1] - started), 1))
+            add("replay", "dispatch_cpu_us_per_event", round(cpu["dispatch"] / queued * 1e6, 1))
+            rpc(stack["dispatch_url"], "webhooks.delete", {"webhookId": webhook}, token=token)
     finally:
         stop_stack(stack)
         sink.close()
-    figures = {label: {key: {"runs": values, "median": statistics.median(values)} if values else None
-                       for key, values in phase.items()} for label, phase in phases.items()}
-    none, endpoint = figures["none"], figures["endpoint"]
+    figures = {label: {key: {"runs": values, "median": statistics.median(values)} for key, values in phase.items()}
+               for label, phase in phases.items()}
+    none, endpoint, replay = figures["none"], figures["endpoint"], figures["replay"]
     figures["send_with_endpoint_vs_none"] = round(
         endpoint["sends_per_second"]["median"] / none["sends_per_second"]["median"], 3)
     settings = {
@@ -1311,17 +1337,22 @@ def bench_webhooks(ctx, prof):
                     "keep-alive, answers 204, no signature check) subscribed to delivery.sent",
         "sends_per_round": sends, "warmup_sends": prof["send_warmup"], "concurrency": SEND_CONCURRENCY,
         "rounds": prof["webhook_rounds"],
-        "order": "each round: no endpoint, then one endpoint (created before, deleted after)",
-        "events_per_second": "delivery.sent events received / (last arrival - first arrival) in the round",
-        "lag_s": "last event's arrival after the round's last send was answered",
+        "order": "each round: sends with no endpoint; an endpoint created, the same sends; webhooks.replay of that "
+                 "round's events, drained; the endpoint deleted",
+        "cpu": "services' CPU from /proc over the phase, per send (warm-up included) or per replayed event",
+        "lag_s": "the last event's arrival after the send tool ended",
+        "replay.events_per_second": "replayed events / time from the webhooks.replay call to the last arrival",
     }
     write_result(ctx["out"], "webhooks", settings, figures)
-    summary(f"webhooks.events_per_s {endpoint['events_per_second']['median']:.0f} (delivery.sent to a local receiver, "
-            f"median of {prof['webhook_rounds']}; last event {endpoint['lag_s']['median']} s after the last send)")
-    summary(f"webhooks.send_per_s none {none['sends_per_second']['median']:.0f} vs endpoint "
+    summary(f"webhooks.events_per_s {replay['events_per_second']['median']:.0f} (a backlog of "
+            f"{replay['events']['median']:.0f} delivery.sent events replayed to a local receiver, median of "
+            f"{prof['webhook_rounds']}; push-dispatch {replay['dispatch_cpu_us_per_event']['median']:.0f} us CPU per "
+            f"event); while sending, the last event {endpoint['lag_s']['median']} s after the last send")
+    summary(f"webhooks.send_per_s no endpoint {none['sends_per_second']['median']:.0f} vs one endpoint "
             f"{endpoint['sends_per_second']['median']:.0f} (x{figures['send_with_endpoint_vs_none']}); services CPU "
-            f"{none['cpu_us_per_send']['median']:.0f} vs {endpoint['cpu_us_per_send']['median']:.0f} us per send")
-
+            f"{none['cpu_us_per_send']['median']:.0f} vs {endpoint['cpu_us_per_send']['median']:.0f} us per send "
+            f"(push-dispatch {none['dispatch_cpu_us_per_send']['median']:.0f} vs "
+            f"{endpoint['dispatch_cpu_us_per_send']['median']:.0f})")
 
 def bench_fanout(ctx, prof):
     stack = start_stack(ctx, "fanout", start_dispatch=False)

@@ -30,6 +30,9 @@ struct SendCommand: AsyncParsableCommand {
     @Option(help: "how long each fixed-rate phase sends")
     var rateSeconds: Double = 10
 
+    @Flag(help: "run the sustained phase only (no fixed-rate phases)")
+    var sustainedOnly = false
+
     @Option(help: "sends in the sustained phase")
     var sustainedSends: Int = 20_000
 
@@ -71,7 +74,7 @@ struct SendCommand: AsyncParsableCommand {
         progress("send: sustained \(Int(sustained.sendsPerSecond)) sends/s")
 
         var fixed: [String: SendPathRun.RateFigures] = [:]
-        for rate in rates {
+        for rate in sustainedOnly ? [] : rates {
             let count = max(1, Int(Double(rate) * rateSeconds))
             progress("send: \(rate)/s offered, \(count) sends")
             let figures = try await run.openLoop(rate: rate, count: count)
