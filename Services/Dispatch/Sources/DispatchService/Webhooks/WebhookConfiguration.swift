@@ -32,7 +32,7 @@ public struct WebhookConfiguration: Sendable {
     /// Most events in flight at once (from one replica).
     public var concurrency = 32
     /// Most events in flight to one endpoint (from one replica): a slow receiver holds at most this many.
-    public var perEndpoint = 4
+    public var perEndpoint = 8
     /// The CA certificates (PEM) to trust for `https://` webhooks beside the system's (tests, private CAs).
     public var caFile: String?
 

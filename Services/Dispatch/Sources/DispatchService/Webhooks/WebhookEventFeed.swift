@@ -146,8 +146,9 @@ struct WebhookEventFeed: Sendable {
         return endpoints.compactMap { endpoint in
             guard endpoint.receives(change.event.type, appID: change.appID),
                 change.clientID.map({ $0 == endpoint.clientID }) ?? true,
-                // Times that crossed the wire (the store's receipts) are whole seconds: a second's slack.
-                change.event.timestamp >= endpoint.createdAt.addingTimeInterval(-1)
+                // Times that crossed the wire (the store's receipts) are whole seconds: those get a second's slack.
+                change.event.timestamp
+                    >= endpoint.createdAt.addingTimeInterval(change.event.type == .notificationFetched ? -1 : 0)
             else { return nil }
             if body == nil { body = Self.body(of: change.event) }
             return WebhookMessage(

@@ -29,6 +29,8 @@ final class WebhookSender: Service, Sendable {
     let doorbell = WakeUpSignal()
     /// Attempts in flight from this replica, by endpoint.
     private let inFlight = Mutex<[String: Int]>([:])
+    /// The fewest free slots worth a claim while attempts are in flight.
+    static let claimBatch = 8
 
     /// - Parameters:
     ///   - secretSealer: opens the endpoints' secrets (the apps key).
@@ -98,7 +100,19 @@ final class WebhookSender: Service, Sendable {
                     if !failing { logger.warning("webhooks.claim_failed", metadata: ["error": "\(error)"]) }
                     failing = true
                 }
-                _ = await doorbell.wait(upTo: configuration.pollInterval)
+                // Claims go in batches: woken by attempts that ended, the loop claims again once a few slots are
+                // free (or nothing is in flight, or the poll interval passed), not once per finished attempt.
+                var waited: Duration = .zero
+                while !Task.isCancelled, waited < configuration.pollInterval {
+                    let started = ContinuousClock.now
+                    _ = await doorbell.wait(upTo: configuration.pollInterval - waited)
+                    waited += ContinuousClock.now - started
+                    let (inFlight, room) = inFlight.withLock { counts in
+                        let total = counts.values.reduce(0, +)
+                        return (total, configuration.concurrency - total)
+                    }
+                    if inFlight == 0 || room >= Self.claimBatch { break }
+                }
             }
         }
     }
@@ -268,7 +282,10 @@ final class WebhookSender: Service, Sendable {
             metrics.delivered.increment()
             try await repository.record(
                 message.sequence, owner: owner, status: "delivered", nextAttempt: nil, error: nil, now: current)
-            try await repository.markSucceeded(id: endpoint.id)
+            // Only an endpoint seen failing (or disabled) when its event was claimed has anything to clear.
+            if endpoint.failingSince != nil || endpoint.disabledAt != nil {
+                try await repository.markSucceeded(id: endpoint.id)
+            }
             logger.debug("webhooks.delivered", metadata: metadata)
         case .notAttempted(_, let retryAfter):
             try await repository.release(message.sequence, owner: owner, until: current.adding(retryAfter))
