@@ -238,8 +238,9 @@ public enum DispatchMigrations {
         },
         // Signed webhooks (issue 30): each client's endpoints (secrets sealed with the apps key), one row per event and
         // endpoint (kept for replay, sent from here under a lease, retried with backoff; no foreign key: an event
-        // recorded as its endpoint is deleted is given up when claimed), and how far the event feed read each source. Finished deliveries and deactivated devices are found by time, through partial indexes
-        // that hold only the rows an event is made of.
+        // recorded as its endpoint is deleted is given up when claimed), and how far the event feed read each source.
+        // Finished deliveries (of clients with an endpoint when the job was made: `webhook`) and deactivated devices
+        // are found by time, through partial indexes that hold only the rows an event is made of.
         SQLMigration("v13 webhooks") { dialect in
             let integer = dialect == .postgresql ? "BIGINT" : "INTEGER"
             let serial = dialect == .postgresql ? "BIGSERIAL PRIMARY KEY" : "INTEGER PRIMARY KEY AUTOINCREMENT"
@@ -288,9 +289,10 @@ public enum DispatchMigrations {
                     position \(integer) NOT NULL
                 )
                 """,
+                "ALTER TABLE delivery ADD COLUMN webhook INTEGER",
                 """
                 CREATE INDEX delivery_finished_by_time ON delivery (updated_at, sequence)
-                    WHERE status IN ('sent', 'acknowledged', 'failed', 'collapsed')
+                    WHERE webhook = 1 AND status IN ('sent', 'acknowledged', 'failed', 'collapsed')
                 """,
                 "CREATE INDEX device_by_deactivation ON device (deactivated_at) WHERE deactivated_at IS NOT NULL",
             ]

@@ -181,6 +181,11 @@ public struct SQLDeliveryRepository: DeliveryRepository {
 
     /// Inserts one `queued` job per (send, device), collapsing first the earlier sends each send's collapse id
     /// replaces; returns the jobs with their sequences.
+    /// One job's values: the last is 1 when the sending client has a webhook endpoint (one probe of a small index).
+    static let jobValues = """
+        (?, ?, ?, 'queued', 0, ?, ?, ?, ?, ?, ?, ?, (SELECT 1 FROM webhook_endpoint WHERE client_id = ? LIMIT 1))
+        """
+
     static func insertJobs(_ fresh: [(SendRecord, [TargetDevice])], _ db: any SQLTransaction) async throws
         -> [DeliveryJob]
     {
@@ -199,16 +204,17 @@ public struct SQLDeliveryRepository: DeliveryRepository {
                 bindings += [
                     send.notificationID, device.id, device.platform.rawValue, created,
                     send.expiresAt.millisecondsSince1970, created, created, send.traceParent?.description,
-                    send.priority?.rawValue, send.collapseID,
+                    send.priority?.rawValue, send.collapseID, send.clientID,
                 ]
             }
+            // `webhook` marks the jobs of a client with a webhook endpoint: only those enter the webhook feed's
+            // index, so without endpoints a delivery's changes maintain no index of the feed's.
             let returned = try await db.query(
                 """
                 INSERT INTO delivery (
                     notification_id, device_id, platform, status, attempts, next_attempt_at, expires_at, updated_at,
-                    send_created_at, traceparent, priority, collapse_id)
-                VALUES \(Array(repeating: "(?, ?, ?, 'queued', 0, ?, ?, ?, ?, ?, ?, ?)", count: batch.count)
-                    .joined(separator: ", "))
+                    send_created_at, traceparent, priority, collapse_id, webhook)
+                VALUES \(Array(repeating: Self.jobValues, count: batch.count).joined(separator: ", "))
                 RETURNING notification_id, device_id, sequence
                 """, bindings)
             for row in returned {

@@ -226,7 +226,7 @@ struct WebhookEventFeed: Sendable {
                 SELECT d.updated_at, d.notification_id, d.device_id, d.status, d.platform, d.attempts, d.last_error,
                     s.client_id, s.app_id, s.recipient_id, d.sequence
                 FROM delivery d JOIN push_send s ON s.notification_id = d.notification_id
-                WHERE d.status IN ('sent', 'acknowledged', 'failed', 'collapsed')
+                WHERE d.webhook = 1 AND d.status IN ('sent', 'acknowledged', 'failed', 'collapsed')
                     AND d.updated_at >= ? AND d.updated_at <= ?
                     AND (d.updated_at > ? OR (d.updated_at = ? AND d.sequence > ?))
                 ORDER BY d.updated_at, d.sequence LIMIT ?
