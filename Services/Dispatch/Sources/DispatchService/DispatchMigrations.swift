@@ -294,7 +294,7 @@ public enum DispatchMigrations {
                 CREATE INDEX delivery_finished_by_time ON delivery (updated_at, sequence)
                     WHERE webhook = 1 AND status IN ('sent', 'acknowledged', 'failed', 'collapsed')
                 """,
-                "CREATE INDEX device_by_deactivation ON device (deactivated_at) WHERE deactivated_at IS NOT NULL",
+                "CREATE INDEX device_by_deactivation ON device (deactivated_at, id) WHERE deactivated_at IS NOT NULL",
             ]
         },
     ]
