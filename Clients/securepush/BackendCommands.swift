@@ -208,19 +208,13 @@ struct StatusCommand: AsyncParsableCommand {
     @OptionGroup var endpoints: EndpointOptions
 
     func run() async throws {
-        let (backend, general) = try client.makeBackend(endpoints.endpoints)
-        var context = general
-        context.notFound =
-            "no notification \(notificationId) sent by this backend client (expired, or sent by another client)"
-        context.notFoundHint = "use an id `securepush send` printed; only the client that sent it may ask"
-        let status: Push.Status.Result
-        do {
-            status = try await explainingFailures(context) { try await backend.status(notificationId: notificationId) }
-        } catch {
-            await backend.shutdown()
-            throw error
+        let status = try await client.withBackend(endpoints) { context in
+            context.notFound =
+                "no notification \(notificationId) sent by this backend client (expired, or sent by another client)"
+            context.notFoundHint = "use an id `securepush send` printed; only the client that sent it may ask"
+        } _: { backend in
+            try await backend.status(notificationId: notificationId)
         }
-        await backend.shutdown()
         print("notification \(status.notificationId)")
         // A send made at once is simply sent: only a scheduled one says where it stands.
         if let state = status.state, state != .sent || status.sendAt != nil {
@@ -246,19 +240,37 @@ struct CancelCommand: AsyncParsableCommand {
     @OptionGroup var endpoints: EndpointOptions
 
     func run() async throws {
-        let (backend, general) = try client.makeBackend(endpoints.endpoints)
+        try await client.withBackend(endpoints) { context in
+            context.notFound =
+                "no notification \(notificationId) sent by this backend client (expired, or sent by another client)"
+            context.notFoundHint =
+                "use an id `securepush send --send-at` printed; only the client that sent it may cancel"
+            context.conflictHint =
+                "it was due and is being delivered: `securepush status \(notificationId)` shows where"
+        } _: { backend in
+            try await backend.cancel(notificationId: notificationId)
+        }
+        print("cancelled \(notificationId): it will not be sent")
+    }
+}
+
+extension BackendClientOptions {
+    /// Runs `body` with this client's backend, explaining its failures as every backend command does (`adjust` sets
+    /// the command's own texts: not found, conflict, flags), and closes the backend whether `body` succeeds or not.
+    func withBackend<T: Sendable>(
+        _ endpoints: EndpointOptions, adjust: (inout FailureContext) -> Void = { _ in },
+        _ body: @Sendable (SecurePushBackend) async throws -> T
+    ) async throws -> T {
+        let (backend, general) = try makeBackend(endpoints.endpoints)
         var context = general
-        context.notFound =
-            "no notification \(notificationId) sent by this backend client (expired, or sent by another client)"
-        context.notFoundHint = "use an id `securepush send --send-at` printed; only the client that sent it may cancel"
-        context.conflictHint = "it was due and is being delivered: `securepush status \(notificationId)` shows where"
+        adjust(&context)
         do {
-            try await explainingFailures(context) { try await backend.cancel(notificationId: notificationId) }
+            let result = try await explainingFailures(context) { try await body(backend) }
+            await backend.shutdown()
+            return result
         } catch {
             await backend.shutdown()
             throw error
         }
-        await backend.shutdown()
-        print("cancelled \(notificationId): it will not be sent")
     }
 }

@@ -13,24 +13,18 @@ struct WebhooksCommand: AsyncParsableCommand {
         subcommands: [Create.self, List.self, Delete.self, Test.self, Rotate.self, Replay.self]
     )
 
-    /// Runs `body` with this client's backend, explaining failures as every backend command does.
+    /// Runs `body` with this client's backend; a webhook id it names is explained when it is not this client's.
     static func withBackend<T: Sendable>(
         _ client: BackendClientOptions, _ endpoints: EndpointOptions, webhookID: String? = nil,
         _ body: @Sendable (SecurePushBackend) async throws -> T
     ) async throws -> T {
-        let (backend, general) = try client.makeBackend(endpoints.endpoints)
-        var context = general
-        if let webhookID {
-            context.notFound = "no webhook \(webhookID) of this backend client"
-            context.notFoundHint = "`securepush webhooks list` shows this client's webhooks"
-        }
-        do {
-            let result = try await explainingFailures(context) { try await body(backend) }
-            await backend.shutdown()
-            return result
-        } catch {
-            await backend.shutdown()
-            throw error
+        try await client.withBackend(endpoints) { context in
+            if let webhookID {
+                context.notFound = "no webhook \(webhookID) of this backend client"
+                context.notFoundHint = "`securepush webhooks list` shows this client's webhooks"
+            }
+        } _: { backend in
+            try await body(backend)
         }
     }
 

@@ -21,8 +21,9 @@ struct SQLWebhookRepository: Sendable {
             VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, NULL, NULL)
             """,
             [
-                endpoint.id, endpoint.clientID, try Self.json(endpoint.appIDs), endpoint.url,
-                try Self.json(endpoint.events.map(\.rawValue).sorted()), endpoint.description, endpoint.sealedSecret,
+                endpoint.id, endpoint.clientID, try SQLAppRepository.json(endpoint.appIDs), endpoint.url,
+                try SQLAppRepository.json(endpoint.events.map(\.rawValue).sorted()), endpoint.description,
+                endpoint.sealedSecret,
                 endpoint.createdAt.millisecondsSince1970,
             ])
     }
@@ -173,7 +174,7 @@ struct SQLWebhookRepository: Sendable {
                     AND m.endpoint_id NOT IN (\(database.dialect.jsonTextArray))
                 ORDER BY m.next_attempt_at LIMIT ? \(lock))
             RETURNING sequence, endpoint_id, event_id, event_type, body, attempts
-            """, [owner, leaseUntil.millisecondsSince1970, nowMS, nowMS, try Self.json(excluded), limit])
+            """, [owner, leaseUntil.millisecondsSince1970, nowMS, nowMS, try SQLAppRepository.json(excluded), limit])
         return try claimed.map { row in
             ClaimedWebhookMessage(
                 sequence: try row.decode(0), endpointID: try row.decode(1), eventID: try row.decode(2),
@@ -261,10 +262,6 @@ struct SQLWebhookRepository: Sendable {
             createdAt: Date(millisecondsSince1970: try row.decode(9)),
             failingSince: try row.decode(10, as: Int64?.self).map(Date.init(millisecondsSince1970:)),
             disabledAt: try row.decode(11, as: Int64?.self).map(Date.init(millisecondsSince1970:)))
-    }
-
-    static func json(_ value: [String]) throws -> String {
-        String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
     }
 }
 

@@ -109,7 +109,7 @@ struct WebhookEventFeed: Sendable {
                     """
                     SELECT notification_id, client_id, app_id, recipient_id FROM push_send
                     WHERE notification_id IN (\(database.dialect.jsonTextArray))
-                    """, [try SQLWebhookRepository.json(ids)])
+                    """, [try SQLAppRepository.json(ids)])
                 {
                     sends[try row.decode(0)] = (try row.decode(1), try row.decode(2), try row.decode(3))
                 }
