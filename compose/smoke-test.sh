@@ -234,7 +234,7 @@ export SECUREPUSH_ENV=production
 log "docker compose up --wait (SECUREPUSH_ENV=production)"
 wait_healthy
 log "auth, notification-store and push-dispatch are healthy"
-for secret in backend-client-secret dispatch-client-secret auth-signing-key.pem store-keys; do
+for secret in backend-client-secret dispatch-client-secret store-client-secret auth-signing-key.pem audit-signing-key.pem store-keys; do
   compose exec -T auth test -s "/etc/securepush/secrets/$secret" || fail "the generated $secret is missing"
 done
 

@@ -61,6 +61,8 @@ struct DemoCommand: AsyncParsableCommand {
                 "SECUREPUSH_BOOTSTRAP_CLIENT_ID": "demo-backend", "SECUREPUSH_BOOTSTRAP_CLIENT_SECRET": secret,
                 "SECUREPUSH_DISPATCH_CLIENT_ID": "push-dispatch",
                 "SECUREPUSH_DISPATCH_CLIENT_SECRET": OpaqueToken.generate(),
+                "SECUREPUSH_STORE_CLIENT_ID": "notification-store",
+                "SECUREPUSH_STORE_CLIENT_SECRET": OpaqueToken.generate(),
                 "SECUREPUSH_BCRYPT_COST": "10",
             ]) { _, new in new }
             let stack = try await LocalStack.start(environment: environment, logger: logger)

@@ -69,6 +69,11 @@ struct UpCommand: AsyncParsableCommand {
             environment["SECUREPUSH_DISPATCH_CLIENT_ID"] = "push-dispatch"
             environment["SECUREPUSH_DISPATCH_CLIENT_SECRET"] = OpaqueToken.generate()
         }
+        if (environment["SECUREPUSH_STORE_CLIENT_ID"] ?? "").isEmpty {
+            // The store asks auth for its audit trail's keys with it.
+            environment["SECUREPUSH_STORE_CLIENT_ID"] = "notification-store"
+            environment["SECUREPUSH_STORE_CLIENT_SECRET"] = OpaqueToken.generate()
+        }
 
         #if canImport(Glibc)
             // The three services run in this process: malloc set as each service executable sets it.

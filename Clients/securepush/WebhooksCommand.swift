@@ -144,7 +144,7 @@ struct WebhooksCommand: AsyncParsableCommand {
         @OptionGroup var endpoints: EndpointOptions
 
         func run() async throws {
-            guard let time = Self.time(since, now: Date()) else {
+            guard let time = SinceArgument.time(since, now: Date()) else {
                 throw CLIError(
                     "--since '\(since)' is neither an ISO 8601 time nor a duration",
                     hint: "e.g. --since 2026-11-27T09:00:00Z or --since 2h")
@@ -153,15 +153,6 @@ struct WebhooksCommand: AsyncParsableCommand {
                 try await $0.replayWebhook(.init(webhookId: webhookId, since: time))
             }
             print("queued \(count) event(s) to \(webhookId) again")
-        }
-
-        /// `text` as a time: ISO 8601, or a duration before `now` (`90s`, `30m`, `2h`, `1d`).
-        static func time(_ text: String, now: Date) -> Date? {
-            if let date = try? Date(text, strategy: .iso8601) { return date }
-            let units: [Character: Double] = ["s": 1, "m": 60, "h": 3_600, "d": 86_400]
-            guard let unit = text.last.flatMap({ units[$0] }), let amount = Double(text.dropLast()), amount >= 0
-            else { return nil }
-            return now.addingTimeInterval(-amount * unit)
         }
     }
 }

@@ -22,13 +22,22 @@ public struct AccessTokenClaims: JWTPayload, Equatable {
     /// The apps a client token may act for (`["retail-ios"]`); absent in user tokens and in tokens of clients bound
     /// to no app, which act for the deployment's default app only.
     public var apps: [String]?
+    /// When the user signed in with their password (OpenID Connect's `auth_time`, seconds since 1970), kept across
+    /// refreshes of the session; absent in client tokens. `users.delete` by the user requires a recent one.
+    public var authTime: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case sub, scope, exp, iat, jti, iss, sid, apps
+        case authTime = "auth_time"
+    }
 
     /// - Parameter apps: written as the `apps` claim when not empty; left out of the token otherwise.
     public init(
         subject: String, scopes: [String], issuedAt: Date, expiresAt: Date, tokenID: String, sessionID: String? = nil,
-        apps: [String] = []
+        apps: [String] = [], authTime: Date? = nil
     ) {
         sid = sessionID
+        self.authTime = authTime.map { Int($0.timeIntervalSince1970.rounded(.down)) }
         self.apps = apps.isEmpty ? nil : apps
         sub = SubjectClaim(value: subject)
         scope = scopes.joined(separator: " ")

@@ -122,7 +122,8 @@ public actor AccessTokenVerifier {
         guard now() < claims.exp.value else { throw RPCError.unauthenticated("token expired or not valid here") }
         let principal = Principal(
             subject: claims.sub.value, scopes: claims.scopes, expiresAt: claims.exp.value, sessionID: claims.sid,
-            apps: claims.apps ?? [])
+            apps: claims.apps ?? [],
+            authTime: claims.authTime.map { Date(timeIntervalSince1970: TimeInterval($0)) })
         verified.insert(token, .init(principal: principal, expiresAt: claims.exp.value, keyID: kid), now: now())
         return principal
     }

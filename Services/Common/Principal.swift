@@ -14,10 +14,14 @@ public struct Principal: Sendable, Hashable {
     /// The apps a client token may act for (`apps`); empty when the token names none: the default app only, as
     /// push-dispatch interprets it.
     public var apps: [String]
+    /// When the user signed in with their password (`auth_time`); `nil` for client tokens and older user tokens.
+    public var authTime: Date?
 
     public init(
-        subject: String, scopes: Set<String>, expiresAt: Date? = nil, sessionID: String? = nil, apps: [String] = []
+        subject: String, scopes: Set<String>, expiresAt: Date? = nil, sessionID: String? = nil, apps: [String] = [],
+        authTime: Date? = nil
     ) {
+        self.authTime = authTime
         self.subject = subject
         self.scopes = scopes
         self.expiresAt = expiresAt

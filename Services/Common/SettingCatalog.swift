@@ -146,6 +146,19 @@ public enum SettingCatalog {
         usedBy: #"dispatch"#,
         #"furthest ahead a `push.send` `sendAt` may be, seconds (beyond: `-32602` naming `sendAt`)"#)
 
+    /// `SECUREPUSH_AUDIT_CHECKPOINT_ENTRIES`.
+    public static let auditCheckpointEntries = IntegerSetting(
+        #"SECUREPUSH_AUDIT_CHECKPOINT_ENTRIES"#, group: .shared, default: 1_000, in: 1...1_000_000, usedBy: #"all"#,
+        #"a signed audit checkpoint after this many entries of a chain (or `SECUREPUSH_AUDIT_CHECKPOINT_SECONDS`, whichever comes first; see [docs/compliance.md](compliance.md))"#
+    )
+
+    /// `SECUREPUSH_AUDIT_CHECKPOINT_SECONDS`.
+    public static let auditCheckpointSeconds = IntegerSetting(
+        #"SECUREPUSH_AUDIT_CHECKPOINT_SECONDS"#, group: .shared, default: 60, in: 1...3_600, unit: " s",
+        usedBy: #"all"#,
+        #"the longest an audit entry stays unsigned: a checkpoint after this many seconds with entries not yet covered"#
+    )
+
     /// `SECUREPUSH_WEBHOOK_SECRET_OVERLAP`.
     public static let webhookSecretOverlap = IntegerSetting(
         #"SECUREPUSH_WEBHOOK_SECRET_OVERLAP"#, group: .dispatch, default: 86_400, in: 0...2_592_000, unit: " s",
@@ -411,6 +424,20 @@ public enum SettingCatalog {
             #"GLIBC_TUNABLES"#, group: .runtime, default: #"unset"#, usedBy: #"all"#,
             #"glibc's own variable. Each service sets malloc to keep up to 64 MB free per heap instead of giving memory back at 128 kB (`MallocTuning`; ~20% more `push.send`/s here, see [docs/benchmarks.md](benchmarks.md)); any `glibc.malloc.*` tunable set here replaces those settings"#
         ),
+        Setting(
+            #"SECUREPUSH_AUDIT_KEY_FILE"#, group: .shared,
+            default: #"`<data dir>/audit-signing-key.pem`, generated (0600) on first start; required in production"#,
+            usedBy: #"all, `securepush audit verify`"#,
+            #"the ECDSA P-256 private key (PEM) that signs the audit trail's checkpoints (`securepush audit keygen` makes one); every replica of every service may share it. See [docs/compliance.md](compliance.md)"#
+        ),
+        Setting(
+            #"SECUREPUSH_AUDIT_CHECKPOINT_DIR"#, group: .shared,
+            default: #"`<data dir>/audit-checkpoints`; required in production"#,
+            usedBy: #"all, `securepush audit verify`"#,
+            #"where signed checkpoints are also written, outside the database (`<service>/<chain>.jsonl`), so that a truncated trail is detected: mount it from elsewhere (another volume, append-only storage)"#
+        ),
+        auditCheckpointEntries.setting,
+        auditCheckpointSeconds.setting,
         idempotencyTimeout.setting,
         maxSchedule.setting,
         webhookSecretOverlap.setting,
@@ -487,12 +514,25 @@ public enum SettingCatalog {
             #"created or updated at start as a backend client with scopes `push:send` and `webhooks:manage`"#),
         Setting(
             #"SECUREPUSH_DISPATCH_CLIENT_ID"#, group: .shared, default: #"unset"#, usedBy: #"auth, dispatch"#,
-            #"push-dispatch's own client: auth provisions it with scopes `store:write`, `sessions:read` and `users:read`; dispatch uses it to call `store.put`, `auth.revokedSessions` and `auth.lookupUser` (`up` generates one)"#
+            #"push-dispatch's own client: auth provisions it with scopes `store:write`, `sessions:read`, `users:read` and `audit:keys`; dispatch uses it to call `store.put`, `auth.revokedSessions`, `auth.lookupUser` and `auth.auditKeys` (`up` generates one)"#
         ),
         Setting(
             #"SECUREPUSH_DISPATCH_CLIENT_SECRET"#, group: .shared, default: #"unset"#, usedBy: #"auth, dispatch"#,
             isSecret: true,
-            #"push-dispatch's own client: auth provisions it with scopes `store:write`, `sessions:read` and `users:read`; dispatch uses it to call `store.put`, `auth.revokedSessions` and `auth.lookupUser` (`up` generates one)"#
+            #"push-dispatch's own client: auth provisions it with scopes `store:write`, `sessions:read`, `users:read` and `audit:keys`; dispatch uses it to call `store.put`, `auth.revokedSessions`, `auth.lookupUser` and `auth.auditKeys` (`up` generates one)"#
+        ),
+        Setting(
+            #"SECUREPUSH_STORE_CLIENT_ID"#, group: .shared, default: #"unset"#, usedBy: #"auth, store"#,
+            #"notification-store's own client: auth provisions it with scope `audit:keys`; the store calls `auth.auditKeys` with it for the keys its audit trail pseudonymises people with (required in production; `up` generates one; unset in development, the store uses a key of its own per day)"#
+        ),
+        Setting(
+            #"SECUREPUSH_STORE_CLIENT_SECRET"#, group: .shared, default: #"unset"#, usedBy: #"auth, store"#,
+            isSecret: true,
+            #"notification-store's own client's secret (see `SECUREPUSH_STORE_CLIENT_ID`)"#
+        ),
+        Setting(
+            #"SECUREPUSH_STORE_CLIENT_SECRET_FILE"#, group: .shared, default: #"unset"#, usedBy: #"auth, store"#,
+            #"read the secret from this file instead (mounted secrets; compose generates them); the variable wins when both are set"#
         ),
         Setting(
             #"SECUREPUSH_BOOTSTRAP_CLIENT_SECRET_FILE"#, group: .shared, default: #"unset"#, usedBy: #"auth, dispatch"#,

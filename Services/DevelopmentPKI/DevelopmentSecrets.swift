@@ -4,7 +4,7 @@ import PrivateFiles
 
 /// The secrets a containerised deployment needs, generated once into a directory (mode 0700, files 0600) so that no
 /// published default ever guards a running system: the backend client's secret, push-dispatch's client secret,
-/// auth's ES256 signing key and the store's and the apps' key files. Existing files are kept, so every restart uses
+/// the store's client secret, auth's ES256 signing key, the audit checkpoint key and the store's and the apps' key files. Existing files are kept, so every restart uses
 /// the same secrets.
 public struct DevelopmentSecrets: Sendable {
     /// The files, by name.
@@ -13,6 +13,10 @@ public struct DevelopmentSecrets: Sendable {
         case backendClientSecret = "backend-client-secret"
         /// `SECUREPUSH_DISPATCH_CLIENT_SECRET_FILE`: push-dispatch's client secret (scope `store:write`).
         case dispatchClientSecret = "dispatch-client-secret"
+        /// `SECUREPUSH_STORE_CLIENT_SECRET_FILE`: notification-store's client secret (scope `audit:keys`).
+        case storeClientSecret = "store-client-secret"
+        /// `SECUREPUSH_AUDIT_KEY_FILE`: the ECDSA P-256 key that signs the audit trails' checkpoints, PEM.
+        case auditSigningKey = "audit-signing-key.pem"
         /// `SECUREPUSH_AUTH_SIGNING_KEY_FILE`: auth's ES256 (P-256) signing key, PEM.
         case authSigningKey = "auth-signing-key.pem"
         /// `SECUREPUSH_STORE_KEY_FILE`: notification-store's AES-256 keys for payloads at rest, one
@@ -59,13 +63,13 @@ public struct DevelopmentSecrets: Sendable {
     /// key file with one random AES-256 key for the store and for the apps.
     static func generate(_ file: File) -> String {
         switch file {
-        case .authSigningKey:
+        case .authSigningKey, .auditSigningKey:
             return P256.Signing.PrivateKey().pemRepresentation + "\n"
         case .storeKeys:
             return keyFile(title: "store keys (SECUREPUSH_STORE_KEY_FILE)", encrypts: "new payloads")
         case .appsKeys:
             return keyFile(title: "apps keys (SECUREPUSH_APPS_KEY_FILE)", encrypts: "the apps' credentials")
-        case .backendClientSecret, .dispatchClientSecret:
+        case .backendClientSecret, .dispatchClientSecret, .storeClientSecret:
             let bytes = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
             let text = bytes.base64EncodedString()
                 .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")

@@ -4,7 +4,7 @@ public enum MethodCatalog {
     public static let auth: Set<String> = [
         Auth.Register.name, Auth.Login.name, Auth.Refresh.name, Auth.Logout.name, Auth.ClientToken.name, Auth.Keys.name,
         Auth.RevokedSessions.name,
-        Auth.LookupUser.name, Auth.LookupUsers.name,
+        Auth.LookupUser.name, Auth.LookupUsers.name, Auth.AuditKeys.name,
     ]
     /// Methods the notification store serves.
     public static let store: Set<String> = [

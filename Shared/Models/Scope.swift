@@ -14,4 +14,7 @@ public enum Scope {
     public static let appsAdmin = "apps:admin"
     /// Lets an app backend manage its own webhook endpoints (`webhooks.*`); no client has it unless created with it.
     public static let webhooksManage = "webhooks:manage"
+    /// Lets a service fetch the per-user keys its audit trail pseudonymises people's identifiers with
+    /// (`auth.auditKeys`): auth provisions it for push-dispatch's and the store's own clients only.
+    public static let auditKeys = "audit:keys"
 }

@@ -90,7 +90,8 @@ struct AuthConfigurationTests {
     func productionSecretLength() throws {
         let base = [
             "SECUREPUSH_ENV": "production", "SECUREPUSH_AUTH_SIGNING_KEY_FILE": "/etc/key.pem",
-            "SECUREPUSH_BOOTSTRAP_CLIENT_ID": "backend",
+            "SECUREPUSH_BOOTSTRAP_CLIENT_ID": "backend", "SECUREPUSH_AUDIT_KEY_FILE": "/etc/audit.pem",
+            "SECUREPUSH_AUDIT_CHECKPOINT_DIR": "/var/lib/securepush-audit",
         ]
         let error = try #require(
             #expect(throws: ConfigurationError.self) {

@@ -156,7 +156,7 @@ struct AuthMigrationTests {
         #expect(
             try await repository.rotateRefreshToken(
                 hash: "live", successorHash: "next", successorExpiresAt: expires, at: beforeExpiry)
-                == .rotated(userID: "u1", familyID: "f1"))
+                == .rotated(userID: "u1", familyID: "f1", signedInAt: Self.created))
         #expect(
             try await repository.rotateRefreshToken(
                 hash: "spent", successorHash: "again", successorExpiresAt: expires, at: beforeExpiry)

@@ -67,7 +67,7 @@ struct AuthRepositoryTests {
             #expect(
                 try await repository.rotateRefreshToken(
                     hash: "t1", successorHash: "t2", successorExpiresAt: expires, at: Self.start)
-                    == .rotated(userID: "u1", familyID: "f1"))
+                    == .rotated(userID: "u1", familyID: "f1", signedInAt: Self.start))
             #expect(
                 try await repository.rotateRefreshToken(
                     hash: "t1", successorHash: "t3", successorExpiresAt: expires, at: Self.start)
@@ -144,7 +144,9 @@ struct AuthRepositoryTests {
                     }
                     return try await group.reduce(into: [RefreshRotation]()) { $0.append($1) }
                 }
-                #expect(outcomes.filter { $0 == .rotated(userID: "u1", familyID: "f\(round)") }.count == 1)
+                #expect(
+                    outcomes.filter { $0 == .rotated(userID: "u1", familyID: "f\(round)", signedInAt: Self.start) }
+                        .count == 1)
                 #expect(outcomes.filter { $0 == .reused(familyID: "f\(round)") }.count == 1)
             }
         }

@@ -33,11 +33,12 @@ struct ClientTests {
         #expect(!principal.isUser)
 
         let dispatchToken = try await clientToken(auth, dispatch.clientId, dispatch.secret)
-        // push-dispatch writes to the store, checks recipients exist, and reads which sessions were signed out.
-        #expect(dispatchToken.scopes == [Scope.sessionsRead, Scope.storeWrite, Scope.usersRead])
+        // push-dispatch writes to the store, checks recipients exist, reads which sessions were signed out, and
+        // pseudonymises its audit trail with auth's keys.
+        #expect(dispatchToken.scopes == [Scope.auditKeys, Scope.sessionsRead, Scope.storeWrite, Scope.usersRead])
         #expect(
             try await auth.verifier().verify(dispatchToken.accessToken).scopes == [
-                Scope.storeWrite, Scope.sessionsRead, Scope.usersRead,
+                Scope.storeWrite, Scope.sessionsRead, Scope.usersRead, Scope.auditKeys,
             ])
     }
 

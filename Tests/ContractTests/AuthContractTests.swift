@@ -101,4 +101,17 @@ struct AuthContractTests {
                     users: [Auth.LookupUser.Result(userId: Self.userId, username: "ada.lovelace")],
                     unknownUserIds: [unknown]))
     }
+
+    @Test("auth.auditKeys {userIds} → {keys: [{userId, key}], addressKey: {day, key}}")
+    func auditKeys() throws {
+        let unknown = "00000000-0000-4000-8000-000000000000"
+        #expect(
+            try Fixture.params(Auth.AuditKeys.self, "auth.auditKeys")
+                == Auth.AuditKeys.Params(userIds: [Self.userId, unknown]))
+        #expect(
+            try Fixture.result(Auth.AuditKeys.self, "auth.auditKeys")
+                == Auth.AuditKeys.Result(
+                    keys: [.init(userId: Self.userId, key: "Zx8Pq7Rw6Ev5Tb4Ny3Mu2Li1Ko0Jp9Hq8Gr7Fs6Ed5c")],
+                    addressKey: .init(day: "2026-11-27", key: "q0w9Jx2k3Z7b8mNcV4p1sT6yR5uE0aLdF2gH9iJkL3o")))
+    }
 }

@@ -18,6 +18,10 @@ struct DocsReferenceTests {
     static let notMethods: Set<String> = [
         "auth.sqlite", "store.sqlite", "dispatch.sqlite", "devices.json", "auth.limit", "auth.scopes", "auth.token",
         "push.platform", "push.deliver",
+        // Audit entry types (docs/compliance.md).
+        "auth.signout", "devices.moved", "devices.registered", "devices.unregistered", "devices.verified",
+        "store.fetch",
+        "store.receipt",
     ]
 
     /// README.md and every Markdown file under docs/, with their text.

@@ -45,6 +45,7 @@ struct MethodContract: Sendable, CustomStringConvertible {
         MethodContract(Auth.RevokedSessions.self, fixture: "auth.revokedSessions", minimalParams: true),
         MethodContract(Auth.LookupUser.self, fixture: "auth.lookupUser", minimalParams: true),
         MethodContract(Auth.LookupUsers.self, fixture: "auth.lookupUsers"),
+        MethodContract(Auth.AuditKeys.self, fixture: "auth.auditKeys"),
         MethodContract(Store.Put.self, fixture: "store.put", minimalParams: true),
         MethodContract(Store.PutMany.self, fixture: "store.putMany"),
         MethodContract(Store.Publish.self, fixture: "store.publish"),

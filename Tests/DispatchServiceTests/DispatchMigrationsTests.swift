@@ -35,13 +35,13 @@ struct DispatchMigrationsTests {
                 "v1", "v2 delivery leases", "v3 device apns mode", "v4 unfinished deliveries by device",
                 "v5 device public key", "v6 delivery trace context", "v7 idempotency owners",
                 "v8 device revocation outbox", "v9 direct tokens per owner", "v10 device verification", "v11 apps",
-                "v12 send controls", "v13 webhooks",
+                "v12 send controls", "v13 webhooks", "v14 audit trail",
             ])
         #expect(
             Self.shipped(on: .postgresql).map(\.version) == [
                 "v1", "v2 unfinished deliveries by device", "v5 device public key", "v6 delivery trace context",
                 "v7 idempotency owners", "v8 device revocation outbox", "v9 direct tokens per owner",
-                "v10 device verification", "v11 apps", "v12 send controls", "v13 webhooks",
+                "v10 device verification", "v11 apps", "v12 send controls", "v13 webhooks", "v14 audit trail",
             ])
     }
 

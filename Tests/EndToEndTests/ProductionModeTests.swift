@@ -26,6 +26,10 @@ struct ProductionModeTests {
         "SECUREPUSH_DATABASE_URL": "postgres://securepush@db.internal/securepush?sslmode=require",
         "SECUREPUSH_STORE_KEY_FILE": "/etc/securepush/store-keys",
         "SECUREPUSH_METRICS_PORT": "9464",
+        "SECUREPUSH_STORE_CLIENT_ID": "notification-store",
+        "SECUREPUSH_STORE_CLIENT_SECRET": "3e8b1d6f0a9c4d2e8f7a1b5c9d3e6f2a-store",
+        "SECUREPUSH_AUDIT_KEY_FILE": "/etc/securepush/audit-signing-key.pem",
+        "SECUREPUSH_AUDIT_CHECKPOINT_DIR": "/var/lib/securepush-audit",
     ]
 
     /// Reads every service's configuration from `environment` the way the executables do.
@@ -60,6 +64,19 @@ struct ProductionModeTests {
                 "SECUREPUSH_AUTH_URL"
             ),
             ("no store key file", ["SECUREPUSH_STORE_KEY_FILE": ""], "SECUREPUSH_STORE_KEY_FILE"),
+            ("no audit key file", ["SECUREPUSH_AUDIT_KEY_FILE": ""], "SECUREPUSH_AUDIT_KEY_FILE"),
+            (
+                "no audit checkpoint directory", ["SECUREPUSH_AUDIT_CHECKPOINT_DIR": ""],
+                "SECUREPUSH_AUDIT_CHECKPOINT_DIR"
+            ),
+            (
+                "no store client", ["SECUREPUSH_STORE_CLIENT_ID": "", "SECUREPUSH_STORE_CLIENT_SECRET": ""],
+                "SECUREPUSH_STORE_CLIENT_ID"
+            ),
+            (
+                "a 31-byte store secret", ["SECUREPUSH_STORE_CLIENT_SECRET": String(repeating: "x", count: 31)],
+                "SECUREPUSH_STORE_CLIENT_SECRET"
+            ),
             ("http:// store on another host", ["SECUREPUSH_STORE_URL": "http://10.0.0.7:8082"], "SECUREPUSH_STORE_URL"),
             (
                 "a 31-byte backend secret", ["SECUREPUSH_BOOTSTRAP_CLIENT_SECRET": String(repeating: "x", count: 31)],

@@ -50,6 +50,8 @@ struct TestStack {
             "SECUREPUSH_BOOTSTRAP_CLIENT_ID": "test-backend", "SECUREPUSH_BOOTSTRAP_CLIENT_SECRET": backendSecret,
             "SECUREPUSH_DISPATCH_CLIENT_ID": "push-dispatch",
             "SECUREPUSH_DISPATCH_CLIENT_SECRET": "dispatch-secret-for-tests-0123456789",
+            "SECUREPUSH_STORE_CLIENT_ID": "notification-store",
+            "SECUREPUSH_STORE_CLIENT_SECRET": "store-secret-for-tests-0123456789",
             "SECUREPUSH_BCRYPT_COST": "10",
         ]
         if mode == .tls, let certificates {

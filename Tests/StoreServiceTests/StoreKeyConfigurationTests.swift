@@ -42,6 +42,10 @@ struct StoreKeyConfigurationTests {
         let configured = try StoreConfiguration(
             environment: ServiceEnvironment([
                 "SECUREPUSH_ENV": "production", "SECUREPUSH_STORE_KEY_FILE": "/etc/securepush/store-keys",
+                "SECUREPUSH_AUDIT_KEY_FILE": "/etc/securepush/audit-signing-key.pem",
+                "SECUREPUSH_AUDIT_CHECKPOINT_DIR": "/var/lib/securepush-audit",
+                "SECUREPUSH_STORE_CLIENT_ID": "notification-store",
+                "SECUREPUSH_STORE_CLIENT_SECRET": "3e8b1d6f0a9c4d2e8f7a1b5c9d3e6f2a-store",
             ]))
         #expect(configured.storeKeys.path == "/etc/securepush/store-keys")
     }

@@ -35,10 +35,11 @@ public struct AccessTokenSigner: Sendable {
         await keys.add(ecdsa: currentKey.privateKey, kid: JWKIdentifier(string: currentKey.kid))
     }
 
-    /// A signed token for `subject` with `scopes`, issued at `now`, carrying `apps` as `apps` when not empty and
-    /// `sessionID` as `sid` when given.
+    /// A signed token for `subject` with `scopes`, issued at `now`, carrying `apps` as `apps` when not empty,
+    /// `sessionID` as `sid` and `authTime` (the password sign-in) as `auth_time` when given.
     public func sign(
-        subject: String, scopes: [String], apps: [String] = [], sessionID: String? = nil, at now: Date
+        subject: String, scopes: [String], apps: [String] = [], sessionID: String? = nil, authTime: Date? = nil,
+        at now: Date
     ) async throws -> String {
         // Whole seconds: NumericDate allows fractions, but other verifiers handle integers best.
         let issuedAt = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
@@ -49,7 +50,8 @@ public struct AccessTokenSigner: Sendable {
             expiresAt: issuedAt.addingTimeInterval(TimeInterval(tokenTTL)),
             tokenID: UUID.random().uuidString.lowercased(),
             sessionID: sessionID,
-            apps: apps
+            apps: apps,
+            authTime: authTime
         )
         return try await keys.sign(claims, kid: JWKIdentifier(string: currentKey.kid))
     }

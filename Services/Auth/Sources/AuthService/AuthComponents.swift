@@ -17,9 +17,11 @@ public struct AuthComponents: RPCServiceComponents {
     public let database: ServiceDatabase
     /// The domain service.
     public let service: AuthenticationService
+    /// The audit trail: sign-ins, registrations, client tokens, refreshes, sign-outs, key loads.
+    public let audit: AuditTrail
     /// The JSON-RPC methods of `service`.
     public let dispatcher: RPCDispatcher
-    /// Background work: the purge of expired refresh tokens and attempt counters. The database is not among them: it
+    /// Background work: the audit trail's writer, the purge of expired refresh tokens and attempt counters. The database is not among them: it
     /// runs before the components are made (auth reads its signing keys from it), first in the service group.
     public let services: [any Service]
 
@@ -45,6 +47,11 @@ public struct AuthComponents: RPCServiceComponents {
         try configuration.validate()
         let authMetrics = AuthMetrics(factory: metrics)
         let repository = SQLAuthRepository(database: database.sql)
+        let audit = AuditTrail(
+            service: AuthMigrations.schema.service, database: database.sql,
+            keyring: CachedAuditKeyring(SQLAuditKeyring(database: database.sql, now: now)),
+            signingKey: try configuration.audit.loadKey(logger: logger), configuration: configuration.audit,
+            logger: logger, metrics: metrics)
         let postgres = database.postgres
         let hasher = try await PasswordHasher(cost: configuration.bcryptCost, threadPool: passwordThreadPool)
         let loadSigner = {
@@ -70,7 +77,8 @@ public struct AuthComponents: RPCServiceComponents {
             minimumSecretLength: configuration.minimumClientSecretLength,
             now: now
         )
-        try await provision(configuration: configuration, clients: clients, logger: logger)
+        audit.record("auth.signing_key.loaded", ["keyId": .text(signer.currentKey.kid)])
+        try await provision(configuration: configuration, clients: clients, logger: logger, audit: audit)
         // One process on SQLite counts in memory; replicas share their counts in PostgreSQL.
         let counters: any AttemptCounters =
             postgres == nil ? InMemoryAttemptCounters() : SQLAttemptCounters(database: database.sql)
@@ -102,14 +110,17 @@ public struct AuthComponents: RPCServiceComponents {
             refreshTokenTTL: configuration.refreshTokenTTL,
             logger: logger,
             metrics: authMetrics,
+            audit: audit,
             now: now
         )
         return AuthComponents(
             configuration: configuration,
             database: database,
             service: service,
+            audit: audit,
             dispatcher: AuthMethods.dispatcher(service: service, maxBatchLength: configuration.server.maxBatchLength),
-            services: [purger(service: service, interval: configuration.purgeInterval, logger: logger)]
+            // The trail first: graceful shutdown stops it last, after every action it records.
+            services: [audit, purger(service: service, interval: configuration.purgeInterval, logger: logger)]
         )
     }
 
@@ -131,18 +142,23 @@ public struct AuthComponents: RPCServiceComponents {
         }
     }
 
-    /// Creates or updates the clients named by `SECUREPUSH_BOOTSTRAP_CLIENT_*` (`push:send webhooks:manage`) and
-    /// `SECUREPUSH_DISPATCH_CLIENT_*` (`store:write users:read`: it stores payloads and checks recipients exist).
-    static func provision(configuration: AuthConfiguration, clients: ClientRegistry, logger: Logger) async throws {
+    /// Creates or updates the clients named by `SECUREPUSH_BOOTSTRAP_CLIENT_*` (`push:send webhooks:manage`),
+    /// `SECUREPUSH_DISPATCH_CLIENT_*` (`store:write sessions:read users:read audit:keys`: it stores payloads and
+    /// checks recipients exist) and `SECUREPUSH_STORE_CLIENT_*` (`audit:keys`).
+    static func provision(
+        configuration: AuthConfiguration, clients: ClientRegistry, logger: Logger, audit: AuditTrail? = nil
+    ) async throws {
         // push-dispatch writes payloads to the store, checks recipients exist, and ends event streams of signed-out
-        // sessions.
+        // sessions; it and the store pseudonymise their audit trails with auth's keys.
         let wanted: [(ClientRegistry.Credentials?, [String])] = [
             (configuration.bootstrapClient, [Scope.pushSend, Scope.webhooksManage]),
-            (configuration.dispatchClient, [Scope.storeWrite, Scope.sessionsRead, Scope.usersRead]),
+            (configuration.dispatchClient, [Scope.storeWrite, Scope.sessionsRead, Scope.usersRead, Scope.auditKeys]),
+            (configuration.storeClient, [Scope.auditKeys]),
         ]
         for case (let credentials?, let scopes) in wanted {
             try await clients.createOrUpdateClient(
                 id: credentials.clientId, scopes: scopes, secret: credentials.secret)
+            audit?.record("auth.client.provisioned", ["client": .text(credentials.clientId), "scopes": .texts(scopes)])
             logger.debug(
                 "auth.client.provisioned",
                 metadata: [

@@ -29,6 +29,10 @@ public struct AuthConfiguration: ServiceDatabaseConfiguration, Sendable {
     public var bootstrapClient: ClientRegistry.Credentials?
     /// Provisioned at start with scope `store:write` (push-dispatch's own client).
     public var dispatchClient: ClientRegistry.Credentials?
+    /// The store's own client (`SECUREPUSH_STORE_CLIENT_*`), provisioned with `audit:keys`.
+    public var storeClient: ClientRegistry.Credentials?
+    /// The audit trail's key, checkpoint directory and cadence (`SECUREPUSH_AUDIT_*`).
+    public var audit = AuditConfiguration()
     /// Failed sign-ins per (username or client id, client address) within `failedLoginWindow` before `-32029`; one
     /// address may fail 5× as often over all accounts; an account failing 5× as often is slowed. `0` disables all.
     public var maxFailedLogins: Int
@@ -125,7 +129,9 @@ extension AuthConfiguration {
         passwordChecksPerMinutePerAddress = try environment.int(SettingCatalog.bcryptChecksPerAddress)
         postgresURL = try environment.postgresURL()
         sqliteSynchronous = try environment.sqliteSynchronous()
+        storeClient = try Self.client(environment, prefix: "SECUREPUSH_STORE_CLIENT")
         try validate()
+        audit = try AuditConfiguration(environment: environment)
         if isProduction, !(try environment.productionAllowances().contains(.noAuthLimits)) {
             for (variable, value) in [
                 ("SECUREPUSH_AUTH_RATE_LIMIT", authRateLimit), ("SECUREPUSH_LOGIN_MAX_FAILURES", maxFailedLogins),
@@ -152,6 +158,7 @@ extension AuthConfiguration {
         }
         for (prefix, client) in [
             ("SECUREPUSH_BOOTSTRAP_CLIENT", bootstrapClient), ("SECUREPUSH_DISPATCH_CLIENT", dispatchClient),
+            ("SECUREPUSH_STORE_CLIENT", storeClient),
         ] {
             guard let client else { continue }
             do {
@@ -164,10 +171,15 @@ extension AuthConfiguration {
                 throw ConfigurationError("\(variable) \(reason)\(hint)")
             }
         }
-        if let bootstrap = bootstrapClient, let dispatch = dispatchClient, bootstrap.clientId == dispatch.clientId {
-            throw ConfigurationError(
-                "SECUREPUSH_BOOTSTRAP_CLIENT_ID and SECUREPUSH_DISPATCH_CLIENT_ID must differ (each client gets its own scope)"
-            )
+        let named = [
+            ("SECUREPUSH_BOOTSTRAP_CLIENT_ID", bootstrapClient), ("SECUREPUSH_DISPATCH_CLIENT_ID", dispatchClient),
+            ("SECUREPUSH_STORE_CLIENT_ID", storeClient),
+        ].compactMap { variable, client in client.map { (variable, $0.clientId) } }
+        for (index, first) in named.enumerated() {
+            for second in named[(index + 1)...] where first.1 == second.1 {
+                throw ConfigurationError(
+                    "\(first.0) and \(second.0) must differ (each client gets its own scope)")
+            }
         }
     }
 

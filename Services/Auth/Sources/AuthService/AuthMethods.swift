@@ -33,12 +33,12 @@ public enum AuthMethods {
         }
         methods.registerAdmittingItself(Auth.Refresh.self) { params, context in
             try await limiter.admitRequest(method: Auth.Refresh.name, from: context.clientAddress, at: now())
-            return try await service.refresh(refreshToken: params.refreshToken)
+            return try await service.refresh(refreshToken: params.refreshToken, from: context.clientAddress)
         }
         methods.registerAdmittingItself(Auth.Logout.self) { params, context in
             // Each logout takes auth's writer: unlimited, one address could slow every refresh (issue 23).
             try await limiter.admitRequest(method: Auth.Logout.name, from: context.clientAddress, at: now())
-            try await service.logout(refreshToken: params.refreshToken)
+            try await service.logout(refreshToken: params.refreshToken, from: context.clientAddress)
             return Empty()
         }
         methods.registerAdmittingItself(Auth.ClientToken.self) { params, context in
@@ -67,6 +67,10 @@ public enum AuthMethods {
         methods.register(Auth.LookupUsers.self, requires: MethodAccess(anyOf: [Scope.usersRead, Scope.pushSend])) {
             params, _, _ in
             try await service.lookupUsers(params)
+        }
+        // push-dispatch's and the store's own clients: the keys their audit trails pseudonymise people with.
+        methods.register(Auth.AuditKeys.self, requires: .scope(Scope.auditKeys)) { params, client, _ in
+            try await service.auditKeys(params, for: client.subject)
         }
         return methods.dispatcher
     }

@@ -8,7 +8,7 @@ import ServiceCore
 /// twice; `v4` converts both to milliseconds.
 public enum AuthMigrations {
     /// Every step, in order.
-    public static let all: [SQLMigration] = [v1, v2, v3, v4, v5]
+    public static let all: [SQLMigration] = [v1, v2, v3, v4, v5, v6, v7]
 
     /// The service's schema: `auth` on PostgreSQL, built by ``all``.
     public static let schema = ServiceSchema(service: "auth", postgresSchema: "auth", migrations: all)
@@ -139,6 +139,22 @@ public enum AuthMigrations {
     // The apps a client may act for (issue 27), space-separated like `scopes`; `NULL`, as every existing client gets,
     // means none: the deployment's default app only.
     static let v5 = SQLMigration("v5 client apps", ["ALTER TABLE clients ADD COLUMN apps TEXT"])
+
+    /// The audit trail (issue 31), the same tables as every service's.
+    static let v6 = AuditSchema.migration("v6 audit trail")
+
+    /// The keys the audit trails pseudonymise people with: one per user (deleted when the user is erased) and one for
+    /// addresses per UTC day (kept two days).
+    static let v7 = SQLMigration("v7 audit keys") { dialect in
+        [
+            """
+            CREATE TABLE audit_user_key (
+                user_id TEXT PRIMARY KEY NOT NULL, key \(dialect.binaryType) NOT NULL,
+                created_at \(dialect.integerType) NOT NULL)
+            """,
+            "CREATE TABLE audit_address_key (day TEXT PRIMARY KEY NOT NULL, key \(dialect.binaryType) NOT NULL)",
+        ]
+    }
 
     /// SQLite: GRDB's date text (`YYYY-MM-DD HH:MM:SS.SSS`, UTC) as milliseconds since 1970, exactly; `NULL` stays.
     static func sqliteMilliseconds(of column: String) -> String {

@@ -103,8 +103,9 @@ public struct SigningKeyRecord: Sendable, Hashable {
 
 /// What happened when a refresh token was presented.
 public enum RefreshRotation: Sendable, Hashable {
-    /// The token was valid; it is now spent and its successor is stored in the same family (the session).
-    case rotated(userID: String, familyID: String)
+    /// The token was valid; it is now spent and its successor is stored in the same family (the session), which
+    /// began with a password sign-in at `signedInAt` (the `auth_time` of every token of the session).
+    case rotated(userID: String, familyID: String, signedInAt: Date)
     /// No such token (never issued, or purged).
     case unknown
     /// The token's lifetime is over.

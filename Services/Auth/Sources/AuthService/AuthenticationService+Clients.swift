@@ -19,7 +19,15 @@ extension AuthenticationService {
     public func clientToken(clientId: String, clientSecret: String, from address: String? = nil) async throws
         -> Auth.ClientToken.Result
     {
-        let attempt = try await limiter.reserveAttempt(.client, account: clientId, from: address, at: now())
+        let attempt: SignInLimiter.Attempt
+        do {
+            attempt = try await limiter.reserveAttempt(.client, account: clientId, from: address, at: now())
+        } catch {
+            audit?.record(
+                "auth.client_token.refused",
+                ["client": .text(clientId), "address": .address(address), "reason": .text("throttled")])
+            throw error
+        }
         let grant: ClientRegistry.Grant?
         do {
             let clients = clients
@@ -32,6 +40,9 @@ extension AuthenticationService {
         }
         guard let grant else {
             logger.debug("auth.client_token.failed")
+            audit?.record(
+                "auth.client_token.failed",
+                ["client": .text(clientId), "address": .address(address), "reason": .text("invalidCredentials")])
             throw AuthError.invalidClientCredentials
         }
         await limiter.succeeded(attempt, at: now())
@@ -43,6 +54,12 @@ extension AuthenticationService {
         ]
         if !grant.apps.isEmpty { metadata["auth.apps"] = "\(grant.apps.joined(separator: " "))" }
         logger.security(.init("auth.client_token.issued"), metadata: metadata)
+        audit?.record(
+            "auth.client_token.issued",
+            [
+                "client": .text(clientId), "scopes": .texts(scopes), "apps": .texts(grant.apps),
+                "address": .address(address),
+            ])
         return Auth.ClientToken.Result(
             accessToken: token, tokenType: "Bearer", expiresIn: signer.tokenTTL, scopes: scopes)
     }

@@ -10,7 +10,7 @@ extension AuthenticationService {
     ///
     /// Unknown, expired, spent or revoked tokens throw `-32001`; presenting a spent token also revokes its family,
     /// so a stolen token that was already used by its owner (or the other way round) ends the session for both.
-    public func refresh(refreshToken: String) async throws -> Auth.TokenGrant {
+    public func refresh(refreshToken: String, from address: String? = nil) async throws -> Auth.TokenGrant {
         try Self.requireNonEmpty(refreshToken)
         guard refreshToken.utf8.count <= Self.maximumRefreshTokenLength else { throw AuthError.invalidRefreshToken }
         let successor = OpaqueToken.generate()
@@ -22,14 +22,18 @@ extension AuthenticationService {
             at: issuedAt
         )
         switch outcome {
-        case .rotated(let userID, let familyID):
-            return try await grant(userID: userID, refreshToken: successor, sessionID: familyID, at: issuedAt)
+        case .rotated(let userID, let familyID, let signedInAt):
+            audit?.record("auth.refresh", ["user": .user(userID), "address": .address(address)])
+            return try await grant(
+                userID: userID, refreshToken: successor, sessionID: familyID, signedInAt: signedInAt, at: issuedAt)
         case .reused(let familyID):
             metrics.refreshReuse.increment()
             logger.security(.init("auth.refresh.reuse_detected"), metadata: ["auth.family_id": "\(familyID)"])
+            audit?.record("auth.refresh.reuse_detected", ["address": .address(address)])
             throw AuthError.invalidRefreshToken
         case .unknown, .expired, .revoked:
             logger.debug("auth.refresh.refused", metadata: ["auth.reason": "\(outcome)"])
+            audit?.record("auth.refresh.refused", ["reason": .text("\(outcome)"), "address": .address(address)])
             throw AuthError.invalidRefreshToken
         }
     }
@@ -37,10 +41,12 @@ extension AuthenticationService {
     /// Revokes the family of `refreshToken` (signs the session out everywhere it was refreshed).
     ///
     /// An unknown token succeeds too, so logout cannot be used to test whether a token exists.
-    public func logout(refreshToken: String) async throws {
+    public func logout(refreshToken: String, from address: String? = nil) async throws {
         try Self.requireNonEmpty(refreshToken)
         guard refreshToken.utf8.count <= Self.maximumRefreshTokenLength else { return }
-        _ = try await repository.revokeFamily(ofTokenHash: OpaqueToken.storageHash(of: refreshToken), at: now())
+        let revoked = try await repository.revokeFamily(
+            ofTokenHash: OpaqueToken.storageHash(of: refreshToken), at: now())
+        audit?.record("auth.signout", ["revoked": .flag(revoked), "address": .address(address)])
     }
 
     /// The sessions revoked at or after `since` (clamped to one access-token lifetime ago: older revocations can

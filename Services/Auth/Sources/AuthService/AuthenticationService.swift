@@ -23,12 +23,15 @@ public struct AuthenticationService: Sendable {
     let logger: Logger
     /// Sign-ins, client tokens and refresh-token reuse.
     let metrics: AuthMetrics
+    /// Where sign-ins, registrations, client tokens, refreshes and sign-outs are recorded; `nil` records nothing.
+    let audit: AuditTrail?
     let now: @Sendable () -> Date
 
     /// - Parameters:
     ///   - selfRegistration: whether `auth.register` is open to anyone.
     ///   - refreshTokenTTL: seconds each refresh token lives.
     ///   - metrics: counts sign-ins, client tokens and refresh-token reuse.
+    ///   - audit: the audit trail.
     ///   - now: the clock (tests move it).
     public init(
         repository: any AuthRepository,
@@ -41,6 +44,7 @@ public struct AuthenticationService: Sendable {
         refreshTokenTTL: Int,
         logger: Logger,
         metrics: AuthMetrics = .disabled,
+        audit: AuditTrail? = nil,
         now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.repository = repository
@@ -53,6 +57,7 @@ public struct AuthenticationService: Sendable {
         self.refreshTokenTTL = refreshTokenTTL
         self.logger = logger
         self.metrics = metrics
+        self.audit = audit
         self.now = now
     }
 
@@ -64,11 +69,15 @@ public struct AuthenticationService: Sendable {
         guard selfRegistration else {
             logger.security(
                 .init("auth.register.refused"), metadata: [LogMetadataKey.clientAddress: "\(address ?? "in-process")"])
+            audit?.record("auth.register.refused", ["address": .address(address), "reason": .text("closed")])
             throw AuthError.registrationClosed
         }
         let userID = try await AccountRegistry(repository: repository, hasher: hasher, now: now).createUser(
             username: username, password: password, hashing: { try await self.checkPassword(from: address, $0) })
         logger.debug("auth.register.succeeded", metadata: [LogMetadataKey.userID: "\(userID)"])
+        audit?.record(
+            "auth.register",
+            ["user": .user(userID), "username": .username(username, owner: userID), "address": .address(address)])
         return userID
     }
 
@@ -79,7 +88,18 @@ public struct AuthenticationService: Sendable {
     public func login(username: String, password: String, from address: String? = nil) async throws
         -> Auth.TokenGrant
     {
-        let attempt = try await limiter.reserveAttempt(.user, account: username, from: address, at: now())
+        let attempt: SignInLimiter.Attempt
+        do {
+            attempt = try await limiter.reserveAttempt(.user, account: username, from: address, at: now())
+        } catch {
+            audit?.record(
+                "auth.signin.refused",
+                [
+                    "username": .username(username, owner: nil), "address": .address(address),
+                    "reason": .text("throttled"),
+                ])
+            throw error
+        }
         let user: UserRecord?
         let matches: Bool
         do {
@@ -94,6 +114,12 @@ public struct AuthenticationService: Sendable {
         }
         guard matches, let user else {
             logger.debug("auth.login.failed")
+            audit?.record(
+                "auth.signin.failed",
+                [
+                    "username": .username(username, owner: user?.id), "address": .address(address),
+                    "reason": .text(user == nil ? "unknownUser" : "wrongPassword"),
+                ])
             throw AuthError.invalidCredentials
         }
         await limiter.succeeded(attempt, at: now())
@@ -115,18 +141,21 @@ public struct AuthenticationService: Sendable {
             at: issuedAt
         )
         logger.debug("auth.login.succeeded", metadata: [LogMetadataKey.userID: "\(user.id)"])
-        return try await grant(userID: user.id, refreshToken: refreshToken, sessionID: familyID, at: issuedAt)
+        audit?.record("auth.signin.succeeded", ["user": .user(user.id), "address": .address(address)])
+        return try await grant(
+            userID: user.id, refreshToken: refreshToken, sessionID: familyID, signedInAt: issuedAt, at: issuedAt)
     }
 
     /// A user grant: a fresh access token with scope `user` plus the given refresh token.
-    /// A grant whose access token carries the session (refresh-token family) as `sid`.
-    func grant(userID: String, refreshToken: String, sessionID: String, at issuedAt: Date) async throws
-        -> Auth.TokenGrant
+    /// A grant whose access token carries the session (refresh-token family) as `sid` and the time of the
+    /// session's password sign-in as `auth_time`.
+    func grant(userID: String, refreshToken: String, sessionID: String, signedInAt: Date, at issuedAt: Date)
+        async throws -> Auth.TokenGrant
     {
         Auth.TokenGrant(
             userId: userID,
             accessToken: try await signer.sign(
-                subject: userID, scopes: [Scope.user], sessionID: sessionID, at: issuedAt),
+                subject: userID, scopes: [Scope.user], sessionID: sessionID, authTime: signedInAt, at: issuedAt),
             refreshToken: refreshToken,
             tokenType: "Bearer",
             expiresIn: signer.tokenTTL

@@ -23,7 +23,7 @@ extension SQLAuthRepository {
             guard
                 let row = try await transaction.query(
                     """
-                    SELECT t.family_id, t.user_id, t.expires_at, t.used_at, f.revoked_at
+                    SELECT t.family_id, t.user_id, t.expires_at, t.used_at, f.revoked_at, f.created_at
                     FROM refresh_tokens t JOIN token_families f ON f.id = t.family_id
                     WHERE t.hash = ? \(transaction.dialect.lockRows)
                     """, [tokenHash]
@@ -41,7 +41,7 @@ extension SQLAuthRepository {
                 "UPDATE refresh_tokens SET used_at = ? WHERE hash = ?", [now.millisecondsSince1970, tokenHash])
             try await Self.insertToken(
                 successorHash, familyID: familyID, userID: userID, expiresAt: successorExpiresAt, at: now, transaction)
-            return .rotated(userID: userID, familyID: familyID)
+            return .rotated(userID: userID, familyID: familyID, signedInAt: try row.date(5))
         }
     }
 

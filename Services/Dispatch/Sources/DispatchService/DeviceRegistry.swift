@@ -26,6 +26,8 @@ public struct DeviceRegistry: Sendable {
     let revocationQueued: @Sendable () -> Void
     /// `SECUREPUSH_CORS_ORIGINS`: where a browser may register devices of an app without origins of its own.
     let browserOrigins: CORSPolicy
+    /// Where devices moving to another user are recorded (``DispatchMethods`` records the rest).
+    let audit: AuditTrail?
 
     public init(
         devices: any DeviceRepository,
@@ -37,9 +39,11 @@ public struct DeviceRegistry: Sendable {
         logger: Logger,
         metrics: DispatchMetrics = .disabled,
         revocationQueued: @escaping @Sendable () -> Void = {},
-        browserOrigins: CORSPolicy = .none
+        browserOrigins: CORSPolicy = .none,
+        audit: AuditTrail? = nil
     ) {
         self.browserOrigins = browserOrigins
+        self.audit = audit
         self.revocationQueued = revocationQueued
         self.devices = devices
         self.deliveries = deliveries
@@ -136,6 +140,7 @@ public struct DeviceRegistry: Sendable {
                     LogMetadataKey.deviceID: "\(device.id)", LogMetadataKey.platform: "\(platform)",
                     LogMetadataKey.previousUserID: "\(previousOwnerID)", LogMetadataKey.userID: "\(ownerID)",
                 ])
+            recordMove(device.id, from: previousOwnerID, to: ownerID)
         }
         logger.debug(
             "devices.registered",
@@ -184,6 +189,7 @@ public struct DeviceRegistry: Sendable {
                         LogMetadataKey.deviceID: "\(device.id)", LogMetadataKey.platform: "\(device.platform)",
                         LogMetadataKey.previousUserID: "\(previousOwnerID)", LogMetadataKey.userID: "\(ownerID)",
                     ])
+                recordMove(device.id, from: previousOwnerID, to: ownerID)
             }
             return device
         case .wrongChallenge(let triesLeft):
@@ -256,5 +262,15 @@ public struct DeviceRegistry: Sendable {
     public func pendingJobs(deviceID: String, after sequence: Int64 = 0, limit: Int = 100) async throws -> [DeliveryJob]
     {
         try await deliveries.pendingJobs(deviceID: deviceID, after: sequence, now: now(), limit: limit)
+    }
+
+    /// A device taken over by another user (its push token registered again under them).
+    private func recordMove(_ deviceID: String, from previousOwnerID: String, to ownerID: String) {
+        audit?.record(
+            "devices.moved",
+            [
+                "device": .device(deviceID, owner: ownerID), "user": .user(ownerID),
+                "previousUser": .user(previousOwnerID),
+            ])
     }
 }

@@ -43,6 +43,8 @@ public struct DispatchComponents: RPCServiceComponents {
     public let revocations: RevocationSender
     /// Traces calls, provider attempts and events written; `nil` when tracing is off.
     public let tracer: (any Tracer)?
+    /// The audit trail: sends, cancels, device and app and webhook changes.
+    public let audit: AuditTrail
     /// Records and delivers webhook events (also in `services`).
     let webhookSender: WebhookSender
     /// The direct channel's periodic sweep (also in `services`, every `sweepInterval`).
@@ -112,6 +114,11 @@ public struct DispatchComponents: RPCServiceComponents {
         let tokens = ClientCredentialsTokenProvider(
             auth: auth, clientID: configuration.dispatchClientID, clientSecret: configuration.dispatchClientSecret,
             now: now)
+        let audit = AuditTrail(
+            service: DispatchMigrations.schema.service, database: database.sql,
+            keyring: CachedAuditKeyring(RemoteAuditKeyring(auth: auth, tokens: tokens)),
+            signingKey: try configuration.audit.loadKey(logger: logger), configuration: configuration.audit,
+            logger: logger, metrics: metrics)
         let hub = DirectHub(maxStreamsPerDevice: configuration.maxStreamsPerDevice)
         let catalog = AppCatalog(
             environmentProviders: remoteProviders, defaultAppID: configuration.defaultAppID, loadsDatabase: true)
@@ -135,7 +142,7 @@ public struct DispatchComponents: RPCServiceComponents {
         let devices = DeviceRegistry(
             devices: deviceRepository, deliveries: deliveryRepository, providers: providers, hub: hub,
             maxDevicesPerUser: configuration.maxDevicesPerUser, now: now, logger: logger, metrics: dispatchMetrics,
-            revocationQueued: { revocationSender.wake() }, browserOrigins: configuration.server.cors)
+            revocationQueued: { revocationSender.wake() }, browserOrigins: configuration.server.cors, audit: audit)
         let pushes = PushSender(
             deliveries: deliveryRepository,
             devices: deviceRepository,
@@ -190,6 +197,7 @@ public struct DispatchComponents: RPCServiceComponents {
                 ?? [])
         let services: [any Service] =
             clusterServices + [
+                audit,
                 SigningKeyLoader(verifier: verifier, logger: logger),
                 appLoader,
                 revocationSender,
@@ -235,17 +243,19 @@ public struct DispatchComponents: RPCServiceComponents {
                     administration: AppAdministration(
                         repository: appRepository, keys: configuration.appsKeys, makeProviders: makeAppProviders,
                         now: now, deploymentLimits: (configuration.maxPayloadBytes, configuration.maxTTLSeconds)),
-                    loader: appLoader, catalog: catalog),
+                    loader: appLoader, catalog: catalog, audit: audit),
                 webhooks: WebhookMethods(
                     endpoints: WebhookEndpoints(
                         repository: webhookRepository, secrets: webhookSecrets, configuration: configuration.webhooks,
-                        defaultAppID: configuration.defaultAppID, now: now, recorded: { webhookSender.wake() })),
-                maxBatchLength: configuration.server.maxBatchLength),
+                        defaultAppID: configuration.defaultAppID, now: now, recorded: { webhookSender.wake() }),
+                    audit: audit),
+                maxBatchLength: configuration.server.maxBatchLength, audit: audit),
             services: services,
             workers: workers,
             appLoader: appLoader,
             revocations: revocationSender,
             tracer: tracer,
+            audit: audit,
             webhookSender: webhookSender,
             sweep: sweep,
             eventRoute: DirectEventRoute(

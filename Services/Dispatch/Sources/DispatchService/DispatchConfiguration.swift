@@ -63,6 +63,8 @@ public struct DispatchConfiguration: ServiceDatabaseConfiguration, Sendable {
     public var appsKeys: AppsKeySource = .keys(.generate())
     /// How webhooks are delivered (`SECUREPUSH_WEBHOOK_*`).
     public var webhooks = WebhookConfiguration()
+    /// The audit trail's key, checkpoint directory and cadence (`SECUREPUSH_AUDIT_*`).
+    public var audit = AuditConfiguration()
     public var inbox = WebInboxConfiguration(
         authURL: SettingCatalog.authURL.defaultValue!, storeURL: SettingCatalog.storeURL.defaultValue!)
     /// How often deliveries past expiry are marked `expired` and old sends purged.
@@ -145,5 +147,6 @@ public struct DispatchConfiguration: ServiceDatabaseConfiguration, Sendable {
         appsRefreshInterval = .seconds(try environment.int(SettingCatalog.appsRefreshInterval))
         appsKeys = AppsKeySource.fromEnvironment(environment)
         webhooks = try WebhookConfiguration(environment: environment)
+        audit = try AuditConfiguration(environment: environment)
     }
 }

@@ -13,13 +13,15 @@ public enum DispatchMethods {
     ///   - apps: the `apps.*` methods (scope `apps:admin`); `nil` registers none.
     ///   - webhooks: the `webhooks.*` methods (scope `webhooks:manage`); `nil` registers none.
     ///   - maxBatchLength: most calls a batch may hold.
+    ///   - audit: where sends, cancels and device changes are recorded (`nil`: nowhere).
     static func dispatcher(
         devices: DeviceRegistry,
         pushes: PushSender,
         verifier: AccessTokenVerifier,
         apps: AppsMethods? = nil,
         webhooks: WebhookMethods? = nil,
-        maxBatchLength: Int = 100
+        maxBatchLength: Int = 100,
+        audit: AuditTrail? = nil
     ) -> RPCDispatcher {
         var methods = MethodRegistry(verifier: verifier, maxBatchLength: maxBatchLength)
         apps?.register(on: &methods)
@@ -43,13 +45,38 @@ public enum DispatchMethods {
                 ownerID: user.subject, platform: params.platform, token: params.token, name: params.name,
                 apnsMode: params.apnsMode, publicKey: params.publicKey, appID: params.appId,
                 origin: context.isOwnOrigin ? nil : context.origin)
+            audit?.record(
+                "devices.registered",
+                [
+                    "user": .user(user.subject), "device": .device(device.id, owner: user.subject),
+                    "platform": .text(device.platform.rawValue), "app": .text(device.appID),
+                    "pendingVerification": .flag(device.isPendingVerification),
+                    "address": .address(context.clientAddress),
+                ])
             return Devices.Register.Result(
                 deviceId: device.id, verification: device.isPendingVerification ? DeviceVerification.pending : nil)
         }
 
-        methods.register(Devices.Verify.self, requires: .user) { params, user, _ in
-            let device = try await devices.verify(
-                deviceID: params.deviceId, challenge: params.challenge, ownerID: user.subject)
+        methods.register(Devices.Verify.self, requires: .user) { params, user, context in
+            let device: DeviceRecord
+            do {
+                device = try await devices.verify(
+                    deviceID: params.deviceId, challenge: params.challenge, ownerID: user.subject)
+            } catch {
+                audit?.record(
+                    "devices.verification_failed",
+                    [
+                        "user": .user(user.subject), "device": .device(params.deviceId, owner: user.subject),
+                        "address": .address(context.clientAddress),
+                    ])
+                throw error
+            }
+            audit?.record(
+                "devices.verified",
+                [
+                    "user": .user(user.subject), "device": .device(device.id, owner: user.subject),
+                    "address": .address(context.clientAddress),
+                ])
             return Devices.Verify.Result(deviceId: device.id)
         }
 
@@ -57,28 +84,60 @@ public enum DispatchMethods {
             Devices.List.Result(devices: try await devices.list(ownerID: user.subject).map(\.info))
         }
 
-        methods.register(Devices.Unregister.self, requires: .user) { params, user, _ in
+        methods.register(Devices.Unregister.self, requires: .user) { params, user, context in
             try await devices.unregister(deviceID: params.deviceId, ownerID: user.subject)
+            audit?.record(
+                "devices.unregistered",
+                [
+                    "user": .user(user.subject), "device": .device(params.deviceId, owner: user.subject),
+                    "address": .address(context.clientAddress),
+                ])
             return Empty()
         }
 
         methods.register(Devices.Ack.self, requires: .user) { params, user, _ in
             try await devices.acknowledge(
                 deviceID: params.deviceId, notificationID: params.notificationId, ownerID: user.subject)
+            audit?.record(
+                "devices.ack",
+                [
+                    "user": .user(user.subject), "device": .device(params.deviceId, owner: user.subject),
+                    "notification": .text(params.notificationId),
+                ])
             return Empty()
         }
 
-        methods.register(PushSendCall.self, requires: .scope(Scope.pushSend)) { params, client, _ in
+        methods.register(PushSendCall.self, requires: .scope(Scope.pushSend)) { params, client, context in
             switch params {
             case .one(let params):
-                .one(try await pushes.send(clientID: client.subject, apps: client.apps, params: params))
+                let result = try await pushes.send(clientID: client.subject, apps: client.apps, params: params)
+                audit?.record(
+                    PushSendCall.auditEvent(
+                        client: client.subject, recipient: params.recipientId, notification: result.notificationId,
+                        app: params.appId, sealedOnly: params.sealedOnly, readOnce: params.readOnce,
+                        sendAt: params.sendAt, deliveries: result.deliveries.count, address: context.clientAddress))
+                return .one(result)
             case .many(let params):
-                .many(try await pushes.sendToMany(clientID: client.subject, apps: client.apps, params: params))
+                let result = try await pushes.sendToMany(clientID: client.subject, apps: client.apps, params: params)
+                for sent in result.notifications {
+                    audit?.record(
+                        PushSendCall.auditEvent(
+                            client: client.subject, recipient: sent.recipientId, notification: sent.notificationId,
+                            app: params.appId, sealedOnly: params.sealedOnly, readOnce: params.readOnce,
+                            sendAt: params.sendAt, deliveries: nil, address: context.clientAddress))
+                }
+                return .many(result)
             }
         }
 
-        methods.register(Push.Cancel.self, requires: .scope(Scope.pushSend)) { params, client, _ in
+        methods.register(Push.Cancel.self, requires: .scope(Scope.pushSend)) { params, client, context in
             try await pushes.cancel(clientID: client.subject, notificationID: params.notificationId)
+            audit?.record(
+                "push.cancel",
+                [
+                    "client": .text(client.subject), "notification": .text(params.notificationId),
+                    "address": .address(context.clientAddress),
+                ])
             return Empty()
         }
 

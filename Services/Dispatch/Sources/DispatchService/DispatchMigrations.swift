@@ -297,6 +297,8 @@ public enum DispatchMigrations {
                 "CREATE INDEX device_by_deactivation ON device (deactivated_at, id) WHERE deactivated_at IS NOT NULL",
             ]
         },
+        // The audit trail (issue 31), the same tables as every service's.
+        AuditSchema.migration("v14 audit trail"),
     ]
 
     /// The service's schema: `dispatch` on PostgreSQL, built by ``all``.

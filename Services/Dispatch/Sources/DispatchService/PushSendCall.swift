@@ -1,3 +1,5 @@
+import Foundation
+import ServiceCore
 import SharedModels
 
 /// `push.send` as push-dispatch decodes it: to one recipient (``Push/Send``) or to many (``Push/SendToMany``), told
@@ -57,5 +59,23 @@ enum PushSendCall: RPCMethod {
         init(_ string: String) { stringValue = string }
         init?(stringValue: String) { self.stringValue = stringValue }
         init?(intValue: Int) { nil }
+    }
+}
+
+extension PushSendCall {
+    /// The `push.send` audit entry for one recipient: who sent to whom, when, for which app, sealed-only or not,
+    /// read-once or not; never the payload.
+    static func auditEvent(
+        client: String, recipient: String, notification: String, app: String?, sealedOnly: Bool?, readOnce: Bool?,
+        sendAt: Date?, deliveries: Int?, address: String?
+    ) -> AuditEvent {
+        var fields: [String: AuditValue] = [
+            "client": .text(client), "recipient": .user(recipient), "notification": .text(notification),
+            "app": .text(app ?? ""), "sealedOnly": .flag(sealedOnly ?? false), "readOnce": .flag(readOnce ?? false),
+            "address": .address(address),
+        ]
+        if let sendAt { fields["sendAt"] = .integer(sendAt.millisecondsSince1970) }
+        if let deliveries { fields["deliveries"] = .integer(Int64(deliveries)) }
+        return AuditEvent("push.send", fields)
     }
 }

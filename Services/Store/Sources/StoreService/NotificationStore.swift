@@ -39,6 +39,9 @@ public struct NotificationStore: Sendable {
     /// When the replay cache forgets everything at a restart (in memory): proofs made in an earlier second than this
     /// are refused, since the process before might have accepted them.
     private let proofsMadeBefore: Date?
+    /// Where fetches with a device proof (and their refusals) and revocations are recorded; ``StoreMethods`` records
+    /// the rest.
+    let audit: AuditTrail?
 
     /// - Parameters:
     ///   - repository: where notifications live.
@@ -47,14 +50,17 @@ public struct NotificationStore: Sendable {
     ///   - logger: for purge results (debug level).
     ///   - metrics: counts notifications stored and purged.
     ///   - replayCache: remembers accepted device proofs (in memory by default; shared by replicas on PostgreSQL).
+    ///   - audit: the audit trail.
     public init(
         repository: any NotificationRepository,
         replayCache: any ProofReplayCache = InMemoryProofReplayCache(),
         limits: Limits = Limits(),
         now: @escaping @Sendable () -> Date = { Date() },
         logger: Logger,
-        metrics: StoreMetrics = .disabled
+        metrics: StoreMetrics = .disabled,
+        audit: AuditTrail? = nil
     ) {
+        self.audit = audit
         self.repository = repository
         self.replayCache = replayCache
         self.limits = limits
@@ -277,9 +283,10 @@ public struct NotificationStore: Sendable {
     /// notification) unless the device is one of its sealed recipients (and, when the caller also showed a token,
     /// `tokenSubject`'s); `-32001` for any proof that is not signed by that device's key for exactly this notification
     /// and device, within the window, for the first time. The only fetch that consumes a read-once sealed notification.
-    public func fetch(id: String, deviceID: String?, proof: String, tokenSubject: String? = nil, logger: Logger)
-        async throws -> Store.StoredNotification
-    {
+    public func fetch(
+        id: String, deviceID: String?, proof: String, tokenSubject: String? = nil, address: String? = nil,
+        logger: Logger
+    ) async throws -> Store.StoredNotification {
         let id = try Self.validID(id)
         guard let deviceID else {
             throw StoreError.invalidField("deviceId", "is required with a SecurePush-Device-Proof")
@@ -288,7 +295,9 @@ public struct NotificationStore: Sendable {
         let current = now()
         guard let recipient = try await repository.sealedRecipient(id: id, deviceID: device, now: current) else {
             if try await repository.isRevoked(deviceID: device, forNotification: id, now: current) {
-                throw refusal(.deviceRevoked, device: device, notification: id, reason: "device revoked", logger)
+                throw refusal(
+                    .deviceRevoked, device: device, notification: id, reason: "device revoked", address: address, logger
+                )
             }
             throw StoreError.notFound
         }
@@ -299,13 +308,15 @@ public struct NotificationStore: Sendable {
         do {
             claims = try DeviceProof.verify(proof, key: key, notificationID: id, deviceID: device, now: current)
         } catch {
-            throw refusal(.deviceProofRefused, device: device, notification: id, reason: "\(error)", logger)
+            throw refusal(
+                .deviceProofRefused, device: device, notification: id, reason: "\(error)", address: address, logger)
         }
         // A cache kept in memory starts empty: a proof made before this process started might have been accepted by
         // the one before it, so it is refused (devices make a new proof per fetch).
         if let startedAt = proofsMadeBefore, TimeInterval(claims.iat) < startedAt.timeIntervalSince1970.rounded(.down) {
             throw refusal(
-                .deviceProofRefused, device: device, notification: id, reason: "made before the store started", logger)
+                .deviceProofRefused, device: device, notification: id, reason: "made before the store started",
+                address: address, logger)
         }
         // Kept until the proof could no longer pass the iat check anyway, and for at least the quota window (2 min):
         // what a device's bound counts.
@@ -318,6 +329,12 @@ public struct NotificationStore: Sendable {
             logger.security(
                 SecurityEvent("store.proof_replayed"),
                 metadata: [LogMetadataKey.deviceID: "\(device)", LogMetadataKey.notificationID: "\(id)"])
+            audit?.record(
+                "store.fetch.refused",
+                [
+                    "by": .text("proof"), "device": .device(device, owner: recipient.recipientID),
+                    "notification": .text(id), "reason": .text("proof replayed"), "address": .address(address),
+                ])
             throw StoreError.deviceProofRefused
         case .deviceQuotaExceeded(let limit, let retryAfter):
             logger.security(
@@ -325,16 +342,31 @@ public struct NotificationStore: Sendable {
                 metadata: [LogMetadataKey.deviceID: "\(device)", "limit": "\(limit)"])
             throw StoreError.proofQuotaExceeded(limit: limit, retryAfterSeconds: retryAfter)
         }
-        return try Self.result(
+        let fetched = try Self.result(
             of: try await repository.fetch(
                 id: id, recipientID: recipient.recipientID, deviceID: device, proven: true, now: current))
+        audit?.record(
+            "store.fetch",
+            [
+                "by": .text("proof"), "user": .user(recipient.recipientID),
+                "device": .device(device, owner: recipient.recipientID), "notification": .text(id),
+                "address": .address(address),
+            ])
+        return fetched
     }
 
     /// `error` for a refused proof, after the `store.proof_refused` security event saying why (callers learn only
     /// `error`).
     private func refusal(
-        _ error: StoreError, device: String, notification: String, reason: String, _ logger: Logger
+        _ error: StoreError, device: String, notification: String, reason: String, address: String?,
+        _ logger: Logger
     ) -> StoreError {
+        audit?.record(
+            "store.fetch.refused",
+            [
+                "by": .text("proof"), "device": .device(device, owner: nil), "notification": .text(notification),
+                "reason": .text(reason), "address": .address(address),
+            ])
         logger.security(
             SecurityEvent("store.proof_refused"),
             metadata: [
@@ -368,6 +400,12 @@ public struct NotificationStore: Sendable {
         logger.security(
             SecurityEvent("store.devices_revoked"),
             metadata: ["store.devices": "\(ids.count)", "store.sealed_copies_deleted": "\(deleted)"])
+        audit?.record(
+            "store.devices.revoked",
+            [
+                "devices": .integer(Int64(ids.count)), "sealedCopiesDeleted": .integer(Int64(deleted)),
+                "revocation": .text(revocation ?? ""),
+            ])
         return deleted
     }
 

@@ -17,6 +17,8 @@ public struct StoreComponents: RPCServiceComponents {
     public let store: NotificationStore
     /// Verifies bearer tokens with auth's keys.
     public let verifier: AccessTokenVerifier
+    /// The audit trail: fetches, stores, deletions, revocations.
+    public let audit: AuditTrail
     /// The `store.*` methods.
     public let dispatcher: RPCDispatcher
     /// Background work: the signing-key loader and the purge of expired notifications.
@@ -53,6 +55,20 @@ public struct StoreComponents: RPCServiceComponents {
             try given
             ?? ServiceDatabase.open(configuration, schema: StoreMigrations.schema, logger: logger, metrics: metrics)
         let repository = SQLNotificationRepository(database: database.sql, sealer: sealer, logger: logger)
+        let keyring: any AuditKeyring =
+            if let client = configuration.storeClient {
+                CachedAuditKeyring(
+                    RemoteAuditKeyring(
+                        auth: auth,
+                        tokens: ClientCredentialsTokenProvider(
+                            auth: auth, clientID: client.id, clientSecret: client.secret, now: now)))
+            } else {
+                EphemeralAuditKeyring()
+            }
+        let audit = AuditTrail(
+            service: StoreMigrations.schema.service, database: database.sql, keyring: keyring,
+            signingKey: try configuration.audit.loadKey(logger: logger), configuration: configuration.audit,
+            logger: logger, metrics: metrics)
         // Replicas share one table, so a proof accepted by one is refused by every other; one process keeps it in memory.
         let replayCache: any ProofReplayCache =
             database.postgres == nil
@@ -75,11 +91,13 @@ public struct StoreComponents: RPCServiceComponents {
             ),
             now: now,
             logger: logger,
-            metrics: storeMetrics
+            metrics: storeMetrics,
+            audit: audit
         )
         // The database comes first so that graceful shutdown stops it last.
         let services: [any Service] =
             (given == nil ? database.services : []) + [
+                audit,
                 SigningKeyLoader(verifier: verifier, logger: logger),
                 PeriodicService(name: "store.purge", interval: configuration.purgeInterval, logger: logger) {
                     try await store.purgeExpired()
@@ -90,9 +108,10 @@ public struct StoreComponents: RPCServiceComponents {
             database: database,
             store: store,
             verifier: verifier,
+            audit: audit,
             dispatcher: StoreMethods.dispatcher(
                 store: store, verifier: verifier, maxBatchLength: configuration.server.maxBatchLength,
-                metrics: storeMetrics, proofLimiter: proofLimiter),
+                metrics: storeMetrics, proofLimiter: proofLimiter, audit: audit),
             services: services
         )
     }

@@ -31,6 +31,11 @@ public struct StoreConfiguration: ServiceDatabaseConfiguration, Sendable {
     /// Fetches with a device proof one client address may make per minute (`SECUREPUSH_STORE_PROOF_RATE_LIMIT`);
     /// beyond it that address gets `-32029` `{quota: "proofsPerAddress"}`.
     public var proofRateLimit: Int = SettingCatalog.storeProofRateLimit.defaultValue
+    /// The audit trail's key, checkpoint directory and cadence (`SECUREPUSH_AUDIT_*`).
+    public var audit = AuditConfiguration()
+    /// The store's own client of auth (`SECUREPUSH_STORE_CLIENT_ID` and `…_SECRET`), with which it asks for the keys
+    /// its audit trail pseudonymises people with; unset (development only), the trail uses a key of its own per day.
+    public var storeClient: (id: String, secret: String)?
 
     /// A configuration for tests and embedding: in-memory database, port 0 and the documented defaults.
     public init(
@@ -75,6 +80,22 @@ public struct StoreConfiguration: ServiceDatabaseConfiguration, Sendable {
         sqliteSynchronous = try environment.sqliteSynchronous()
         proofsPerDevice = try environment.int(SettingCatalog.proofsPerDevice)
         proofRateLimit = try environment.int(SettingCatalog.storeProofRateLimit)
+        audit = try AuditConfiguration(environment: environment)
+        switch (
+            environment.string("SECUREPUSH_STORE_CLIENT_ID"), try environment.secret("SECUREPUSH_STORE_CLIENT_SECRET")
+        ) {
+        case (nil, nil):
+            guard !environment.isProduction else {
+                throw ConfigurationError(
+                    "SECUREPUSH_STORE_CLIENT_ID and SECUREPUSH_STORE_CLIENT_SECRET must be set when "
+                        + "SECUREPUSH_ENV=production: the store's audit trail pseudonymises people with keys it asks "
+                        + "auth for (auth provisions the client with scope audit:keys)")
+            }
+        case (let id?, let secret?): storeClient = (id, secret)
+        default:
+            throw ConfigurationError(
+                "SECUREPUSH_STORE_CLIENT_ID and SECUREPUSH_STORE_CLIENT_SECRET must be set together")
+        }
     }
 
     /// `SECUREPUSH_STORE_KEY_FILE` when set (read at start, not here); otherwise `<data dir>/store-keys`, generated on

@@ -11,14 +11,39 @@ public enum StoreMethods {
     ///   - maxBatchLength: most calls a batch may hold.
     ///   - metrics: counts every `store.get` by outcome, refused ones included.
     ///   - proofLimiter: bounds fetches with a device proof per client address (`nil`: no bound).
+    ///   - audit: where stores, fetches, receipts and deletions are recorded (`nil`: nowhere).
     public static func dispatcher(
         store: NotificationStore,
         verifier: AccessTokenVerifier,
         maxBatchLength: Int = 100,
         metrics: StoreMetrics = .disabled,
-        proofLimiter: ProofRateLimiter? = nil
+        proofLimiter: ProofRateLimiter? = nil,
+        audit: AuditTrail? = nil
     ) -> RPCDispatcher {
         var methods = MethodRegistry(verifier: verifier, maxBatchLength: maxBatchLength)
+        /// A fetch with a user's token, or its refusal.
+        @Sendable func recordFetch(_ params: Store.Get.Params, user: String?, address: String?, error: (any Error)?) {
+            var fields: [String: AuditValue] = [
+                "by": .text("token"), "notification": .text(params.notificationId), "address": .address(address),
+            ]
+            if let user { fields["user"] = .user(user) }
+            if let device = params.deviceId { fields["device"] = .device(device, owner: user) }
+            if let error {
+                fields["reason"] = .text((error as? any RPCErrorConvertible)?.rpcError.message ?? "internal error")
+            }
+            audit?.record(error == nil ? "store.fetch" : "store.fetch.refused", fields)
+        }
+        /// A notification stored for `params.recipientId` by `writer`.
+        @Sendable func recordPut(_ params: Store.Put.Params, id: String, writer: String, held: Bool) {
+            audit?.record(
+                "store.put",
+                [
+                    "client": .text(writer), "recipient": .user(params.recipientId), "notification": .text(id),
+                    "sealedCopies": .integer(Int64(params.recipientKeys?.count ?? 0)),
+                    "sealedOnly": .flag(params.sealedOnly ?? false), "readOnce": .flag(params.readOnce ?? false),
+                    "held": .flag(held),
+                ])
+        }
 
         methods.register(Store.Put.self, requires: .scope(Scope.storeWrite)) { params, principal, context in
             let stored = try await store.put(
@@ -26,6 +51,7 @@ public enum StoreMethods {
                 recipientKeys: params.recipientKeys ?? [], sealedOnly: params.sealedOnly ?? false,
                 readOnce: params.readOnce ?? false, idempotencyKey: params.idempotencyKey, writer: principal.subject,
                 sendAt: params.sendAt)
+            recordPut(params, id: stored.id, writer: principal.subject, held: stored.held)
             context.logger.debug(
                 "store.put.stored",
                 metadata: [
@@ -38,6 +64,9 @@ public enum StoreMethods {
 
         methods.register(Store.PutMany.self, requires: .scope(Scope.storeWrite)) { params, principal, context in
             let stored = try await store.putMany(params.items, writer: principal.subject)
+            for (item, result) in zip(params.items, stored) {
+                recordPut(item, id: result.id, writer: principal.subject, held: result.held)
+            }
             context.logger.debug(
                 "store.putMany.stored",
                 metadata: [LogMetadataKey.clientID: "\(principal.subject)", "store.items": "\(stored.count)"])
@@ -51,8 +80,12 @@ public enum StoreMethods {
             try await store.publish(params.items)
         }
 
-        methods.register(Store.Discard.self, requires: .scope(Scope.storeWrite)) { params, _, _ in
-            Store.Discard.Result(discarded: try await store.discard(params.notificationIds))
+        methods.register(Store.Discard.self, requires: .scope(Scope.storeWrite)) { params, client, _ in
+            let discarded = try await store.discard(params.notificationIds)
+            audit?.record(
+                "store.discard",
+                ["client": .text(client.subject), "notifications": .texts(params.notificationIds)])
+            return Store.Discard.Result(discarded: discarded)
         }
 
         // Admits its callers itself: a device's `SecurePush-Device-Proof` (with or without the user's token), or a
@@ -72,14 +105,23 @@ public enum StoreMethods {
                         try MethodAccess.user.check(principal)
                         subject = principal.subject
                     }
+                    // Recorded (fetched or refused) by the store, which knows the device's owner.
                     notification = try await store.fetch(
                         id: params.notificationId, deviceID: params.deviceId, proof: proof, tokenSubject: subject,
-                        logger: context.logger)
+                        address: context.clientAddress, logger: context.logger)
                 } else {
-                    let principal = try await context.authenticate(with: verifier)
-                    try MethodAccess.user.check(principal)
-                    notification = try await store.fetch(
-                        id: params.notificationId, recipientID: principal.subject, deviceID: params.deviceId)
+                    var user: String?
+                    do {
+                        let principal = try await context.authenticate(with: verifier)
+                        try MethodAccess.user.check(principal)
+                        user = principal.subject
+                        notification = try await store.fetch(
+                            id: params.notificationId, recipientID: principal.subject, deviceID: params.deviceId)
+                    } catch {
+                        recordFetch(params, user: user, address: context.clientAddress, error: error)
+                        throw error
+                    }
+                    recordFetch(params, user: user, address: context.clientAddress, error: nil)
                 }
                 metrics.fetchEnded(nil)
                 return notification
@@ -102,9 +144,11 @@ public enum StoreMethods {
                         id: params.notificationId, recipientID: principal.subject, deviceID: params.deviceId)
                 else { return nil }
                 metrics.fetchEnded(nil)
+                recordFetch(params, user: principal.subject, address: context.clientAddress, error: nil)
                 return notification
             } catch {
                 metrics.fetchEnded(error)
+                recordFetch(params, user: principal.subject, address: context.clientAddress, error: error)
                 throw error
             }
         }
@@ -117,6 +161,7 @@ public enum StoreMethods {
             try await store.receiptsSince(after: params.after, limit: params.limit)
         }
 
+        // Recorded by the store (`store.devices.revoked`).
         methods.register(Store.RevokeDevices.self, requires: .scope(Scope.storeWrite)) { params, _, _ in
             let deleted = try await store.revokeDevices(params.deviceIds, revocationID: params.revocationId)
             return Store.RevokeDevices.Result(deviceIds: params.deviceIds.count, sealedCopiesDeleted: deleted)
@@ -136,13 +181,25 @@ public enum StoreMethods {
             )
         }
 
-        methods.register(Store.MarkRead.self, requires: .user) { params, user, _ in
-            Store.MarkRead.Result(
-                readAt: try await store.markRead(id: params.notificationId, recipientID: user.subject))
+        methods.register(Store.MarkRead.self, requires: .user) { params, user, context in
+            let readAt = try await store.markRead(id: params.notificationId, recipientID: user.subject)
+            audit?.record(
+                "store.receipt",
+                [
+                    "user": .user(user.subject), "notification": .text(params.notificationId),
+                    "address": .address(context.clientAddress),
+                ])
+            return Store.MarkRead.Result(readAt: readAt)
         }
 
-        methods.register(Store.Delete.self, requires: .user) { params, user, _ in
+        methods.register(Store.Delete.self, requires: .user) { params, user, context in
             try await store.delete(id: params.notificationId, recipientID: user.subject)
+            audit?.record(
+                "store.delete",
+                [
+                    "user": .user(user.subject), "notification": .text(params.notificationId),
+                    "address": .address(context.clientAddress),
+                ])
             return Empty()
         }
 

@@ -9,14 +9,22 @@ struct AppsMethods: Sendable {
     let administration: AppAdministration
     let loader: AppCatalogLoader
     let catalog: AppCatalog
+    /// Where app changes are recorded.
+    var audit: AuditTrail?
+
+    /// Records `type` about `appID` by `admin` (never the credentials).
+    private func record(_ type: String, admin: String, appID: String) {
+        audit?.record(type, ["client": .text(admin), "app": .text(appID)])
+    }
 
     func register(on methods: inout MethodRegistry) {
         let admin = MethodAccess.scope(Scope.appsAdmin)
-        methods.register(Apps.Create.self, requires: admin) { params, _, _ in
-            let record = try await administration.create(
+        methods.register(Apps.Create.self, requires: admin) { params, client, _ in
+            let created = try await administration.create(
                 id: params.appId, displayName: params.displayName, credentials: params.credentials,
                 limits: params.limits ?? Apps.Limits(), allowedOrigins: params.allowedOrigins ?? [])
-            return try await served(record)
+            record("apps.created", admin: client.subject, appID: params.appId)
+            return try await served(created)
         }
         methods.register(Apps.List.self, requires: admin) { _, _, _ in
             var apps = [environmentApp()]
@@ -36,21 +44,25 @@ struct AppsMethods: Sendable {
             if params.appId == AppCatalog.environmentAppID { return environmentApp() }
             return try await info(try await administration.existing(params.appId))
         }
-        methods.register(Apps.Update.self, requires: admin) { params, _, _ in
-            try await served(
-                try await administration.update(
-                    id: params.appId, displayName: params.displayName, limits: params.limits ?? Apps.Limits(),
-                    allowedOrigins: params.allowedOrigins))
+        methods.register(Apps.Update.self, requires: admin) { params, client, _ in
+            let updated = try await administration.update(
+                id: params.appId, displayName: params.displayName, limits: params.limits ?? Apps.Limits(),
+                allowedOrigins: params.allowedOrigins)
+            record("apps.updated", admin: client.subject, appID: params.appId)
+            return try await served(updated)
         }
-        methods.register(Apps.RotateCredentials.self, requires: admin) { params, _, _ in
+        methods.register(Apps.RotateCredentials.self, requires: admin) { params, client, _ in
             guard !params.credentials.platforms.isEmpty else {
                 throw DispatchError.invalidField(
                     "credentials", "configure at least one platform (apns, fcm, wns, webPush)")
             }
-            return try await served(try await administration.update(id: params.appId, credentials: params.credentials))
+            let updated = try await administration.update(id: params.appId, credentials: params.credentials)
+            record("apps.credentials_rotated", admin: client.subject, appID: params.appId)
+            return try await served(updated)
         }
-        methods.register(Apps.Delete.self, requires: admin) { params, _, _ in
+        methods.register(Apps.Delete.self, requires: admin) { params, client, _ in
             try await administration.delete(id: params.appId, confirm: params.confirm)
+            record("apps.deleted", admin: client.subject, appID: params.appId)
             try await loader.refresh()
             return Empty()
         }

@@ -1,0 +1,93 @@
+import Foundation
+import Logging
+
+/// How a service keeps its audit trail: where its checkpoints are signed and written, how often, and how far behind
+/// the request path the writer may fall. Read from `SECUREPUSH_AUDIT_*` (docs/configuration.md).
+public struct AuditConfiguration: Sendable {
+    /// Where the checkpoint signing key comes from.
+    public enum KeySource: Sendable {
+        /// `SECUREPUSH_AUDIT_KEY_FILE`: must exist.
+        case file(String)
+        /// The development default, `<data dir>/audit-signing-key.pem`: generated (0600) on first start.
+        case generatedFile(String)
+        /// A key given directly (tests, embedding).
+        case key(AuditSigningKey)
+    }
+
+    /// Where checkpoints are signed.
+    public var key: KeySource
+    /// The directory checkpoints are also written to, outside the database; `nil` writes none (tests).
+    public var checkpointDirectory: String?
+    /// A checkpoint after this many entries…
+    public var checkpointEntries: Int
+    /// …or after this long with entries not yet covered.
+    public var checkpointInterval: Duration
+    /// The longest an entry waits in memory before it is committed.
+    public var flushInterval: Duration
+    /// Most entries held in memory while the database cannot take them; beyond it new ones are dropped (and counted
+    /// in `securepush_audit_dropped_total`).
+    public var maxPending: Int
+    /// How long entries wait for the keyring (auth) when it cannot answer, retried with backoff, before they are
+    /// written under this process's own day key instead (unlinkable across processes, but never lost).
+    public var keyWait: Duration = .seconds(60)
+
+    /// - Parameters:
+    ///   - key: the checkpoint key; a fresh one in memory by default (tests).
+    ///   - checkpointDirectory: where checkpoint files go; none by default.
+    public init(
+        key: KeySource = .key(AuditSigningKey.generate()), checkpointDirectory: String? = nil,
+        checkpointEntries: Int = 1_000, checkpointInterval: Duration = .seconds(60),
+        flushInterval: Duration = .milliseconds(100), maxPending: Int = 200_000
+    ) {
+        self.key = key
+        self.checkpointDirectory = checkpointDirectory
+        self.checkpointEntries = checkpointEntries
+        self.checkpointInterval = checkpointInterval
+        self.flushInterval = flushInterval
+        self.maxPending = maxPending
+    }
+
+    /// Reads `SECUREPUSH_AUDIT_KEY_FILE`, `SECUREPUSH_AUDIT_CHECKPOINT_DIR`, `SECUREPUSH_AUDIT_CHECKPOINT_ENTRIES` and
+    /// `SECUREPUSH_AUDIT_CHECKPOINT_SECONDS`. In production the key file and the directory must be set: a key
+    /// generated beside the data, or checkpoints kept beside the database, would not stop whoever can edit it.
+    public init(environment: ServiceEnvironment) throws {
+        let dataDirectory = URL(fileURLWithPath: environment.dataDirectory)
+        let keyFile = environment.string("SECUREPUSH_AUDIT_KEY_FILE")
+        let directory = environment.string("SECUREPUSH_AUDIT_CHECKPOINT_DIR")
+        if environment.isProduction {
+            guard keyFile != nil else {
+                throw ConfigurationError(
+                    "SECUREPUSH_AUDIT_KEY_FILE must be set when SECUREPUSH_ENV=production: it signs the audit "
+                        + "trail's checkpoints. Create one with `securepush audit keygen --key-file FILE` and keep it "
+                        + "(and its public half, for `securepush audit verify`) away from the database")
+            }
+            guard directory != nil else {
+                throw ConfigurationError(
+                    "SECUREPUSH_AUDIT_CHECKPOINT_DIR must be set when SECUREPUSH_ENV=production: signed checkpoints "
+                        + "are written there, outside the database, so that truncating the trail is detected")
+            }
+        }
+        self.init(
+            key: keyFile.map { .file($0) }
+                ?? .generatedFile(dataDirectory.appendingPathComponent(AuditSigningKey.generatedFileName).path),
+            checkpointDirectory: directory ?? dataDirectory.appendingPathComponent("audit-checkpoints").path,
+            checkpointEntries: try environment.int(SettingCatalog.auditCheckpointEntries),
+            checkpointInterval: try environment.seconds(SettingCatalog.auditCheckpointSeconds))
+    }
+
+    /// The signing key: a file is read now (throwing `ConfigurationError` naming it), the development default is
+    /// created first when missing.
+    public func loadKey(logger: Logger) throws -> AuditSigningKey {
+        switch key {
+        case .key(let key): return key
+        case .file(let path): return try AuditSigningKey.load(path: path)
+        case .generatedFile(let path):
+            let (key, created) = try AuditSigningKey.loadOrCreate(path: path)
+            if created {
+                logger.notice(
+                    "audit.key.generated", metadata: ["audit.key_file": "\(path)", "audit.key_id": "\(key.keyID)"])
+            }
+            return key
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+
+/// The audit trail's rows in a service's database: appended by ``AuditTrail``, read by ``AuditVerifier`` and the
+/// export.
+public struct SQLAuditRepository: Sendable {
+    /// Rows per `INSERT` statement.
+    static let rowsPerStatement = 100
+
+    let database: any SQLDatabase
+    /// The service whose trail this is (written into every checkpoint).
+    public let service: String
+
+    public init(database: any SQLDatabase, service: String) {
+        self.database = database
+        self.service = service
+    }
+
+    /// Appends `entries` (and `checkpoint`, when given) in one transaction.
+    func append(_ entries: [AuditEntry], checkpoint: AuditCheckpoint?) async throws {
+        try await database.transaction { transaction in
+            for start in stride(from: 0, to: entries.count, by: Self.rowsPerStatement) {
+                let rows = entries[start..<min(start + Self.rowsPerStatement, entries.count)]
+                let values = Array(repeating: "(?, ?, ?, ?, ?, ?)", count: rows.count).joined(separator: ", ")
+                var binds: [any SQLBindable] = []
+                binds.reserveCapacity(rows.count * 6)
+                for entry in rows {
+                    binds += [entry.chain, entry.sequence, entry.recordedAt, entry.type, entry.body, entry.hash]
+                }
+                _ = try await transaction.execute(
+                    "INSERT INTO audit_entry (chain, sequence, recorded_at, type, body, hash) VALUES \(values)", binds)
+            }
+            if let checkpoint { try await Self.insert(checkpoint, in: transaction) }
+        }
+    }
+
+    /// Records `checkpoint`.
+    func insert(_ checkpoint: AuditCheckpoint) async throws {
+        try await database.transaction { try await Self.insert(checkpoint, in: $0) }
+    }
+
+    private static func insert(_ checkpoint: AuditCheckpoint, in transaction: any SQLTransaction) async throws {
+        _ = try await transaction.execute(
+            """
+            INSERT INTO audit_checkpoint (chain, sequence, hash, signed_at, key_id, signature)
+            VALUES (?, ?, ?, ?, ?, ?)
+            """,
+            [
+                checkpoint.chain, checkpoint.sequence, checkpoint.hash, checkpoint.signedAt, checkpoint.keyID,
+                checkpoint.signature,
+            ])
+    }
+
+    /// Every chain with its first and last stored sequence numbers, in chain order.
+    public func chains() async throws -> [(chain: String, first: Int64, last: Int64)] {
+        try await database.read(
+            "SELECT chain, MIN(sequence), MAX(sequence) FROM audit_entry GROUP BY chain ORDER BY chain", []
+        ).map { (try $0.decode(0), try $0.decode(1), try $0.decode(2)) }
+    }
+
+    /// Up to `limit` entries of `chain` after `sequence`, in order.
+    public func entries(of chain: String, after sequence: Int64, limit: Int = 1_000) async throws -> [AuditEntry] {
+        try await database.read(
+            """
+            SELECT sequence, recorded_at, type, body, hash FROM audit_entry
+            WHERE chain = ? AND sequence > ? ORDER BY sequence LIMIT ?
+            """, [chain, sequence, limit]
+        ).map {
+            AuditEntry(
+                chain: chain, sequence: try $0.decode(0), recordedAt: try $0.decode(1), type: try $0.decode(2),
+                body: try $0.decode(3), hash: try $0.decode(4))
+        }
+    }
+
+    /// Every checkpoint stored in the database.
+    public func checkpoints() async throws -> [AuditCheckpoint] {
+        try await database.read(
+            "SELECT chain, sequence, hash, signed_at, key_id, signature FROM audit_checkpoint ORDER BY chain, sequence",
+            []
+        ).map {
+            AuditCheckpoint(
+                service: service, chain: try $0.decode(0), sequence: try $0.decode(1), hash: try $0.decode(2),
+                signedAt: try $0.decode(3), keyID: try $0.decode(4), signature: try $0.decode(5))
+        }
+    }
+
+    /// Up to `limit` entries of every chain recorded at or after `since` (milliseconds), ordered by time, after the
+    /// position `after` (the last row of the previous page).
+    public func entries(
+        since: Int64, after: (recordedAt: Int64, chain: String, sequence: Int64)?, limit: Int = 1_000
+    ) async throws -> [AuditEntry] {
+        let (condition, binds): (String, [any SQLBindable]) =
+            if let after {
+                (
+                    "(recorded_at > ? OR (recorded_at = ? AND (chain > ? OR (chain = ? AND sequence > ?))))",
+                    [after.recordedAt, after.recordedAt, after.chain, after.chain, after.sequence]
+                )
+            } else {
+                ("recorded_at >= ?", [since])
+            }
+        return try await database.read(
+            """
+            SELECT chain, sequence, recorded_at, type, body, hash FROM audit_entry
+            WHERE \(condition) ORDER BY recorded_at, chain, sequence LIMIT ?
+            """, binds + [limit]
+        ).map {
+            AuditEntry(
+                chain: try $0.decode(0), sequence: try $0.decode(1), recordedAt: try $0.decode(2),
+                type: try $0.decode(3), body: try $0.decode(4), hash: try $0.decode(5))
+        }
+    }
+}
