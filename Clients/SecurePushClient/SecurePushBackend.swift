@@ -52,6 +52,12 @@ public actor SecurePushBackend {
         try await auth.call(Auth.LookupUser.self, params, token: try await accessToken())
     }
 
+    /// Erases a user and everything about them in every service (`users.delete`; this client needs scope
+    /// `users:delete`).
+    public func deleteUser(_ params: Users.Delete.Params) async throws -> Users.Delete.Result {
+        try await auth.call(Users.Delete.self, params, token: try await accessToken())
+    }
+
     /// The delivery state of a notification this client sent.
     public func status(notificationId: String) async throws -> Push.Status.Result {
         try await dispatch.call(Push.Status.self, .init(notificationId: notificationId), token: try await accessToken())

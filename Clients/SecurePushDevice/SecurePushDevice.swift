@@ -82,6 +82,21 @@ public actor SecurePushDevice {
         onSessionChange?(nil)
     }
 
+    /// Erases the signed-in user's account and everything about them in every service (`users.delete`), then
+    /// forgets the session. Needs a recent password sign-in (``signIn(username:password:)`` within
+    /// `SECUREPUSH_ERASURE_SIGNIN_MAX_AGE`, 5 minutes by default), else `-32003` with `data {reason:
+    /// "signInRequired"}`: sign in again and repeat.
+    @discardableResult
+    public func deleteAccount() async throws -> Users.Delete.Result {
+        let result = try await authorized { token in
+            try await self.auth.call(Users.Delete.self, .init(), token: token)
+        }
+        session = nil
+        sealedDevice = nil
+        onSessionChange?(nil)
+        return result
+    }
+
     // MARK: - Devices and notifications
 
     /// Registers this device for pushes; returns its device id. When the token belongs to another user's device the

@@ -79,7 +79,7 @@ struct AuditCommand: AsyncParsableCommand {
             }
             return try await Self.running(databases) {
                 try await body(
-                    zip(chosen, databases).map { SQLAuditRepository(database: $1.sql, service: $0.schema.service) })
+                    zip(chosen, databases).map { SQLAuditRepository(database: $1.sql, schema: $0.schema) })
             }
         }
 

@@ -41,6 +41,15 @@ public struct PeerClient: Service {
             tracer: tracer)
     }
 
+    /// push-dispatch, at ``SettingCatalog/dispatchURL``.
+    public static func dispatch(environment: ServiceEnvironment, logger: Logger, tracer: (any Tracer)?) throws
+        -> PeerClient
+    {
+        try PeerClient(
+            SettingCatalog.dispatchURL, peerName: "push-dispatch", environment: environment, logger: logger,
+            tracer: tracer)
+    }
+
     /// The peer at the URL `setting` names (its default when unset, checked by the production policy), trusting
     /// `SECUREPUSH_CA_FILE`.
     private init(

@@ -159,6 +159,13 @@ public enum SettingCatalog {
         #"the longest an audit entry stays unsigned: a checkpoint after this many seconds with entries not yet covered"#
     )
 
+    /// `SECUREPUSH_ERASURE_SIGNIN_MAX_AGE`.
+    public static let erasureSignInMaxAge = IntegerSetting(
+        #"SECUREPUSH_ERASURE_SIGNIN_MAX_AGE"#, group: .auth, default: 300, in: 30...86_400, unit: " s",
+        usedBy: #"auth"#,
+        #"how recent a user's password sign-in (`auth_time`) must be for them to erase their own account with `users.delete` (older: `-32003` with `data {reason: "signInRequired"}`)"#
+    )
+
     /// `SECUREPUSH_WEBHOOK_SECRET_OVERLAP`.
     public static let webhookSecretOverlap = IntegerSetting(
         #"SECUREPUSH_WEBHOOK_SECRET_OVERLAP"#, group: .dispatch, default: 86_400, in: 0...2_592_000, unit: " s",
@@ -329,8 +336,13 @@ public enum SettingCatalog {
 
     /// `SECUREPUSH_STORE_URL`.
     public static let storeURL = TextSetting(
-        #"SECUREPUSH_STORE_URL"#, group: .shared, default: #"http://127.0.0.1:8082"#, usedBy: #"dispatch, CLI"#,
+        #"SECUREPUSH_STORE_URL"#, group: .shared, default: #"http://127.0.0.1:8082"#, usedBy: #"auth, dispatch, CLI"#,
         #"where notification-store is"#)
+
+    /// `SECUREPUSH_DISPATCH_URL`.
+    public static let dispatchURL = TextSetting(
+        #"SECUREPUSH_DISPATCH_URL"#, group: .shared, default: #"http://127.0.0.1:8083"#, usedBy: #"auth, CLI"#,
+        #"where push-dispatch is (auth calls it to erase a user, `users.delete`)"#)
 
     /// `SECUREPUSH_INBOX_AUTH_URL`.
     public static let inboxAuthURL = TextSetting(
@@ -464,9 +476,7 @@ public enum SettingCatalog {
         inboxAuthURL.setting,
         inboxStoreURL.setting,
         inboxDispatchURL.setting,
-        Setting(
-            #"SECUREPUSH_DISPATCH_URL"#, group: .cli, default: #"`http://127.0.0.1:8083`"#, usedBy: #"CLI"#,
-            #"where push-dispatch is"#),
+        dispatchURL.setting,
         maxBodyBytes.setting,
         maxBatch.setting,
         idleTimeout.setting,
@@ -555,6 +565,7 @@ public enum SettingCatalog {
         bcryptChecksPerAddress.setting,
         bcryptQueue.setting,
         bcryptPerAddress.setting,
+        erasureSignInMaxAge.setting,
         selfRegistration.setting,
         Setting(
             #"SECUREPUSH_TRUSTED_PROXIES"#, group: .shared, default: #"unset"#, usedBy: #"all"#,

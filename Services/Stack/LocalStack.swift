@@ -66,12 +66,14 @@ public final class LocalStack: Sendable {
         try ListeningPort.ensureFree(try ListeningPort.configured(in: environment), host: bindHost)
 
         var started: [RunningService] = []
+        // auth erases users in the store and push-dispatch, which start after it: told their URLs once they listen.
+        let peers = PeerAddresses()
         do {
             // Each service as its executable plans it; only its peers' URLs come from the ports bound before it.
             let auth = try await RunningService.start(name: "auth", logger: logger) { onRunning in
                 try await AuthPlan.make(
-                    environment: ServiceEnvironment(environment), logger: child(logger, "auth"), tracer: tracer,
-                    onServerRunning: onRunning)
+                    environment: ServiceEnvironment(environment), peers: peers, logger: child(logger, "auth"),
+                    tracer: tracer, onServerRunning: onRunning)
             }
             started.append(auth)
             environment["SECUREPUSH_AUTH_URL"] = "\(scheme)://\(peerHostLiteral):\(auth.port)"
@@ -83,12 +85,14 @@ public final class LocalStack: Sendable {
             }
             started.append(store)
             environment["SECUREPUSH_STORE_URL"] = "\(scheme)://\(peerHostLiteral):\(store.port)"
+            peers.set("notification-store", environment["SECUREPUSH_STORE_URL"]!)
 
             let dispatch = try await RunningService.start(name: "push-dispatch", logger: logger) { onRunning in
                 try await DispatchPlan.make(
                     environment: ServiceEnvironment(environment), logger: child(logger, "push-dispatch"),
                     tracer: tracer, onServerRunning: onRunning)
             }
+            peers.set("push-dispatch", "\(scheme)://\(peerHostLiteral):\(dispatch.port)")
             return LocalStack(auth: auth, store: store, dispatch: dispatch, scheme: scheme, host: peerHost)
         } catch {
             for service in started.reversed() { await service.stop() }

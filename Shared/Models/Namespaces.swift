@@ -2,6 +2,8 @@
 
 /// Methods served by the auth service (default port 8081).
 public enum Auth {}
+/// Account methods served by auth (default port 8081): erasure.
+public enum Users {}
 /// Methods served by the notification store (default port 8082).
 public enum Store {}
 /// Device methods served by push-dispatch (default port 8083).

@@ -17,4 +17,9 @@ public enum Scope {
     /// Lets a service fetch the per-user keys its audit trail pseudonymises people's identifiers with
     /// (`auth.auditKeys`): auth provisions it for push-dispatch's and the store's own clients only.
     public static let auditKeys = "audit:keys"
+    /// Lets an operator's automation erase any user (`users.delete {userId}`); no client has it unless created with it.
+    public static let usersDelete = "users:delete"
+    /// Carried only by the tokens auth signs for itself to erase a user in the store and push-dispatch
+    /// (`store.eraseUser`, `devices.eraseUser`); auth never gives it to a client.
+    public static let usersErase = "users:erase"
 }

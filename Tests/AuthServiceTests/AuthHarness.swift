@@ -45,14 +45,15 @@ struct AuthHarness {
     static func make(
         _ configuration: AuthConfiguration = configuration(), clock: TestClock = TestClock(),
         postgres: PostgresServiceDatabase? = nil, passwordThreadPool: NIOThreadPool = .singleton,
-        logger: Logger = AuthHarness.logger, metrics: any MetricsFactory = NOOPMetricsHandler.instance
+        logger: Logger = AuthHarness.logger, metrics: any MetricsFactory = NOOPMetricsHandler.instance,
+        erasurePeers: (any ErasurePeers)? = nil
     ) async throws -> AuthHarness {
         let database =
             try postgres.map(ServiceDatabase.postgres)
             ?? ServiceDatabase.open(configuration, schema: AuthMigrations.schema, logger: logger)
         let components = try await AuthComponents.make(
             configuration: configuration, database: database, logger: logger, passwordThreadPool: passwordThreadPool,
-            now: { clock.now }, metrics: metrics)
+            now: { clock.now }, metrics: metrics, erasurePeers: erasurePeers)
         let dispatcher = components.dispatcher
         let rpc = RPCClient(
             transport: InProcessTransport(

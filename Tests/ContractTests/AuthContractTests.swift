@@ -114,4 +114,16 @@ struct AuthContractTests {
                     keys: [.init(userId: Self.userId, key: "Zx8Pq7Rw6Ev5Tb4Ny3Mu2Li1Ko0Jp9Hq8Gr7Fs6Ed5c")],
                     addressKey: .init(day: "2026-11-27", key: "q0w9Jx2k3Z7b8mNcV4p1sT6yR5uE0aLdF2gH9iJkL3o")))
     }
+
+    @Test("users.delete {userId?, username?} → {erasureId, services: {auth, notification-store, push-dispatch}}")
+    func usersDelete() throws {
+        #expect(try Fixture.params(Users.Delete.self, "users.delete") == Users.Delete.Params(userId: Self.userId))
+        #expect(try Fixture.params(Users.Delete.self, "users.delete", minimal: true) == Users.Delete.Params())
+        let result = try Fixture.result(Users.Delete.self, "users.delete")
+        #expect(result.erasureId == "e7a1c3f5-2b4d-4e6f-8a9b-0c1d2e3f4a5b")
+        #expect(Set(result.services.keys) == ["auth", "notification-store", "push-dispatch"])
+        #expect(result.services["push-dispatch"]?["devices"] == 2)
+        #expect(result.services["notification-store"]?["notifications"] == 3)
+        #expect(result.services["auth"]?["sessions"] == 2)
+    }
 }

@@ -98,4 +98,15 @@ struct DevicesContractTests {
         #expect(params.platform == Platform(rawValue: "carrier-pigeon"))
         #expect(try RPCCodec.makeEncoder().encode(params) == data)
     }
+
+    @Test("devices.eraseUser {userId} → {erased, deviceIds}")
+    func eraseUser() throws {
+        #expect(
+            try Fixture.params(Devices.EraseUser.self, "devices.eraseUser")
+                == Devices.EraseUser.Params(userId: "4f3c2a1e-8b7d-4c6a-9e5f-0a1b2c3d4e5f"))
+        let result = try Fixture.result(Devices.EraseUser.self, "devices.eraseUser")
+        #expect(result.deviceIds.count == 2)
+        #expect(result.erased["devices"] == 2)
+        #expect(result.erased["sends"] == 3)
+    }
 }

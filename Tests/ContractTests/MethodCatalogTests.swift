@@ -30,7 +30,7 @@ struct MethodCatalogTests {
         #expect(catalog == served)
         #expect(!catalog.contains(Push.Notify.name))
         #expect(MethodCatalog.auth.count + MethodCatalog.store.count + MethodCatalog.dispatch.count == catalog.count)
-        #expect(MethodCatalog.auth.allSatisfy { $0.hasPrefix("auth.") })
+        #expect(MethodCatalog.auth.allSatisfy { $0.hasPrefix("auth.") || $0.hasPrefix("users.") })
         #expect(MethodCatalog.store.allSatisfy { $0.hasPrefix("store.") })
         #expect(
             MethodCatalog.dispatch.allSatisfy {

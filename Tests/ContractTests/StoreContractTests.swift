@@ -184,4 +184,20 @@ struct StoreContractTests {
         #expect(try Fixture.params(Store.Delete.self, "store.delete").notificationId == Self.notificationId)
         #expect(try Fixture.result(Store.Delete.self, "store.delete") == Empty())
     }
+
+    @Test("store.eraseUser {userId, deviceIds?} → {erased}")
+    func eraseUser() throws {
+        let user = "4f3c2a1e-8b7d-4c6a-9e5f-0a1b2c3d4e5f"
+        let devices = ["a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d", "b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e"]
+        #expect(
+            try Fixture.params(Store.EraseUser.self, "store.eraseUser")
+                == Store.EraseUser.Params(userId: user, deviceIds: devices))
+        #expect(
+            try Fixture.params(Store.EraseUser.self, "store.eraseUser", minimal: true)
+                == Store.EraseUser.Params(userId: user))
+        #expect(
+            try Fixture.result(Store.EraseUser.self, "store.eraseUser").erased == [
+                "notifications": 3, "sealedCopies": 2, "receipts": 2, "proofs": 1, "revocations": 0,
+            ])
+    }
 }

@@ -124,11 +124,11 @@ struct AuditTrailStoryTests {
         let database = try ServiceDatabase.sqlite(
             path: stack.dataDirectory + "/auth.sqlite", migrations: AuthMigrations.all)
         let altered = try await database.sql.execute(
-            "UPDATE audit_entry SET body = replace(body, 'auth.signin.failed', 'auth.signin.faileD') "
+            "UPDATE auth_audit_entry SET body = replace(body, 'auth.signin.failed', 'auth.signin.faileD') "
                 + "WHERE type = 'auth.signin.failed'", [])
         #expect(altered == 1)
         let sequence = try #require(
-            try await database.sql.readOne("SELECT sequence FROM audit_entry WHERE type = 'auth.signin.failed'", [])
+            try await database.sql.readOne("SELECT sequence FROM auth_audit_entry WHERE type = 'auth.signin.failed'", [])
         ).decode(0, as: Int64.self)
         let refused = try await Self.securepush(["audit", "verify", "--data-dir", stack.dataDirectory])
         #expect(refused.status == 1)

@@ -29,7 +29,8 @@ private struct TrailFixture {
     let key = AuditSigningKey.generate()
 
     init() throws {
-        database = try ServiceDatabase.sqlite(path: nil, migrations: [AuditSchema.migration("v1")])
+        database = try ServiceDatabase.sqlite(
+            path: nil, migrations: [AuditSchema.migration("v1", tables: AuditTables(prefix: "auth"))])
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("audit-\(UUID().uuidString)").path
     }
 
@@ -42,7 +43,7 @@ private struct TrailFixture {
             maxPending: maxPending)
         configuration.keyWait = keyWait
         return AuditTrail(
-            service: "auth", database: database.sql, keyring: keyring, signingKey: key, configuration: configuration,
+            repository: repository, keyring: keyring, signingKey: key, configuration: configuration,
             logger: Logger(label: "audit-test"))
     }
 
@@ -58,9 +59,13 @@ private struct TrailFixture {
 
     func verify(files: Bool = true) async throws -> AuditVerification {
         try await AuditVerifier(
-            repository: SQLAuditRepository(database: database.sql, service: "auth"),
+            repository: repository,
             files: files ? AuditCheckpointFiles(directory: directory) : nil, publicKey: key.publicKey
         ).verify()
+    }
+
+    var repository: SQLAuditRepository {
+        SQLAuditRepository(database: database.sql, service: "auth", tables: AuditTables(prefix: "auth"))
     }
 
     func execute(_ sql: String, _ binds: [any SQLBindable] = []) async throws {
@@ -68,7 +73,7 @@ private struct TrailFixture {
     }
 
     func body(_ sequence: Int) async throws -> String {
-        try #require(try await database.sql.readOne("SELECT body FROM audit_entry WHERE sequence = ?", [sequence]))
+        try #require(try await database.sql.readOne("SELECT body FROM auth_audit_entry WHERE sequence = ?", [sequence]))
             .decode(0)
     }
 }
@@ -120,7 +125,7 @@ struct AuditTrailTests {
         let fixture = try TrailFixture()
         let trail = try await fixture.signedTrail()
         try await fixture.execute(
-            "UPDATE audit_entry SET body = replace(body, '\"attempt\":4', '\"attempt\":5') WHERE sequence = 6")
+            "UPDATE auth_audit_entry SET body = replace(body, '\"attempt\":4', '\"attempt\":5') WHERE sequence = 6")
         let fault = try #require(try await fixture.verify().fault)
         #expect(fault.chain == trail.chain)
         #expect(fault.sequence == 6)
@@ -133,7 +138,7 @@ struct AuditTrailTests {
         _ = try await fixture.signedTrail()
         // The attacker knows the format: changes entry 4 and recomputes every hash after it, in the database.
         var previous = try #require(
-            try await fixture.database.sql.readOne("SELECT hash FROM audit_entry WHERE sequence = 3", [])
+            try await fixture.database.sql.readOne("SELECT hash FROM auth_audit_entry WHERE sequence = 3", [])
         ).decode(0, as: String.self)
         for sequence in 4...11 {
             var body = try await fixture.body(sequence)
@@ -142,10 +147,10 @@ struct AuditTrailTests {
             if sequence == 4 { body = body.replacingOccurrences(of: "\"attempt\":2", with: "\"attempt\":7") }
             let hash = AuditEntry.hash(of: Array(body.utf8))
             try await fixture.execute(
-                "UPDATE audit_entry SET body = ?, hash = ? WHERE sequence = ?", [body, hash, sequence])
+                "UPDATE auth_audit_entry SET body = ?, hash = ? WHERE sequence = ?", [body, hash, sequence])
             previous = hash
         }
-        try await fixture.execute("DELETE FROM audit_checkpoint")
+        try await fixture.execute("DELETE FROM auth_audit_checkpoint")
         let fault = try #require(try await fixture.verify().fault)
         #expect(fault.sequence == 11)
         #expect(fault.reason == "the entry differs from the one its checkpoint signed")
@@ -155,7 +160,7 @@ struct AuditTrailTests {
     func entryDeleted() async throws {
         let fixture = try TrailFixture()
         _ = try await fixture.signedTrail()
-        try await fixture.execute("DELETE FROM audit_entry WHERE sequence = 5")
+        try await fixture.execute("DELETE FROM auth_audit_entry WHERE sequence = 5")
         let fault = try #require(try await fixture.verify().fault)
         #expect(fault.sequence == 5)
         #expect(fault.reason == "entry missing (the next one stored is 6)")
@@ -165,9 +170,9 @@ struct AuditTrailTests {
     func swapped() async throws {
         let fixture = try TrailFixture()
         _ = try await fixture.signedTrail()
-        try await fixture.execute("UPDATE audit_entry SET sequence = -1 WHERE sequence = 3")
-        try await fixture.execute("UPDATE audit_entry SET sequence = 3 WHERE sequence = 4")
-        try await fixture.execute("UPDATE audit_entry SET sequence = 4 WHERE sequence = -1")
+        try await fixture.execute("UPDATE auth_audit_entry SET sequence = -1 WHERE sequence = 3")
+        try await fixture.execute("UPDATE auth_audit_entry SET sequence = 3 WHERE sequence = 4")
+        try await fixture.execute("UPDATE auth_audit_entry SET sequence = 4 WHERE sequence = -1")
         let fault = try #require(try await fixture.verify().fault)
         #expect(fault.sequence == 3)
         #expect(fault.reason.hasPrefix("the entry's body names another place"))
@@ -177,8 +182,8 @@ struct AuditTrailTests {
     func tailTruncated() async throws {
         let fixture = try TrailFixture()
         _ = try await fixture.signedTrail()
-        try await fixture.execute("DELETE FROM audit_entry WHERE sequence > 7")
-        try await fixture.execute("DELETE FROM audit_checkpoint WHERE sequence > 7")
+        try await fixture.execute("DELETE FROM auth_audit_entry WHERE sequence > 7")
+        try await fixture.execute("DELETE FROM auth_audit_checkpoint WHERE sequence > 7")
         #expect(try await fixture.verify(files: false).fault == nil, "the database alone cannot tell")
         let fault = try #require(try await fixture.verify().fault)
         #expect(fault.sequence == 8)
@@ -190,13 +195,13 @@ struct AuditTrailTests {
         let fixture = try TrailFixture()
         let trail = try await fixture.signedTrail()
         let head = try #require(
-            try await fixture.database.sql.readOne("SELECT hash FROM audit_entry WHERE sequence = 11", [])
+            try await fixture.database.sql.readOne("SELECT hash FROM auth_audit_entry WHERE sequence = 11", [])
         ).decode(0, as: String.self)
         var forged = AuditCheckpoint(
             service: "auth", chain: trail.chain, sequence: 11, hash: head, signedAt: 1, keyID: "", signature: "")
         try AuditSigningKey.generate().sign(&forged)
         forged.keyID = fixture.key.keyID
-        try await fixture.execute("DELETE FROM audit_checkpoint")
+        try await fixture.execute("DELETE FROM auth_audit_checkpoint")
         let path = fixture.directory + "/auth/\(trail.chain).jsonl"
         try (forged.jsonLine + "\n").write(toFile: path, atomically: true, encoding: .utf8)
         let fault = try #require(try await fixture.verify().fault)
@@ -228,7 +233,7 @@ struct AuditTrailTests {
             for index in 0..<5 { trail.record("store.fetch", ["n": .integer(Int64(round * 5 + index))]) }
             try await trail.flush()
         }
-        let signed = try await fixture.database.sql.read("SELECT sequence FROM audit_checkpoint ORDER BY sequence", [])
+        let signed = try await fixture.database.sql.read("SELECT sequence FROM auth_audit_checkpoint ORDER BY sequence", [])
             .map { try $0.decode(0, as: Int64.self) }
         #expect(signed == [1, 6, 11, 16])
         #expect(try await fixture.verify().unsignedEntries == 0)
@@ -242,7 +247,7 @@ struct AuditTrailTests {
         let waiting = fixture.trail(keyring: FixedKeyring(failing: true))
         waiting.record("push.send", ["recipient": .user("alice")])
         await #expect(throws: RPCError.self) { try await waiting.flush() }
-        #expect(try await fixture.database.sql.read("SELECT 1 FROM audit_entry", []).isEmpty)
+        #expect(try await fixture.database.sql.read("SELECT 1 FROM auth_audit_entry", []).isEmpty)
 
         let trail = fixture.trail(keyring: FixedKeyring(failing: true), keyWait: .zero)
         trail.record("push.send", ["recipient": .user("alice")])
@@ -258,7 +263,7 @@ struct AuditTrailTests {
         let trail = fixture.trail(maxPending: 3)
         for index in 0..<5 { trail.record("store.fetch", ["n": .integer(Int64(index))]) }
         try await trail.flush()
-        let count = try #require(try await fixture.database.sql.readOne("SELECT COUNT(*) FROM audit_entry", []))
+        let count = try #require(try await fixture.database.sql.readOne("SELECT COUNT(*) FROM auth_audit_entry", []))
             .decode(0, as: Int64.self)
         #expect(count == 4, "genesis and the 3 that fitted")
     }

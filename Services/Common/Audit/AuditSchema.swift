@@ -1,14 +1,34 @@
+/// The names of one service's audit tables: `<prefix>_audit_entry` and `<prefix>_audit_checkpoint`, the prefix being
+/// the service's PostgreSQL schema name (`auth`, `store`, `dispatch`), so that services sharing one schema (a
+/// `schema` parameter in `SECUREPUSH_DATABASE_URL`) keep separate trails.
+public struct AuditTables: Sendable, Hashable {
+    /// One row per entry.
+    public let entry: String
+    /// One row per signed checkpoint.
+    public let checkpoint: String
+
+    public init(prefix: String) {
+        entry = "\(prefix)_audit_entry"
+        checkpoint = "\(prefix)_audit_checkpoint"
+    }
+
+    /// The tables of the service whose schema is `schema`.
+    public init(_ schema: ServiceSchema) {
+        self.init(prefix: schema.postgresSchema)
+    }
+}
+
 /// The audit trail's tables, the same in every service's database: one migration step each service lists under its
 /// own next version.
 public enum AuditSchema {
-    /// `audit_entry` (one row per entry, its body the text the hash covers) and `audit_checkpoint` (the signed
-    /// heads, also written outside the database).
-    public static func migration(_ version: String) -> SQLMigration {
+    /// The entries (one row per entry, its body the text the hash covers) and the checkpoints (the signed heads, also
+    /// written outside the database).
+    public static func migration(_ version: String, tables: AuditTables) -> SQLMigration {
         SQLMigration(version) { dialect in
             let integer = dialect.integerType
             return [
                 """
-                CREATE TABLE audit_entry (
+                CREATE TABLE \(tables.entry) (
                     chain TEXT NOT NULL,
                     sequence \(integer) NOT NULL,
                     recorded_at \(integer) NOT NULL,
@@ -18,9 +38,9 @@ public enum AuditSchema {
                     PRIMARY KEY (chain, sequence)
                 )
                 """,
-                "CREATE INDEX audit_entry_by_time ON audit_entry (recorded_at, chain, sequence)",
+                "CREATE INDEX \(tables.entry)_by_time ON \(tables.entry) (recorded_at, chain, sequence)",
                 """
-                CREATE TABLE audit_checkpoint (
+                CREATE TABLE \(tables.checkpoint) (
                     chain TEXT NOT NULL,
                     sequence \(integer) NOT NULL,
                     hash TEXT NOT NULL,

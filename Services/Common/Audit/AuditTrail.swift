@@ -49,19 +49,18 @@ public final class AuditTrail: Service, Sendable {
     private let startedAt = Date()
 
     /// - Parameters:
-    ///   - service: the service's name, written into every entry and checkpoint.
-    ///   - database: the service's database (its schema includes ``AuditSchema``).
+    ///   - repository: the service's trail (its schema includes ``AuditSchema``); names the service in every entry.
     ///   - keyring: the keys people's identifiers are pseudonymised with.
     ///   - signingKey: signs checkpoints.
     ///   - configuration: checkpoint and flush cadence, the checkpoint directory.
     ///   - metrics: where `securepush_audit_*` are recorded.
     public init(
-        service: String, database: any SQLDatabase, keyring: any AuditKeyring, signingKey: AuditSigningKey,
+        repository: SQLAuditRepository, keyring: any AuditKeyring, signingKey: AuditSigningKey,
         configuration: AuditConfiguration, logger: Logger, metrics: any MetricsFactory = NOOPMetricsHandler.instance
     ) {
-        self.service = service
+        self.service = repository.service
         self.chain = Self.newChainID()
-        self.repository = SQLAuditRepository(database: database, service: service)
+        self.repository = repository
         self.keyring = keyring
         self.signingKey = signingKey
         self.configuration = configuration

@@ -60,4 +60,11 @@ public final class CachedAuditKeyring: AuditKeyring {
     public func forget(_ userID: String) {
         _ = users.withLock { $0.removeValue(forKey: userID) }
     }
+
+    /// Drops the keys of every user `matches` picks (a replica told of an erasure by a digest of the user id).
+    public func forget(where matches: (String) -> Bool) {
+        users.withLock { users in
+            for id in users.keys where matches(id) { users.removeValue(forKey: id) }
+        }
+    }
 }

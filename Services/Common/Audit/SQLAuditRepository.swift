@@ -7,12 +7,20 @@ public struct SQLAuditRepository: Sendable {
     static let rowsPerStatement = 100
 
     let database: any SQLDatabase
-    /// The service whose trail this is (written into every checkpoint).
+    /// The service whose trail this is (written into every entry and checkpoint).
     public let service: String
+    /// Its tables.
+    public let tables: AuditTables
 
-    public init(database: any SQLDatabase, service: String) {
+    public init(database: any SQLDatabase, service: String, tables: AuditTables) {
         self.database = database
         self.service = service
+        self.tables = tables
+    }
+
+    /// The trail of the service whose schema is `schema`.
+    public init(database: any SQLDatabase, schema: ServiceSchema) {
+        self.init(database: database, service: schema.service, tables: AuditTables(schema))
     }
 
     /// Appends `entries` (and `checkpoint`, when given) in one transaction.
@@ -27,21 +35,21 @@ public struct SQLAuditRepository: Sendable {
                     binds += [entry.chain, entry.sequence, entry.recordedAt, entry.type, entry.body, entry.hash]
                 }
                 _ = try await transaction.execute(
-                    "INSERT INTO audit_entry (chain, sequence, recorded_at, type, body, hash) VALUES \(values)", binds)
+                    "INSERT INTO \(tables.entry) (chain, sequence, recorded_at, type, body, hash) VALUES \(values)", binds)
             }
-            if let checkpoint { try await Self.insert(checkpoint, in: transaction) }
+            if let checkpoint { try await insert(checkpoint, in: transaction) }
         }
     }
 
     /// Records `checkpoint`.
     func insert(_ checkpoint: AuditCheckpoint) async throws {
-        try await database.transaction { try await Self.insert(checkpoint, in: $0) }
+        try await database.transaction { try await insert(checkpoint, in: $0) }
     }
 
-    private static func insert(_ checkpoint: AuditCheckpoint, in transaction: any SQLTransaction) async throws {
+    private func insert(_ checkpoint: AuditCheckpoint, in transaction: any SQLTransaction) async throws {
         _ = try await transaction.execute(
             """
-            INSERT INTO audit_checkpoint (chain, sequence, hash, signed_at, key_id, signature)
+            INSERT INTO \(tables.checkpoint) (chain, sequence, hash, signed_at, key_id, signature)
             VALUES (?, ?, ?, ?, ?, ?)
             """,
             [
@@ -53,7 +61,7 @@ public struct SQLAuditRepository: Sendable {
     /// Every chain with its first and last stored sequence numbers, in chain order.
     public func chains() async throws -> [(chain: String, first: Int64, last: Int64)] {
         try await database.read(
-            "SELECT chain, MIN(sequence), MAX(sequence) FROM audit_entry GROUP BY chain ORDER BY chain", []
+            "SELECT chain, MIN(sequence), MAX(sequence) FROM \(tables.entry) GROUP BY chain ORDER BY chain", []
         ).map { (try $0.decode(0), try $0.decode(1), try $0.decode(2)) }
     }
 
@@ -61,7 +69,7 @@ public struct SQLAuditRepository: Sendable {
     public func entries(of chain: String, after sequence: Int64, limit: Int = 1_000) async throws -> [AuditEntry] {
         try await database.read(
             """
-            SELECT sequence, recorded_at, type, body, hash FROM audit_entry
+            SELECT sequence, recorded_at, type, body, hash FROM \(tables.entry)
             WHERE chain = ? AND sequence > ? ORDER BY sequence LIMIT ?
             """, [chain, sequence, limit]
         ).map {
@@ -74,7 +82,7 @@ public struct SQLAuditRepository: Sendable {
     /// Every checkpoint stored in the database.
     public func checkpoints() async throws -> [AuditCheckpoint] {
         try await database.read(
-            "SELECT chain, sequence, hash, signed_at, key_id, signature FROM audit_checkpoint ORDER BY chain, sequence",
+            "SELECT chain, sequence, hash, signed_at, key_id, signature FROM \(tables.checkpoint) ORDER BY chain, sequence",
             []
         ).map {
             AuditCheckpoint(
@@ -99,7 +107,7 @@ public struct SQLAuditRepository: Sendable {
             }
         return try await database.read(
             """
-            SELECT chain, sequence, recorded_at, type, body, hash FROM audit_entry
+            SELECT chain, sequence, recorded_at, type, body, hash FROM \(tables.entry)
             WHERE \(condition) ORDER BY recorded_at, chain, sequence LIMIT ?
             """, binds + [limit]
         ).map {

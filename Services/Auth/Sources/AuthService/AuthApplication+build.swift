@@ -19,6 +19,7 @@ public func buildAuthApplication(
     database: ServiceDatabase? = nil,
     metrics: ServiceMetrics? = nil,
     tracer: (any Tracer)? = nil,
+    erasurePeers: (any ErasurePeers)? = nil,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> RPCCoreApplication {
     let metrics = metrics ?? .serving(configuration.server)
@@ -30,7 +31,7 @@ public func buildAuthApplication(
         database: try database
             ?? ServiceDatabase.open(
                 configuration, schema: AuthMigrations.schema, logger: logger, metrics: metrics.factory),
-        logger: logger, metrics: metrics.factory)
+        logger: logger, metrics: metrics.factory, erasurePeers: erasurePeers)
     return try RPCServerBuilder.buildApplication(
         serviceName: "auth", components: components, configuration: configuration.server, logger: logger,
         metrics: metrics, tracer: tracer, onServerRunning: onServerRunning)

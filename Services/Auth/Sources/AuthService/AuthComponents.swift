@@ -36,19 +36,22 @@ public struct AuthComponents: RPCServiceComponents {
     /// - Parameter database: auth's database (``ServiceDatabase/open(_:schema:logger:)``); a PostgreSQL one must be running.
     /// - Parameter now: the clock (tests move it).
     /// - Parameter metrics: where auth's metrics are recorded.
+    /// - Parameter erasurePeers: push-dispatch and the store, where `users.delete` erases a user after auth; `nil`
+    ///   answers `users.delete` with `-32050`.
     public static func make(
         configuration: AuthConfiguration,
         database: ServiceDatabase,
         logger: Logger,
         passwordThreadPool: NIOThreadPool = .singleton,
         now: @escaping @Sendable () -> Date = Date.init,
-        metrics: any MetricsFactory = NOOPMetricsHandler.instance
+        metrics: any MetricsFactory = NOOPMetricsHandler.instance,
+        erasurePeers: (any ErasurePeers)? = nil
     ) async throws -> AuthComponents {
         try configuration.validate()
         let authMetrics = AuthMetrics(factory: metrics)
         let repository = SQLAuthRepository(database: database.sql)
         let audit = AuditTrail(
-            service: AuthMigrations.schema.service, database: database.sql,
+            repository: SQLAuditRepository(database: database.sql, schema: AuthMigrations.schema),
             keyring: CachedAuditKeyring(SQLAuditKeyring(database: database.sql, now: now)),
             signingKey: try configuration.audit.loadKey(logger: logger), configuration: configuration.audit,
             logger: logger, metrics: metrics)
@@ -82,7 +85,7 @@ public struct AuthComponents: RPCServiceComponents {
         // One process on SQLite counts in memory; replicas share their counts in PostgreSQL.
         let counters: any AttemptCounters =
             postgres == nil ? InMemoryAttemptCounters() : SQLAttemptCounters(database: database.sql)
-        let service = AuthenticationService(
+        var service = AuthenticationService(
             repository: repository,
             signer: signer,
             clients: clients,
@@ -113,6 +116,10 @@ public struct AuthComponents: RPCServiceComponents {
             audit: audit,
             now: now
         )
+        let erasure = UserErasure(
+            database: database.sql, peers: erasurePeers, signer: signer, audit: audit, now: now, logger: logger)
+        service.erasure = erasure
+        service.erasureSignInMaxAge = TimeInterval(configuration.erasureSignInMaxAge)
         return AuthComponents(
             configuration: configuration,
             database: database,
@@ -120,7 +127,13 @@ public struct AuthComponents: RPCServiceComponents {
             audit: audit,
             dispatcher: AuthMethods.dispatcher(service: service, maxBatchLength: configuration.server.maxBatchLength),
             // The trail first: graceful shutdown stops it last, after every action it records.
-            services: [audit, purger(service: service, interval: configuration.purgeInterval, logger: logger)]
+            services: [
+                audit, purger(service: service, interval: configuration.purgeInterval, logger: logger),
+                // Erasures a restart or an unreachable service left unfinished.
+                PeriodicService(name: "auth.erasure.resume", interval: .seconds(5), logger: logger) {
+                    try await erasure.resumeUnfinished()
+                },
+            ]
         )
     }
 

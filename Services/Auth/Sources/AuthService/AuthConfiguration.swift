@@ -33,6 +33,9 @@ public struct AuthConfiguration: ServiceDatabaseConfiguration, Sendable {
     public var storeClient: ClientRegistry.Credentials?
     /// The audit trail's key, checkpoint directory and cadence (`SECUREPUSH_AUDIT_*`).
     public var audit = AuditConfiguration()
+    /// How recent a user's password sign-in must be for them to erase their own account
+    /// (`SECUREPUSH_ERASURE_SIGNIN_MAX_AGE`), seconds.
+    public var erasureSignInMaxAge = SettingCatalog.erasureSignInMaxAge.defaultValue
     /// Failed sign-ins per (username or client id, client address) within `failedLoginWindow` before `-32029`; one
     /// address may fail 5× as often over all accounts; an account failing 5× as often is slowed. `0` disables all.
     public var maxFailedLogins: Int
@@ -130,6 +133,7 @@ extension AuthConfiguration {
         postgresURL = try environment.postgresURL()
         sqliteSynchronous = try environment.sqliteSynchronous()
         storeClient = try Self.client(environment, prefix: "SECUREPUSH_STORE_CLIENT")
+        erasureSignInMaxAge = try environment.int(SettingCatalog.erasureSignInMaxAge)
         try validate()
         audit = try AuditConfiguration(environment: environment)
         if isProduction, !(try environment.productionAllowances().contains(.noAuthLimits)) {

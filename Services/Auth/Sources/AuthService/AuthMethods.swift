@@ -68,6 +68,11 @@ public enum AuthMethods {
             params, _, _ in
             try await service.lookupUsers(params)
         }
+        // A user erasing themselves (a recent password sign-in), or an operator's automation (`users:delete`).
+        methods.register(Users.Delete.self, requires: MethodAccess(anyOf: [Scope.user, Scope.usersDelete])) {
+            params, caller, _ in
+            try await service.deleteUser(params, by: caller)
+        }
         // push-dispatch's and the store's own clients: the keys their audit trails pseudonymise people with.
         methods.register(Auth.AuditKeys.self, requires: .scope(Scope.auditKeys)) { params, client, _ in
             try await service.auditKeys(params, for: client.subject)

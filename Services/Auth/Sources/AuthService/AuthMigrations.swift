@@ -8,7 +8,7 @@ import ServiceCore
 /// twice; `v4` converts both to milliseconds.
 public enum AuthMigrations {
     /// Every step, in order.
-    public static let all: [SQLMigration] = [v1, v2, v3, v4, v5, v6, v7]
+    public static let all: [SQLMigration] = [v1, v2, v3, v4, v5, v6, v7, v8]
 
     /// The service's schema: `auth` on PostgreSQL, built by ``all``.
     public static let schema = ServiceSchema(service: "auth", postgresSchema: "auth", migrations: all)
@@ -141,7 +141,7 @@ public enum AuthMigrations {
     static let v5 = SQLMigration("v5 client apps", ["ALTER TABLE clients ADD COLUMN apps TEXT"])
 
     /// The audit trail (issue 31), the same tables as every service's.
-    static let v6 = AuditSchema.migration("v6 audit trail")
+    static let v6 = AuditSchema.migration("v6 audit trail", tables: AuditTables(prefix: "auth"))
 
     /// The keys the audit trails pseudonymise people with: one per user (deleted when the user is erased) and one for
     /// addresses per UTC day (kept two days).
@@ -153,6 +153,21 @@ public enum AuthMigrations {
                 created_at \(dialect.integerType) NOT NULL)
             """,
             "CREATE TABLE audit_address_key (day TEXT PRIMARY KEY NOT NULL, key \(dialect.binaryType) NOT NULL)",
+        ]
+    }
+
+    /// The erasure journal (`users.delete`): one row per erased user, found again by a digest of the user id. The
+    /// user id and device ids are kept only until every service has answered.
+    static let v8 = SQLMigration("v8 user erasures") { dialect in
+        let integer = dialect.integerType
+        return [
+            """
+            CREATE TABLE user_erasure (
+                id TEXT PRIMARY KEY NOT NULL, user_digest TEXT NOT NULL UNIQUE, user_id TEXT,
+                requested_by TEXT NOT NULL, requested_at \(integer) NOT NULL, auth_result TEXT NOT NULL,
+                dispatch_result TEXT, device_ids TEXT, store_result TEXT, finished_at \(integer))
+            """,
+            "CREATE INDEX user_erasure_unfinished ON user_erasure (requested_at) WHERE finished_at IS NULL",
         ]
     }
 

@@ -25,6 +25,10 @@ public struct AuthenticationService: Sendable {
     let metrics: AuthMetrics
     /// Where sign-ins, registrations, client tokens, refreshes and sign-outs are recorded; `nil` records nothing.
     let audit: AuditTrail?
+    /// Erases users across the services (`users.delete`); `nil` where auth has no client of them.
+    public internal(set) var erasure: UserErasure?
+    /// How recent a user's password sign-in must be for them to erase their own account, seconds.
+    var erasureSignInMaxAge: TimeInterval = TimeInterval(SettingCatalog.erasureSignInMaxAge.defaultValue)
     let now: @Sendable () -> Date
 
     /// - Parameters:

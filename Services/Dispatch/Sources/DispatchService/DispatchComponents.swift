@@ -115,7 +115,7 @@ public struct DispatchComponents: RPCServiceComponents {
             auth: auth, clientID: configuration.dispatchClientID, clientSecret: configuration.dispatchClientSecret,
             now: now)
         let audit = AuditTrail(
-            service: DispatchMigrations.schema.service, database: database.sql,
+            repository: SQLAuditRepository(database: database.sql, schema: DispatchMigrations.schema),
             keyring: CachedAuditKeyring(RemoteAuditKeyring(auth: auth, tokens: tokens)),
             signingKey: try configuration.audit.loadKey(logger: logger), configuration: configuration.audit,
             logger: logger, metrics: metrics)
@@ -161,6 +161,9 @@ public struct DispatchComponents: RPCServiceComponents {
             tracer: tracer,
             scheduleOwner: deliveryRepository.replicaID
         )
+        let eraser = DispatchUserEraser(
+            erasure: SQLDispatchErasure(database: database.sql), hub: hub, recipients: pushes.recipients, audit: audit,
+            logger: logger)
         let revocations = RevokedSessionsFeed(auth: auth, tokens: tokens, now: now)
         let webhookRepository = SQLWebhookRepository(database: database.sql)
         let webhookSecrets = WebhookSecretSealer(keys: configuration.appsKeys, now: now)
@@ -188,7 +191,7 @@ public struct DispatchComponents: RPCServiceComponents {
                             } catch {
                                 logger.warning("apps.refresh_failed", metadata: ["error": "\(error)"])
                             }
-                        }, logger: logger),
+                        }, userErased: { await eraser.forget(digest: $0) }, logger: logger),
                     ReplicaLease(
                         deliveries: deliveryRepository, timeout: configuration.replicaLeaseTimeout,
                         forgetAfter: max(configuration.idempotencyTimeout, .seconds(3_600)), now: now, logger: logger),
@@ -249,7 +252,7 @@ public struct DispatchComponents: RPCServiceComponents {
                         repository: webhookRepository, secrets: webhookSecrets, configuration: configuration.webhooks,
                         defaultAppID: configuration.defaultAppID, now: now, recorded: { webhookSender.wake() }),
                     audit: audit),
-                maxBatchLength: configuration.server.maxBatchLength, audit: audit),
+                maxBatchLength: configuration.server.maxBatchLength, audit: audit, eraser: eraser),
             services: services,
             workers: workers,
             appLoader: appLoader,

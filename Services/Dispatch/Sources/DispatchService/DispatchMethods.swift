@@ -21,7 +21,8 @@ public enum DispatchMethods {
         apps: AppsMethods? = nil,
         webhooks: WebhookMethods? = nil,
         maxBatchLength: Int = 100,
-        audit: AuditTrail? = nil
+        audit: AuditTrail? = nil,
+        eraser: DispatchUserEraser? = nil
     ) -> RPCDispatcher {
         var methods = MethodRegistry(verifier: verifier, maxBatchLength: maxBatchLength)
         apps?.register(on: &methods)
@@ -105,6 +106,13 @@ public enum DispatchMethods {
                     "notification": .text(params.notificationId),
                 ])
             return Empty()
+        }
+
+        // Only auth's own erasure tokens carry `users:erase` (auth never gives it to a client).
+        if let eraser {
+            methods.register(Devices.EraseUser.self, requires: .scope(Scope.usersErase)) { params, _, _ in
+                try await eraser.eraseUser(params.userId)
+            }
         }
 
         methods.register(PushSendCall.self, requires: .scope(Scope.pushSend)) { params, client, context in

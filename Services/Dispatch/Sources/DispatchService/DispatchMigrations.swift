@@ -298,7 +298,7 @@ public enum DispatchMigrations {
             ]
         },
         // The audit trail (issue 31), the same tables as every service's.
-        AuditSchema.migration("v14 audit trail"),
+        AuditSchema.migration("v14 audit trail", tables: AuditTables(prefix: "dispatch")),
     ]
 
     /// The service's schema: `dispatch` on PostgreSQL, built by ``all``.

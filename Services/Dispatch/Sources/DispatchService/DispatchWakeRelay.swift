@@ -12,22 +12,27 @@ import SharedModels
 /// and workers look at least every idle interval, so one lost while the listening connection reconnects costs a
 /// delay, never a delivery. A device unregistered or moved to another user is announced the same way (`d:<id>`), so
 /// its streams on every replica re-check their owner and end. An app created, changed or deleted (`a:<app id>`, by
-/// `apps.*` or `securepush apps`) makes every replica read the apps again at once, rather than at its next poll.
+/// `apps.*` or `securepush apps`) makes every replica read the apps again at once, rather than at its next poll. A user
+/// erased (`u:<digest of the user id>`) is forgotten as a recipient on every replica.
 public struct DispatchWakeRelay: Service {
     let database: PostgresServiceDatabase
     let hub: DirectHub
     let doorbells: [Platform: WakeUpSignal]
     let appsChanged: @Sendable () async -> Void
+    /// A user erased on another replica (`u:` + the digest of their id).
+    let userErased: @Sendable (String) async -> Void
     let logger: Logger
 
     public init(
         database: PostgresServiceDatabase, hub: DirectHub, doorbells: [Platform: WakeUpSignal],
-        appsChanged: @escaping @Sendable () async -> Void = {}, logger: Logger
+        appsChanged: @escaping @Sendable () async -> Void = {},
+        userErased: @escaping @Sendable (String) async -> Void = { _ in }, logger: Logger
     ) {
         self.database = database
         self.hub = hub
         self.doorbells = doorbells
         self.appsChanged = appsChanged
+        self.userErased = userErased
         self.logger = logger
     }
 
@@ -71,6 +76,8 @@ public struct DispatchWakeRelay: Service {
             doorbells[Platform(rawValue: String(payload.dropFirst(2)))]?.wake()
         } else if payload.hasPrefix("a:") {
             await appsChanged()
+        } else if payload.hasPrefix("u:") {
+            await userErased(String(payload.dropFirst(2)))
         }
     }
 }

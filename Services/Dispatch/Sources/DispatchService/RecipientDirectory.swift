@@ -127,4 +127,15 @@ public actor RecipientDirectory {
         }
         answers[userID] = (exists, current.adding(lifetime))
     }
+
+    /// Forgets what it knew of `userID` (erased on this replica): the next send to them asks auth, which knows no
+    /// such user.
+    public func forget(_ userID: String) {
+        answers[userID] = nil
+    }
+
+    /// Forgets every user `matches` picks (erased on another replica, named by a digest of the user id).
+    public func forget(where matches: @Sendable (String) -> Bool) {
+        for id in answers.keys where matches(id) { answers[id] = nil }
+    }
 }

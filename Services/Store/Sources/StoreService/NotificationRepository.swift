@@ -69,6 +69,9 @@ public protocol NotificationRepository: Sendable {
 
     /// Deletes everything that expired at or before `now`; returns how many.
     func deleteExpired(now: Date) async throws -> Int
+
+    /// Deletes everything of `userID` and of `deviceIDs` (``Store/EraseUser``); returns the rows deleted by kind.
+    func eraseUser(_ userID: String, deviceIDs: [String]) async throws -> [String: Int]
 }
 
 /// A repository that can answer the common fetch without suspending, when its database reads immediately (SQLite).

@@ -524,4 +524,28 @@ public struct NotificationStore: Sendable {
         }
         return normalized
     }
+
+    /// `store.eraseUser`: deletes every notification of `userID` and everything of them and of `deviceIDs`, and
+    /// records the erasure. Throws `-32602` naming `userId` or `deviceIds` for ids that cannot be ours.
+    public func eraseUser(_ userID: String, deviceIDs: [String]) async throws -> [String: Int] {
+        guard !userID.isEmpty, userID.utf8.count <= Self.maxRecipientIDLength else {
+            throw StoreError.invalidField("userId", "must be 1 to \(Self.maxRecipientIDLength) bytes")
+        }
+        guard deviceIDs.count <= Store.EraseUser.maxDeviceIDs else {
+            throw StoreError.invalidField("deviceIds", "must name at most \(Store.EraseUser.maxDeviceIDs) devices")
+        }
+        let devices = try deviceIDs.enumerated().map { index, id in
+            guard let normalized = NotificationID.normalized(id) else {
+                throw StoreError.invalidField("deviceIds[\(index)]", "must be a UUID")
+            }
+            return normalized
+        }
+        let erased = try await repository.eraseUser(userID, deviceIDs: devices)
+        (audit?.keyring as? CachedAuditKeyring)?.forget(userID)
+        audit?.record(
+            "store.user.erased",
+            ["user": .user(userID)].merging(erased.mapValues { .integer(Int64($0)) }) { first, _ in first })
+        logger.notice("store.user.erased", metadata: erased.mapValues { "\($0)" })
+        return erased
+    }
 }

@@ -66,7 +66,7 @@ public struct StoreComponents: RPCServiceComponents {
                 EphemeralAuditKeyring()
             }
         let audit = AuditTrail(
-            service: StoreMigrations.schema.service, database: database.sql, keyring: keyring,
+            repository: SQLAuditRepository(database: database.sql, schema: StoreMigrations.schema), keyring: keyring,
             signingKey: try configuration.audit.loadKey(logger: logger), configuration: configuration.audit,
             logger: logger, metrics: metrics)
         // Replicas share one table, so a proof accepted by one is refused by every other; one process keeps it in memory.

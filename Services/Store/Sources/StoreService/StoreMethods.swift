@@ -167,6 +167,11 @@ public enum StoreMethods {
             return Store.RevokeDevices.Result(deviceIds: params.deviceIds.count, sealedCopiesDeleted: deleted)
         }
 
+        // Only auth's own erasure tokens carry `users:erase` (auth never gives it to a client).
+        methods.register(Store.EraseUser.self, requires: .scope(Scope.usersErase)) { params, _, _ in
+            Store.EraseUser.Result(erased: try await store.eraseUser(params.userId, deviceIDs: params.deviceIds ?? []))
+        }
+
         methods.register(Store.List.self, requires: .user) { params, user, _ in
             let page = try await store.list(
                 recipientID: user.subject, unreadOnly: params.unreadOnly ?? false, limit: params.limit,

@@ -68,7 +68,7 @@ public enum StoreMigrations {
             "v8 receipts by time",
             ["CREATE INDEX fetch_receipt_by_time ON fetch_receipt (fetched_at, notification_id, device_id)"]),
         // The audit trail (issue 31), the same tables as every service's.
-        AuditSchema.migration("v9 audit trail"),
+        AuditSchema.migration("v9 audit trail", tables: AuditTables(prefix: "store")),
     ]
 
     /// The service's schema: `store` on PostgreSQL, built by ``all``.
