@@ -33,7 +33,8 @@ public final class LazyPeerClient: Service, Sendable {
     public func rpc() throws -> RPCClient {
         try client.withLock { client in
             if let client { return client.rpc }
-            let made = try PeerClient(url: try url(), peerName: peerName, caFile: caFile, logger: logger, tracer: tracer)
+            let made = try PeerClient(
+                url: try url(), peerName: peerName, caFile: caFile, logger: logger, tracer: tracer)
             client = made
             return made.rpc
         }

@@ -128,7 +128,8 @@ struct AuditTrailStoryTests {
                 + "WHERE type = 'auth.signin.failed'", [])
         #expect(altered == 1)
         let sequence = try #require(
-            try await database.sql.readOne("SELECT sequence FROM auth_audit_entry WHERE type = 'auth.signin.failed'", [])
+            try await database.sql.readOne(
+                "SELECT sequence FROM auth_audit_entry WHERE type = 'auth.signin.failed'", [])
         ).decode(0, as: Int64.self)
         let refused = try await Self.securepush(["audit", "verify", "--data-dir", stack.dataDirectory])
         #expect(refused.status == 1)

@@ -24,9 +24,11 @@ struct ErasureStoryTests {
         let password = "password of \(name) 1234"
         let userId = try await device.createAccount(username: username, password: password)
         try await device.signIn(username: username, password: password)
-        let deviceId = try await device.register(device: .init(platform: .direct, name: "\(name)'s phone"), key: DeviceKey())
+        let deviceId = try await device.register(
+            device: .init(platform: .direct, name: "\(name)'s phone"), key: DeviceKey())
         let payloads = ["\(name) balance 4,812.07", "\(name) statement ready", "\(name) scheduled reminder"]
-        let first = try await backend.send(.init(recipientId: userId, payload: payloads[0], idempotencyKey: "k-\(name)"))
+        let first = try await backend.send(
+            .init(recipientId: userId, payload: payloads[0], idempotencyKey: "k-\(name)"))
         _ = try await backend.send(.init(recipientId: userId, payload: payloads[1], readOnce: true))
         _ = try await backend.send(
             .init(recipientId: userId, payload: payloads[2], sendAt: Date().addingTimeInterval(3_600)))

@@ -20,13 +20,13 @@ final class ServiceProcess: @unchecked Sendable {
     /// service needs (without the test process's `unset` ones), and waits until its `GET /health` says ready.
     static func start(
         _ executable: String, name: String, environment: [String: String], portVariable: String, logger: Logger,
-        unset: Set<String> = []
+        unset: Set<String> = [], port: Int? = nil
     ) async throws -> ServiceProcess {
         let binary = Self.buildDirectory.appendingPathComponent(executable).path
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw ServiceProcessError("\(binary) is missing: build it first (swift build --build-tests)")
         }
-        let port = try Self.freePort()
+        let port = try port ?? Self.freePort()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         var variables = ProcessInfo.processInfo.environment.filter {

@@ -17,14 +17,15 @@ final class ServiceProcesses {
         self.logger = logger
     }
 
-    /// Starts `executable` as `name` on a free port announced in `portVariable`, with `extra` on top of the common
-    /// environment, and waits until it is ready.
-    func start(_ executable: String, _ name: String, _ portVariable: String, _ extra: [String: String] = [:])
-        async throws -> ServiceProcess
-    {
+    /// Starts `executable` as `name` on `port` (a free one by default) announced in `portVariable`, with `extra` on
+    /// top of the common environment, and waits until it is ready.
+    func start(
+        _ executable: String, _ name: String, _ portVariable: String, _ extra: [String: String] = [:],
+        port: Int? = nil
+    ) async throws -> ServiceProcess {
         let process = try await ServiceProcess.start(
             executable, name: name, environment: environment.merging(extra) { _, new in new },
-            portVariable: portVariable, logger: logger)
+            portVariable: portVariable, logger: logger, port: port)
         all.append(process)
         return process
     }

@@ -233,8 +233,10 @@ struct AuditTrailTests {
             for index in 0..<5 { trail.record("store.fetch", ["n": .integer(Int64(round * 5 + index))]) }
             try await trail.flush()
         }
-        let signed = try await fixture.database.sql.read("SELECT sequence FROM auth_audit_checkpoint ORDER BY sequence", [])
-            .map { try $0.decode(0, as: Int64.self) }
+        let signed = try await fixture.database.sql.read(
+            "SELECT sequence FROM auth_audit_checkpoint ORDER BY sequence", []
+        )
+        .map { try $0.decode(0, as: Int64.self) }
         #expect(signed == [1, 6, 11, 16])
         #expect(try await fixture.verify().unsignedEntries == 0)
     }

@@ -115,6 +115,8 @@ public final class AuditTrail: Service, Sendable {
                     try await self.flush()
                     failures = 0
                 } catch {
+                    // Cut short by shutdown: what it held is committed by the last checkpoint below.
+                    if Task.isCancelled { break }
                     failures += 1
                     self.logger.warning("audit.flush.failed", metadata: ["error": "\(error)"])
                 }
@@ -226,7 +228,7 @@ public final class AuditTrail: Service, Sendable {
                 if since == nil { since = .now }
                 return since!
             }
-            let stopping = stopping.withLock { $0 }
+            let stopping = stopping.withLock { $0 } || Task.isCancelled
             logger.log(level: stopping ? .debug : .warning, "audit.keys.unavailable", metadata: ["error": "\(error)"])
             guard stopping || since.duration(to: .now) >= configuration.keyWait else { throw error }
             return AuditPseudonymizer(userKeys: [:], addressKey: try await fallbackKeyring.addressKey(day: day))

@@ -35,7 +35,8 @@ public struct SQLAuditRepository: Sendable {
                     binds += [entry.chain, entry.sequence, entry.recordedAt, entry.type, entry.body, entry.hash]
                 }
                 _ = try await transaction.execute(
-                    "INSERT INTO \(tables.entry) (chain, sequence, recorded_at, type, body, hash) VALUES \(values)", binds)
+                    "INSERT INTO \(tables.entry) (chain, sequence, recorded_at, type, body, hash) VALUES \(values)",
+                    binds)
             }
             if let checkpoint { try await insert(checkpoint, in: transaction) }
         }

@@ -59,7 +59,8 @@ public struct UserErasure: Sendable {
             var counts: [String: Int] = [:]
             _ = try await transaction.execute("DELETE FROM refresh_tokens WHERE user_id = ?", [userID])
             counts["sessions"] = try await transaction.execute("DELETE FROM token_families WHERE user_id = ?", [userID])
-            counts["auditKeys"] = try await transaction.execute("DELETE FROM audit_user_key WHERE user_id = ?", [userID])
+            counts["auditKeys"] = try await transaction.execute(
+                "DELETE FROM audit_user_key WHERE user_id = ?", [userID])
             counts["users"] = try await transaction.execute("DELETE FROM users WHERE id = ?", [userID])
             _ = try await transaction.execute(
                 """
@@ -111,7 +112,8 @@ public struct UserErasure: Sendable {
         else { return nil }
         return Journal(
             id: try row.decode(0), userID: try row.decode(1), auth: try Self.decode(try row.decode(2)),
-            dispatch: try (row.decode(3) as String?).map(Self.decode), deviceIDs: try (row.decode(4) as String?)
+            dispatch: try (row.decode(3) as String?).map(Self.decode),
+            deviceIDs: try (row.decode(4) as String?)
                 .map(Self.decode), store: try (row.decode(5) as String?).map(Self.decode),
             finished: try (row.decode(6) as Int64?) != nil)
     }
