@@ -159,6 +159,41 @@ public enum SettingCatalog {
         #"the longest an audit entry stays unsigned: a checkpoint after this many seconds with entries not yet covered"#
     )
 
+    /// `SECUREPUSH_RETAIN_DELIVERIES`.
+    public static let retainDeliveries = IntegerSetting(
+        #"SECUREPUSH_RETAIN_DELIVERIES"#, group: .dispatch, default: 86_400, in: 0...31_536_000, unit: " s",
+        usedBy: #"dispatch"#,
+        #"seconds a send's record and its delivery records are kept after the notification expired (`push.status` answers until then); purged every `SECUREPUSH_DISPATCH_EXPIRY_INTERVAL`"#
+    )
+
+    /// `SECUREPUSH_RETAIN_IDEMPOTENCY_KEYS`.
+    public static let retainIdempotencyKeys = IntegerSetting(
+        #"SECUREPUSH_RETAIN_IDEMPOTENCY_KEYS"#, group: .dispatch, default: 0, in: 0...31_536_000, unit: " s",
+        usedBy: #"dispatch"#,
+        #"seconds a `push.send` idempotency key is kept after it was first used; `0` keeps today's rule: a finished send's key as long as its record (`SECUREPUSH_RETAIN_DELIVERIES`), one that never finished (a crash mid-send) a day"#
+    )
+
+    /// `SECUREPUSH_RETAIN_RECEIPTS`.
+    public static let retainReceipts = IntegerSetting(
+        #"SECUREPUSH_RETAIN_RECEIPTS"#, group: .store, default: 86_400, in: 0...31_536_000, unit: " s",
+        usedBy: #"store"#,
+        #"seconds a fetch receipt is kept after its notification expired (`push.status` shows `fetchedAt` until then); purged every `SECUREPUSH_STORE_PURGE_INTERVAL`"#
+    )
+
+    /// `SECUREPUSH_RETAIN_REVOKED_SESSIONS`.
+    public static let retainRevokedSessions = IntegerSetting(
+        #"SECUREPUSH_RETAIN_REVOKED_SESSIONS"#, group: .auth, default: 2_592_000, in: 900...31_536_000, unit: " s",
+        usedBy: #"auth"#,
+        #"seconds a signed-out or revoked session (and its spent refresh tokens) is kept after it was revoked (at least an access token's lifetime: `auth.revokedSessions` reads them); an unrevoked one is kept until its refresh tokens expire"#
+    )
+
+    /// `SECUREPUSH_RETAIN_AUDIT`.
+    public static let retainAudit = IntegerSetting(
+        #"SECUREPUSH_RETAIN_AUDIT"#, group: .shared, default: 0, in: 0...315_360_000, unit: " s",
+        usedBy: #"all"#,
+        #"seconds audit entries are kept; `0` keeps them forever. Older entries are cut from their chains by a signed `audit.retention.cut` entry, so `securepush audit verify` still passes (see [docs/compliance.md](compliance.md#retention))"#
+    )
+
     /// `SECUREPUSH_ERASURE_SIGNIN_MAX_AGE`.
     public static let erasureSignInMaxAge = IntegerSetting(
         #"SECUREPUSH_ERASURE_SIGNIN_MAX_AGE"#, group: .auth, default: 300, in: 30...86_400, unit: " s",
@@ -450,6 +485,11 @@ public enum SettingCatalog {
         ),
         auditCheckpointEntries.setting,
         auditCheckpointSeconds.setting,
+        retainAudit.setting,
+        retainDeliveries.setting,
+        retainIdempotencyKeys.setting,
+        retainReceipts.setting,
+        retainRevokedSessions.setting,
         idempotencyTimeout.setting,
         maxSchedule.setting,
         webhookSecretOverlap.setting,

@@ -1,5 +1,6 @@
 import AuthService
 import Foundation
+import MetricsTestKit
 import ServiceCore
 import SharedModels
 import Synchronization
@@ -139,5 +140,30 @@ struct UserErasureTests {
                 "SELECT user_id, finished_at FROM user_erasure WHERE id = ?", [erasureID]))
         #expect(try journal.decode(0, as: String?.self) == nil, "the user id is forgotten once finished")
         #expect(try journal.decode(1, as: Int64?.self) != nil)
+    }
+}
+
+@Suite("auth retention")
+struct AuthRetentionTests {
+    @Test("a signed-out session is kept SECUREPUSH_RETAIN_REVOKED_SESSIONS, then purged and counted")
+    func revokedSessions() async throws {
+        let metrics = TestMetrics()
+        var configuration = AuthHarness.configuration()
+        configuration.revokedSessionRetention = 900
+        let auth = try await AuthHarness.make(configuration, metrics: metrics)
+        _ = try await auth.register("rita")
+        let grant = try await auth.login("rita")
+        _ = try await auth.login("rita")  // a second session, never revoked
+        _ = try await auth.rpc.call(Auth.Logout.self, .init(refreshToken: grant.refreshToken))
+        auth.clock.advance(by: 899)
+        try await auth.components.service.purgeExpiredTokens()
+        let sessions = "SELECT COUNT(*) FROM token_families"
+        #expect(try await auth.components.database.sql.readOne(sessions, [])?.decode(0, as: Int64.self) == 2)
+        auth.clock.advance(by: 2)
+        try await auth.components.service.purgeExpiredTokens()
+        #expect(try await auth.components.database.sql.readOne(sessions, [])?.decode(0, as: Int64.self) == 1)
+        #expect(
+            try metrics.expectCounter("securepush_retention_purged_total", [("kind", "revokedSessions")]).totalValue
+                == 1)
     }
 }

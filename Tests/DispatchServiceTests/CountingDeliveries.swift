@@ -153,8 +153,8 @@ final class CountingDeliveries: DeliveryRepository {
         return try await base.expireDue(now: now)
     }
 
-    func purge(before cutoff: Date) async throws -> Int {
+    func purge(before cutoff: Date, keysBefore: Date?) async throws -> DeliveryPurge {
         counted()
-        return try await base.purge(before: cutoff)
+        return try await base.purge(before: cutoff, keysBefore: keysBefore)
     }
 }

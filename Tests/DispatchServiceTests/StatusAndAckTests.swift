@@ -1,5 +1,6 @@
 import DispatchService
 import Foundation
+import MetricsTestKit
 import SharedModels
 import Testing
 
@@ -106,5 +107,35 @@ struct StatusAndAckTests {
         #expect(try await harness.count("push_send") == 0)
         #expect(try await harness.count("delivery") == 0)
         #expect(try await harness.count("idempotency_key") == 0)
+    }
+
+    @Test(
+        "SECUREPUSH_RETAIN_IDEMPOTENCY_KEYS and SECUREPUSH_RETAIN_DELIVERIES purge keys and sends on their own clocks, counted by kind"
+    )
+    func retention() async throws {
+        let metrics = TestMetrics()
+        var configuration = DispatchHarness.configuration()
+        configuration.deliveryRetentionSeconds = 600
+        configuration.idempotencyRetentionSeconds = 120
+        let harness = try await DispatchHarness(configuration: configuration, metrics: metrics)
+        _ = try await harness.registerDevice(user: "alice")
+        let sent = try await harness.send(to: "alice", ttlSeconds: 3_600, idempotencyKey: "k").notificationId
+
+        harness.clock.advance(by: 121)
+        try await harness.components.pushes.expireAndPurge()
+        #expect(try await harness.count("idempotency_key") == 0)
+        #expect(try await harness.count("push_send") == 1)
+        #expect(try await harness.status(sent).deliveries.count == 1)
+
+        harness.clock.advance(by: 3_600 + 600)
+        try await harness.components.pushes.expireAndPurge()
+        #expect(try await harness.count("push_send") == 0)
+        #expect(try await harness.count("delivery") == 0)
+        func purged(_ kind: String) throws -> Int64 {
+            try metrics.expectCounter("securepush_retention_purged_total", [("kind", kind)]).totalValue
+        }
+        #expect(try purged("idempotencyKeys") == 1)
+        #expect(try purged("sends") == 1)
+        #expect(try purged("deliveries") == 1)
     }
 }

@@ -270,3 +270,44 @@ struct AuditTrailTests {
         #expect(count == 4, "genesis and the 3 that fitted")
     }
 }
+
+@Suite("Audit retention: cut entries, signed, verified across")
+struct AuditRetentionTests {
+    @Test(
+        "a retention cut removes old entries of every chain and still verifies; a later cut restates the earlier ones")
+    func verifiesAcrossCuts() async throws {
+        let fixture = try TrailFixture()
+        _ = try await fixture.signedTrail(5)
+        let live = try await fixture.signedTrail(4)
+        // Everything recorded so far is older than the cut.
+        try await Task.sleep(for: .milliseconds(5))
+        let deleted = try await live.applyRetention(before: Date())
+        #expect(deleted == 6 + 5)
+        var report = try await fixture.verify()
+        #expect(report.fault == nil, "\(String(describing: report.fault))")
+        #expect(report.chains == 1, "the first chain is gone whole; its checkpoint file is covered by the cut")
+
+        live.record("store.fetch", ["n": .integer(1)])
+        try await live.checkpoint()
+        try await Task.sleep(for: .milliseconds(5))
+        let between = Date()
+        try await Task.sleep(for: .milliseconds(5))
+        live.record("store.fetch", ["n": .integer(2)])
+        try await live.checkpoint()
+        // The second cut takes the first cut's own entries with it, and states the live chain's cut again.
+        #expect(try await live.applyRetention(before: between) >= 2)
+        report = try await fixture.verify()
+        #expect(report.fault == nil, "\(String(describing: report.fault))")
+        let cuts = try await fixture.database.sql.read(
+            "SELECT body FROM auth_audit_entry WHERE type = 'audit.retention.cut'", [])
+        #expect(cuts.count == 1)
+
+        // Entries removed without a cut are still caught.
+        let first = try #require(
+            try await fixture.database.sql.readOne("SELECT MIN(sequence) FROM auth_audit_entry", [])
+        )
+        .decode(0, as: Int64.self)
+        try await fixture.execute("DELETE FROM auth_audit_entry WHERE sequence = ?", [first])
+        #expect(try await fixture.verify().fault?.reason.contains("no retention cut names them") == true)
+    }
+}

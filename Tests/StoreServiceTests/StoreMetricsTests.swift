@@ -1,6 +1,7 @@
 import Foundation
 import MetricsTestKit
 import SharedModels
+import StoreService
 import Testing
 
 @Suite("notification-store metrics")
@@ -45,5 +46,29 @@ struct StoreMetricsTests {
         harness.clock.advance(by: 61)
         try await harness.components.store.purgeExpired()
         #expect(try metrics.expectCounter("securepush_store_notifications_purged_total").totalValue == 2)
+    }
+}
+
+@Suite("notification-store retention")
+struct StoreRetentionTests {
+    @Test("receipts outlive their notification by SECUREPUSH_RETAIN_RECEIPTS, then go, counted by kind")
+    func receiptRetention() async throws {
+        let metrics = TestMetrics()
+        var configuration = StoreConfiguration()
+        configuration.receiptRetentionSeconds = 3_600
+        let harness = try await StoreHarness(configuration: configuration, metrics: metrics)
+        let stored = try await harness.put(to: "alice", ttlSeconds: 60)
+        let device = "0b5e3c1a-7d2f-4e8a-9c6b-1f2e3d4c5b6a"
+        _ = try await harness.client.call(
+            Store.Get.self, .init(notificationId: stored.notificationId, deviceId: device),
+            token: try await harness.signer.userToken("alice"))
+        harness.clock.advance(by: 61)
+        try await harness.components.store.purgeExpired()
+        #expect(try await harness.components.store.receipts(id: stored.notificationId).map(\.deviceId) == [device])
+        harness.clock.advance(by: 3_600)
+        try await harness.components.store.purgeExpired()
+        #expect(try await harness.components.store.receipts(id: stored.notificationId).isEmpty)
+        #expect(
+            try metrics.expectCounter("securepush_retention_purged_total", [("kind", "receipts")]).totalValue == 1)
     }
 }

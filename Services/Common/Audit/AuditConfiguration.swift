@@ -30,6 +30,10 @@ public struct AuditConfiguration: Sendable {
     /// How long entries wait for the keyring (auth) when it cannot answer, retried with backoff, before they are
     /// written under this process's own day key instead (unlinkable across processes, but never lost).
     public var keyWait: Duration = .seconds(60)
+    /// How long entries are kept (`SECUREPUSH_RETAIN_AUDIT`); `nil` keeps them forever.
+    public var retention: Duration?
+    /// How often the retention is applied.
+    public var retentionInterval: Duration = .seconds(600)
 
     /// - Parameters:
     ///   - key: the checkpoint key; a fresh one in memory by default (tests).
@@ -73,6 +77,8 @@ public struct AuditConfiguration: Sendable {
             checkpointDirectory: directory ?? dataDirectory.appendingPathComponent("audit-checkpoints").path,
             checkpointEntries: try environment.int(SettingCatalog.auditCheckpointEntries),
             checkpointInterval: try environment.seconds(SettingCatalog.auditCheckpointSeconds))
+        let retention = try environment.int(SettingCatalog.retainAudit)
+        self.retention = retention == 0 ? nil : .seconds(retention)
     }
 
     /// The signing key: a file is read now (throwing `ConfigurationError` naming it), the development default is

@@ -45,6 +45,7 @@ public final class AuditTrail: Service, Sendable {
     private let entriesCounter: Counter
     private let droppedCounter: Counter
     private let checkpointCounter: Counter
+    private let retentionMetrics: RetentionMetrics
     /// When the chain began: its genesis entry's time, before anything recorded in it.
     private let startedAt = Date()
 
@@ -68,6 +69,7 @@ public final class AuditTrail: Service, Sendable {
         entriesCounter = Counter(label: "securepush_audit_entries_total", factory: metrics)
         droppedCounter = Counter(label: "securepush_audit_dropped_total", factory: metrics)
         checkpointCounter = Counter(label: "securepush_audit_checkpoints_total", factory: metrics)
+        retentionMetrics = RetentionMetrics(factory: metrics)
     }
 
     /// `r` + 16 random hexadecimal digits.
@@ -110,10 +112,17 @@ public final class AuditTrail: Service, Sendable {
     public func run() async throws {
         await cancelWhenGracefulShutdown {
             var failures = 0
+            var lastRetention: ContinuousClock.Instant?
             while !Task.isCancelled {
                 do {
                     try await self.flush()
                     failures = 0
+                    if let retention = self.configuration.retention,
+                        lastRetention.map({ $0.duration(to: .now) >= self.configuration.retentionInterval }) ?? true
+                    {
+                        lastRetention = .now
+                        try await self.applyRetention(before: Date().addingTimeInterval(-retention.timeInterval))
+                    }
                 } catch {
                     // Cut short by shutdown: what it held is committed by the last checkpoint below.
                     if Task.isCancelled { break }
@@ -135,6 +144,58 @@ public final class AuditTrail: Service, Sendable {
             try await uncancelled { try await self.checkpoint() }
         } catch {
             logger.error("audit.final_checkpoint.failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// The type of the entries that state a retention cut.
+    public static let retentionCutType = "audit.retention.cut"
+
+    /// Deletes every entry recorded before `cutoff` from every chain of the service (one replica at a time), and in
+    /// the same transaction appends one signed `audit.retention.cut` entry per chain that now starts after its
+    /// genesis (`{chain, throughSequence, throughHash, before}`), so that `audit verify` still passes; returns how
+    /// many entries went.
+    @discardableResult
+    public func applyRetention(before cutoff: Date) async throws -> Int {
+        try await flushing.withLock {
+            try await self.commitPending()
+            let state = self.head.withLock { $0 }
+            let cutoffMS = cutoff.millisecondsSince1970
+            let outcome = try await self.repository.database.exclusively("audit-retention") {
+                transaction -> (Int, [AuditEntry], AuditCheckpoint?) in
+                let (deleted, cuts) = try await self.repository.cut(before: cutoffMS, in: transaction)
+                guard deleted > 0 else { return (0, [], nil) }
+                var previous: (sequence: Int64, hash: String) = (state.sequence, state.hash)
+                var entries: [AuditEntry] = []
+                let recordedAt = Date().millisecondsSince1970
+                for cut in cuts {
+                    let entry = AuditEntry(
+                        service: self.service, chain: self.chain, following: previous, type: Self.retentionCutType,
+                        recordedAt: recordedAt,
+                        fields: [
+                            "chain": .string(cut.chain), "throughSequence": .int(cut.throughSequence),
+                            "throughHash": .string(cut.throughHash), "before": .int(cutoffMS),
+                        ])
+                    entries.append(entry)
+                    previous = (entry.sequence, entry.hash)
+                }
+                let checkpoint = try self.signed(sequence: previous.sequence, hash: previous.hash)
+                try await self.repository.append(entries, checkpoint: checkpoint, in: transaction)
+                return (deleted, entries, checkpoint)
+            }
+            guard let (deleted, entries, checkpoint) = outcome, let checkpoint, let last = entries.last else {
+                return 0
+            }
+            self.head.withLock { head in
+                head.sequence = last.sequence
+                head.hash = last.hash
+                head.sinceCheckpoint = 0
+                head.checkpointed = last.sequence
+                head.lastCheckpoint = .now
+            }
+            self.entriesCounter.increment(by: entries.count)
+            self.retentionMetrics.purged("audit", deleted)
+            self.writeOutside(checkpoint)
+            return deleted
         }
     }
 

@@ -55,50 +55,63 @@ public struct AuditVerifier: Sendable {
             report.checkpoints += 1
         }
 
+        // Retention cuts, as the trail's own signed `audit.retention.cut` entries state them (they are checked as part
+        // of their chain below).
+        let (cuts, horizon) = try await repository.statedCuts()
         let chains = try await repository.chains()
         for missing in Set(signed.keys).subtracting(chains.map(\.chain)).sorted() {
-            return fault(
-                missing, 1, "no entries left, but checkpoints up to \(signed[missing]!.keys.max()!) were signed")
+            let last = signed[missing]!.values.max { $0.sequence < $1.sequence }!
+            // A chain retention removed whole: cut through its last checkpoint, or signed before the cut's horizon.
+            if (cuts[missing]?.throughSequence ?? 0) >= last.sequence || last.signedAt < horizon { continue }
+            return fault(missing, 1, "no entries left, but checkpoints up to \(last.sequence) were signed")
         }
 
         for (chain, first, _) in chains {
             report.chains += 1
-            let checkpoints = signed[chain] ?? [:]
-            guard first == 1 else { return fault(chain, 1, "the chain's entries 1–\(first - 1) are missing") }
-            var previous: AuditEntry?
+            let cut = cuts[chain]
+            let checkpoints = (signed[chain] ?? [:]).filter { $0.key > (cut?.throughSequence ?? 0) }
+            var previous: (sequence: Int64, hash: String) = (0, "")
+            if first > 1 {
+                guard let cut, cut.throughSequence == first - 1 else {
+                    return fault(
+                        chain, 1, "the chain's entries 1–\(first - 1) are missing (no retention cut names them)")
+                }
+                previous = (cut.throughSequence, cut.throughHash)
+            }
             var after: Int64 = 0
             while true {
                 let page = try await repository.entries(of: chain, after: after)
                 if page.isEmpty { break }
                 for entry in page {
-                    let expected = (previous?.sequence ?? 0) + 1
+                    let expected = previous.sequence + 1
                     guard entry.sequence == expected else {
                         return fault(chain, expected, "entry missing (the next one stored is \(entry.sequence))")
                     }
-                    if let reason = Self.fault(in: entry, previous: previous, service: repository.service) {
+                    if let reason = Self.fault(in: entry, previousHash: previous.hash, service: repository.service) {
                         return fault(chain, entry.sequence, reason)
                     }
                     if let checkpoint = checkpoints[entry.sequence], checkpoint.hash != entry.hash {
                         return fault(chain, entry.sequence, "the entry differs from the one its checkpoint signed")
                     }
                     report.entries += 1
-                    previous = entry
+                    previous = (entry.sequence, entry.hash)
                 }
                 after = page[page.count - 1].sequence
             }
-            let last = previous?.sequence ?? 0
+            let last = previous.sequence
             if let signedLast = checkpoints.keys.max(), signedLast > last {
                 return fault(
                     chain, last + 1, "the chain ends at \(last) but a checkpoint signed entry \(signedLast) (truncated)"
                 )
             }
-            report.unsignedEntries += Int(last - (checkpoints.keys.max() ?? 0))
+            report.unsignedEntries += Int(last - max(checkpoints.keys.max() ?? 0, cut?.throughSequence ?? 0))
         }
         return report
     }
 
-    /// What is wrong with `entry` alone and as `previous`'s successor, or `nil`.
-    static func fault(in entry: AuditEntry, previous: AuditEntry?, service: String) -> String? {
+    /// What is wrong with `entry` alone and as the successor of the entry whose hash is `previousHash` (empty for a
+    /// genesis entry), or `nil`.
+    static func fault(in entry: AuditEntry, previousHash: String, service: String) -> String? {
         guard AuditEntry.hash(of: Array(entry.body.utf8)) == entry.hash else {
             return "hash does not match the entry's body (the entry was altered)"
         }
@@ -109,7 +122,7 @@ public struct AuditVerifier: Sendable {
         guard body["type"] == .string(entry.type), body["at"] == .int(entry.recordedAt) else {
             return "the entry's type or time columns differ from its body"
         }
-        guard body["prev"] == .string(previous?.hash ?? "") else {
+        guard body["prev"] == .string(previousHash) else {
             return "not chained to entry \(entry.sequence - 1) (an entry before it was altered, removed or swapped)"
         }
         return nil

@@ -1,4 +1,5 @@
 import Foundation
+import JSONRPC
 
 /// The audit trail's rows in a service's database: appended by ``AuditTrail``, read by ``AuditVerifier`` and the
 /// export.
@@ -26,20 +27,26 @@ public struct SQLAuditRepository: Sendable {
     /// Appends `entries` (and `checkpoint`, when given) in one transaction.
     func append(_ entries: [AuditEntry], checkpoint: AuditCheckpoint?) async throws {
         try await database.transaction { transaction in
-            for start in stride(from: 0, to: entries.count, by: Self.rowsPerStatement) {
-                let rows = entries[start..<min(start + Self.rowsPerStatement, entries.count)]
-                let values = Array(repeating: "(?, ?, ?, ?, ?, ?)", count: rows.count).joined(separator: ", ")
-                var binds: [any SQLBindable] = []
-                binds.reserveCapacity(rows.count * 6)
-                for entry in rows {
-                    binds += [entry.chain, entry.sequence, entry.recordedAt, entry.type, entry.body, entry.hash]
-                }
-                _ = try await transaction.execute(
-                    "INSERT INTO \(tables.entry) (chain, sequence, recorded_at, type, body, hash) VALUES \(values)",
-                    binds)
-            }
-            if let checkpoint { try await insert(checkpoint, in: transaction) }
+            try await append(entries, checkpoint: checkpoint, in: transaction)
         }
+    }
+
+    /// Appends `entries` (and `checkpoint`) in `transaction`.
+    func append(_ entries: [AuditEntry], checkpoint: AuditCheckpoint?, in transaction: any SQLTransaction)
+        async throws
+    {
+        for start in stride(from: 0, to: entries.count, by: Self.rowsPerStatement) {
+            let rows = entries[start..<min(start + Self.rowsPerStatement, entries.count)]
+            let values = Array(repeating: "(?, ?, ?, ?, ?, ?)", count: rows.count).joined(separator: ", ")
+            var binds: [any SQLBindable] = []
+            binds.reserveCapacity(rows.count * 6)
+            for entry in rows {
+                binds += [entry.chain, entry.sequence, entry.recordedAt, entry.type, entry.body, entry.hash]
+            }
+            _ = try await transaction.execute(
+                "INSERT INTO \(tables.entry) (chain, sequence, recorded_at, type, body, hash) VALUES \(values)", binds)
+        }
+        if let checkpoint { try await insert(checkpoint, in: transaction) }
     }
 
     /// Records `checkpoint`.
@@ -116,5 +123,79 @@ public struct SQLAuditRepository: Sendable {
                 chain: try $0.decode(0), sequence: try $0.decode(1), recordedAt: try $0.decode(2),
                 type: try $0.decode(3), body: try $0.decode(4), hash: try $0.decode(5))
         }
+    }
+}
+
+extension SQLAuditRepository {
+    /// One chain's cut: every entry up to `throughSequence` (whose hash was `throughHash`) is gone.
+    public struct Cut: Sendable, Hashable {
+        public var chain: String
+        public var throughSequence: Int64
+        public var throughHash: String
+    }
+
+    /// In `transaction`: deletes every entry recorded before `cutoff` (and the checkpoints they cover), and returns
+    /// the cut of every chain that now starts after its genesis entry (cut now or before), for the signed
+    /// `audit.retention.cut` entries that let verification pass across them. A chain cut whole is named with its last
+    /// entry.
+    func cut(before cutoff: Int64, in transaction: any SQLTransaction) async throws -> (deleted: Int, cuts: [Cut]) {
+        var cuts: [String: Cut] = [:]
+        for row in try await transaction.query(
+            """
+            SELECT e.chain, e.sequence, e.hash FROM \(tables.entry) e
+            JOIN (SELECT chain, MAX(sequence) AS last FROM \(tables.entry) WHERE recorded_at < ? GROUP BY chain) o
+              ON o.chain = e.chain AND o.last = e.sequence
+            """, [cutoff])
+        {
+            let cut = Cut(chain: try row.decode(0), throughSequence: try row.decode(1), throughHash: try row.decode(2))
+            cuts[cut.chain] = cut
+        }
+        var deleted = 0
+        for cut in cuts.values {
+            deleted += try await transaction.execute(
+                "DELETE FROM \(tables.entry) WHERE chain = ? AND sequence <= ?", [cut.chain, cut.throughSequence])
+            _ = try await transaction.execute(
+                "DELETE FROM \(tables.checkpoint) WHERE chain = ? AND sequence <= ?", [cut.chain, cut.throughSequence])
+        }
+        // Chains cut by an earlier run, named again so the newest cut entries always describe every cut.
+        for row in try await transaction.query(
+            """
+            SELECT e.chain, e.sequence, e.body FROM \(tables.entry) e
+            JOIN (SELECT chain, MIN(sequence) AS first FROM \(tables.entry) GROUP BY chain) f
+              ON f.chain = e.chain AND f.first = e.sequence
+            WHERE e.sequence > 1
+            """, [])
+        {
+            let chain: String = try row.decode(0)
+            guard cuts[chain] == nil else { continue }
+            let first: Int64 = try row.decode(1)
+            let entry = AuditEntry(
+                chain: chain, sequence: first, recordedAt: 0, type: "", body: try row.decode(2), hash: "")
+            guard case .string(let previous)? = entry.parsedBody?["prev"] else { continue }
+            cuts[chain] = Cut(chain: chain, throughSequence: first - 1, throughHash: previous)
+        }
+        return (deleted, cuts.values.sorted { $0.chain < $1.chain })
+    }
+
+    /// Every cut the trail's `audit.retention.cut` entries state (the furthest per chain), and the latest retention
+    /// horizon they name (milliseconds; chains whose every entry was older are gone).
+    public func statedCuts() async throws -> (cuts: [String: Cut], horizon: Int64) {
+        var cuts: [String: Cut] = [:]
+        var horizon: Int64 = 0
+        for row in try await database.read(
+            "SELECT body FROM \(tables.entry) WHERE type = ?", [AuditTrail.retentionCutType])
+        {
+            let body: String = try row.decode(0)
+            guard case .object(let members)? = try? JSONValueParser.parse(Array(body.utf8)),
+                case .object(let fields)? = members["fields"], case .string(let chain)? = fields["chain"],
+                case .int(let through)? = fields["throughSequence"], case .string(let hash)? = fields["throughHash"],
+                case .int(let before)? = fields["before"]
+            else { continue }
+            horizon = max(horizon, before)
+            if (cuts[chain]?.throughSequence ?? -1) < through {
+                cuts[chain] = Cut(chain: chain, throughSequence: through, throughHash: hash)
+            }
+        }
+        return (cuts, horizon)
     }
 }

@@ -120,6 +120,8 @@ public struct AuthComponents: RPCServiceComponents {
             database: database.sql, peers: erasurePeers, signer: signer, audit: audit, now: now, logger: logger)
         service.erasure = erasure
         service.erasureSignInMaxAge = TimeInterval(configuration.erasureSignInMaxAge)
+        service.revokedSessionRetention = TimeInterval(configuration.revokedSessionRetention)
+        service.retentionMetrics = RetentionMetrics(factory: metrics)
         return AuthComponents(
             configuration: configuration,
             database: database,

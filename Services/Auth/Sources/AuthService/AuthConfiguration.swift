@@ -36,6 +36,8 @@ public struct AuthConfiguration: ServiceDatabaseConfiguration, Sendable {
     /// How recent a user's password sign-in must be for them to erase their own account
     /// (`SECUREPUSH_ERASURE_SIGNIN_MAX_AGE`), seconds.
     public var erasureSignInMaxAge = SettingCatalog.erasureSignInMaxAge.defaultValue
+    /// How long a revoked session is kept (`SECUREPUSH_RETAIN_REVOKED_SESSIONS`), seconds.
+    public var revokedSessionRetention = SettingCatalog.retainRevokedSessions.defaultValue
     /// Failed sign-ins per (username or client id, client address) within `failedLoginWindow` before `-32029`; one
     /// address may fail 5× as often over all accounts; an account failing 5× as often is slowed. `0` disables all.
     public var maxFailedLogins: Int
@@ -134,6 +136,7 @@ extension AuthConfiguration {
         sqliteSynchronous = try environment.sqliteSynchronous()
         storeClient = try Self.client(environment, prefix: "SECUREPUSH_STORE_CLIENT")
         erasureSignInMaxAge = try environment.int(SettingCatalog.erasureSignInMaxAge)
+        revokedSessionRetention = try environment.int(SettingCatalog.retainRevokedSessions)
         try validate()
         audit = try AuditConfiguration(environment: environment)
         if isProduction, !(try environment.productionAllowances().contains(.noAuthLimits)) {

@@ -39,6 +39,9 @@ public protocol AuthRepository: Sendable {
     /// Deletes refresh tokens that expired before `now`, and families left without tokens; returns how many tokens went.
     func purgeRefreshTokens(expiredBefore now: Date) async throws -> Int
 
+    /// Deletes sessions (token families, with their refresh tokens) revoked before `cutoff`; returns how many.
+    func purgeRevokedSessions(revokedBefore cutoff: Date) async throws -> Int
+
     /// Every signing key ever activated, newest first.
     func signingKeys() async throws -> [SigningKeyRecord]
     /// Makes `key` the current signing key: stores it when new, clears its retirement, and retires every other current key at `now`.

@@ -59,10 +59,16 @@ extension AuthenticationService {
         return Auth.RevokedSessions.Result(sessionIds: Array(Set(families)).sorted(), asOf: asOf)
     }
 
-    /// Deletes expired refresh tokens and empty families; returns how many tokens went.
+    /// Deletes expired refresh tokens and empty families, and sessions revoked longer than
+    /// `SECUREPUSH_RETAIN_REVOKED_SESSIONS` ago; returns how many tokens expired.
     @discardableResult
     public func purgeExpiredTokens() async throws -> Int {
-        try await repository.purgeRefreshTokens(expiredBefore: now())
+        let expired = try await repository.purgeRefreshTokens(expiredBefore: now())
+        retentionMetrics.purged(
+            "revokedSessions",
+            try await repository.purgeRevokedSessions(
+                revokedBefore: now().addingTimeInterval(-revokedSessionRetention)))
+        return expired
     }
 
     private static func requireNonEmpty(_ refreshToken: String) throws(AuthError) {

@@ -29,6 +29,10 @@ public struct AuthenticationService: Sendable {
     public internal(set) var erasure: UserErasure?
     /// How recent a user's password sign-in must be for them to erase their own account, seconds.
     var erasureSignInMaxAge: TimeInterval = TimeInterval(SettingCatalog.erasureSignInMaxAge.defaultValue)
+    /// How long a revoked session is kept (`SECUREPUSH_RETAIN_REVOKED_SESSIONS`), seconds.
+    var revokedSessionRetention = TimeInterval(SettingCatalog.retainRevokedSessions.defaultValue)
+    /// Counts what the purge deletes by retention (`securepush_retention_purged_total`).
+    var retentionMetrics = RetentionMetrics.disabled
     let now: @Sendable () -> Date
 
     /// - Parameters:

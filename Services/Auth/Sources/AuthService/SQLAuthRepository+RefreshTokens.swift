@@ -79,6 +79,17 @@ extension SQLAuthRepository {
         return purged ?? 0
     }
 
+    public func purgeRevokedSessions(revokedBefore cutoff: Date) async throws -> Int {
+        let purged = try await database.exclusively("purge-revoked-sessions") { transaction in
+            let cutoff = cutoff.millisecondsSince1970
+            _ = try await transaction.execute(
+                "DELETE FROM refresh_tokens WHERE family_id IN (SELECT id FROM token_families WHERE revoked_at < ?)",
+                [cutoff])
+            return try await transaction.execute("DELETE FROM token_families WHERE revoked_at < ?", [cutoff])
+        }
+        return purged ?? 0
+    }
+
     private static func insertToken(
         _ hash: String, familyID: String, userID: String, expiresAt: Date, at now: Date,
         _ transaction: any SQLTransaction

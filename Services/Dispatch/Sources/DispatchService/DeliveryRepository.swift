@@ -110,9 +110,25 @@ public protocol DeliveryRepository: Sendable {
     /// Marks every unfinished job past its expiry `expired`; returns how many.
     func expireDue(now: Date) async throws -> Int
 
-    /// Deletes sends (with their jobs and idempotency keys) that expired before `cutoff`, and pending
-    /// reservations made before it; returns how many sends.
-    func purge(before cutoff: Date) async throws -> Int
+    /// Deletes sends (with their jobs and idempotency keys) that expired before `cutoff`, and idempotency keys
+    /// reserved before `keysBefore` (`nil`: the pending ones reserved before `cutoff`); returns how many of each.
+    func purge(before cutoff: Date, keysBefore: Date?) async throws -> DeliveryPurge
+}
+
+/// What one purge of push-dispatch's send records deleted.
+public struct DeliveryPurge: Sendable, Equatable {
+    /// Send records.
+    public var sends = 0
+    /// Delivery records of those sends.
+    public var deliveries = 0
+    /// Idempotency keys (with their sends, or on their own).
+    public var idempotencyKeys = 0
+
+    public init(sends: Int = 0, deliveries: Int = 0, idempotencyKeys: Int = 0) {
+        self.sends = sends
+        self.deliveries = deliveries
+        self.idempotencyKeys = idempotencyKeys
+    }
 }
 
 /// A reserved idempotency key: the caller may call the store.

@@ -143,7 +143,7 @@ public struct DispatchComponents: RPCServiceComponents {
             devices: deviceRepository, deliveries: deliveryRepository, providers: providers, hub: hub,
             maxDevicesPerUser: configuration.maxDevicesPerUser, now: now, logger: logger, metrics: dispatchMetrics,
             revocationQueued: { revocationSender.wake() }, browserOrigins: configuration.server.cors, audit: audit)
-        let pushes = PushSender(
+        var mutablePushes = PushSender(
             deliveries: deliveryRepository,
             devices: deviceRepository,
             store: storeWriter,
@@ -153,14 +153,19 @@ public struct DispatchComponents: RPCServiceComponents {
             limits: .init(
                 maxPayloadBytes: configuration.maxPayloadBytes, maxTTLSeconds: configuration.maxTTLSeconds,
                 idempotencyTimeout: configuration.idempotencyTimeout,
+                retention: .seconds(configuration.deliveryRetentionSeconds),
                 defaultTTLSeconds: configuration.defaultTTLSeconds,
-                maxScheduleSeconds: configuration.maxScheduleSeconds
+                maxScheduleSeconds: configuration.maxScheduleSeconds,
+                idempotencyRetention: configuration.idempotencyRetentionSeconds == 0
+                    ? nil : .seconds(configuration.idempotencyRetentionSeconds)
             ),
             now: now,
             logger: logger,
             tracer: tracer,
             scheduleOwner: deliveryRepository.replicaID
         )
+        mutablePushes.retentionMetrics = RetentionMetrics(factory: metrics)
+        let pushes = mutablePushes
         let eraser = DispatchUserEraser(
             erasure: SQLDispatchErasure(database: database.sql), hub: hub, recipients: pushes.recipients, audit: audit,
             logger: logger)

@@ -28,6 +28,10 @@ public struct DispatchConfiguration: ServiceDatabaseConfiguration, Sendable {
     public var replicaLeaseTimeout: Duration = .seconds(SettingCatalog.replicaLease.defaultValue)
     /// Furthest ahead a `push.send` `sendAt` may be (`SECUREPUSH_MAX_SCHEDULE`).
     public var maxScheduleSeconds = SettingCatalog.maxSchedule.defaultValue
+    /// How long a send's record and deliveries are kept after it expired (`SECUREPUSH_RETAIN_DELIVERIES`), seconds.
+    public var deliveryRetentionSeconds = SettingCatalog.retainDeliveries.defaultValue
+    /// How long an idempotency key is kept (`SECUREPUSH_RETAIN_IDEMPOTENCY_KEYS`), seconds; 0: with its send.
+    public var idempotencyRetentionSeconds = SettingCatalog.retainIdempotencyKeys.defaultValue
     /// How often due scheduled sends are looked for (a scheduled send goes out within this of its time).
     public var scheduleInterval: Duration = .milliseconds(250)
     /// push-dispatch's own client id at auth (a client with scope `store:write`).
@@ -131,6 +135,8 @@ public struct DispatchConfiguration: ServiceDatabaseConfiguration, Sendable {
             try environment.int(SettingCatalog.idempotencyTimeout))
         replicaLeaseTimeout = .seconds(try environment.int(SettingCatalog.replicaLease))
         maxScheduleSeconds = try environment.int(SettingCatalog.maxSchedule)
+        deliveryRetentionSeconds = try environment.int(SettingCatalog.retainDeliveries)
+        idempotencyRetentionSeconds = try environment.int(SettingCatalog.retainIdempotencyKeys)
         sqliteSynchronous = try environment.sqliteSynchronous()
         defaultTTLSeconds = try environment.defaultTTL()
         sweepInterval = .seconds(try environment.int(SettingCatalog.dispatchSweepInterval))

@@ -16,6 +16,9 @@ public struct PushSender: Sendable {
         public var idempotencyTimeout: Duration
         /// How long a send is kept after its notification expired (for `push.status` and its idempotency key).
         public var retention: Duration
+        /// How long an idempotency key is kept after it was reserved (`SECUREPUSH_RETAIN_IDEMPOTENCY_KEYS`); `nil`:
+        /// a finished send's key as long as its record, an unfinished one ``retention``.
+        public var idempotencyRetention: Duration?
         /// The store's lifetime for a send without `ttlSeconds` (`SECUREPUSH_DEFAULT_TTL`).
         public var defaultTTLSeconds: Int
         /// Furthest ahead a `sendAt` may be (`SECUREPUSH_MAX_SCHEDULE`).
@@ -26,8 +29,10 @@ public struct PushSender: Sendable {
         public init(
             maxPayloadBytes: Int = 65_536, maxTTLSeconds: Int = 2_592_000,
             idempotencyTimeout: Duration = .seconds(120), retention: Duration = .seconds(86_400),
-            defaultTTLSeconds: Int = 604_800, maxScheduleSeconds: Int = 604_800, scheduleLease: Duration = .seconds(60)
+            defaultTTLSeconds: Int = 604_800, maxScheduleSeconds: Int = 604_800, scheduleLease: Duration = .seconds(60),
+            idempotencyRetention: Duration? = nil
         ) {
+            self.idempotencyRetention = idempotencyRetention
             self.maxScheduleSeconds = maxScheduleSeconds
             self.scheduleLease = scheduleLease
             self.defaultTTLSeconds = defaultTTLSeconds
@@ -53,6 +58,8 @@ public struct PushSender: Sendable {
     let limits: Limits
     let now: @Sendable () -> Date
     let logger: Logger
+    /// Counts what the expiry sweep purges (`securepush_retention_purged_total`).
+    var retentionMetrics = RetentionMetrics.disabled
     /// Reads the `push.send` span's trace context, kept with the send for its deliveries; `nil`: not traced.
     let tracer: (any Tracer)?
     /// This replica's name on the scheduled sends it claims (its delivery repository's replica id).
@@ -303,10 +310,16 @@ public struct PushSender: Sendable {
     public func expireAndPurge() async throws {
         let current = now()
         let expired = try await deliveries.expireDue(now: current)
-        let purged = try await deliveries.purge(before: current.adding(.zero - limits.retention))
+        let purged = try await deliveries.purge(
+            before: current.adding(.zero - limits.retention),
+            keysBefore: limits.idempotencyRetention.map { current.adding(.zero - $0) })
+        retentionMetrics.purged("sends", purged.sends)
+        retentionMetrics.purged("deliveries", purged.deliveries)
+        retentionMetrics.purged("idempotencyKeys", purged.idempotencyKeys)
         _ = try await sendCounters.purge(expiredBefore: current)
-        if expired > 0 || purged > 0 {
-            logger.debug("push.expiry.swept", metadata: ["push.expired": "\(expired)", "push.purged": "\(purged)"])
+        if expired > 0 || purged.sends > 0 {
+            logger.debug(
+                "push.expiry.swept", metadata: ["push.expired": "\(expired)", "push.purged": "\(purged.sends)"])
         }
     }
 

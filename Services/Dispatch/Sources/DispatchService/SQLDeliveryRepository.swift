@@ -383,21 +383,33 @@ public struct SQLDeliveryRepository: DeliveryRepository {
         }
     }
 
-    public func purge(before cutoff: Date) async throws -> Int {
+    public func purge(before cutoff: Date, keysBefore: Date?) async throws -> DeliveryPurge {
         let cutoffMS = cutoff.millisecondsSince1970
         // One replica at a time: the others skip this round.
         let purged = try await database.exclusively("purge") { db in
-            let sends = try await db.execute("DELETE FROM push_send WHERE expires_at < ?", [cutoffMS])
-            _ = try await db.execute(
-                "DELETE FROM idempotency_key WHERE state = 'pending' AND reserved_at < ?", [cutoffMS])
+            var purge = DeliveryPurge()
+            // Counted before their sends take them along (`ON DELETE CASCADE`).
+            let expired = "SELECT notification_id FROM push_send WHERE expires_at < ?"
+            purge.deliveries = try await db.execute(
+                "DELETE FROM delivery WHERE notification_id IN (\(expired))", [cutoffMS])
+            purge.idempotencyKeys = try await db.execute(
+                "DELETE FROM idempotency_key WHERE notification_id IN (\(expired))", [cutoffMS])
+            purge.sends = try await db.execute("DELETE FROM push_send WHERE expires_at < ?", [cutoffMS])
+            if let keysBefore {
+                purge.idempotencyKeys += try await db.execute(
+                    "DELETE FROM idempotency_key WHERE reserved_at < ?", [keysBefore.millisecondsSince1970])
+            } else {
+                purge.idempotencyKeys += try await db.execute(
+                    "DELETE FROM idempotency_key WHERE state = 'pending' AND reserved_at < ?", [cutoffMS])
+            }
             // Unanswered device verifications (ignored once expired; deleted here).
             _ = try await db.execute("DELETE FROM device_verification WHERE expires_at < ?", [cutoffMS])
             _ = try await db.execute(
                 "DELETE FROM device_challenge_push WHERE pushed_at < ?",
                 [cutoffMS - Int64(DeviceVerification.resendInterval.components.seconds * 1000)])
-            return sends
+            return purge
         }
-        return purged ?? 0
+        return purged ?? DeliveryPurge()
     }
 
     /// Decodes a row selected with ``jobColumns``. A stored trace context that is not a valid `traceparent` is

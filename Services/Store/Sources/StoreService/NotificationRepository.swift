@@ -70,6 +70,9 @@ public protocol NotificationRepository: Sendable {
     /// Deletes everything that expired at or before `now`; returns how many.
     func deleteExpired(now: Date) async throws -> Int
 
+    /// Deletes receipts whose notification expired more than `retention` before `now`; returns how many.
+    func purgeReceipts(now: Date, retention: Duration) async throws -> Int
+
     /// Deletes everything of `userID` and of `deviceIDs` (``Store/EraseUser``); returns the rows deleted by kind.
     func eraseUser(_ userID: String, deviceIDs: [String]) async throws -> [String: Int]
 }

@@ -42,6 +42,10 @@ public struct NotificationStore: Sendable {
     /// Where fetches with a device proof (and their refusals) and revocations are recorded; ``StoreMethods`` records
     /// the rest.
     let audit: AuditTrail?
+    /// How long receipts outlive their notification (`SECUREPUSH_RETAIN_RECEIPTS`).
+    var receiptRetention: Duration = .seconds(SettingCatalog.retainReceipts.defaultValue)
+    /// Counts what the purge deletes by retention (`securepush_retention_purged_total`).
+    var retentionMetrics = RetentionMetrics.disabled
 
     /// - Parameters:
     ///   - repository: where notifications live.
@@ -512,6 +516,7 @@ public struct NotificationStore: Sendable {
     public func purgeExpired() async throws -> Int {
         let removed = try await repository.deleteExpired(now: now())
         metrics.purged.increment(by: removed)
+        retentionMetrics.purged("receipts", try await repository.purgeReceipts(now: now(), retention: receiptRetention))
         if removed > 0 {
             logger.debug("store.purge.removed", metadata: ["store.purge.count": "\(removed)"])
         }

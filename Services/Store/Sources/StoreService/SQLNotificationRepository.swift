@@ -299,9 +299,6 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
         // One replica at a time: the others skip this round.
         let cutoff = now.millisecondsSince1970
         let deleted = try await database.exclusively("purge") { db in
-            // Receipts outlive their notification by a day, so push.status still shows them after expiry.
-            _ = try await db.execute(
-                "DELETE FROM fetch_receipt WHERE expires_at <= ?", [cutoff - Self.receiptRetentionMilliseconds])
             _ = try await db.execute(
                 "DELETE FROM sealed_copy WHERE notification_id IN "
                     + "(SELECT id FROM notification WHERE expires_at <= ?)", [cutoff])
@@ -318,8 +315,16 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
 
     /// How long a device revocation is kept: longer than the longest notification lifetime (30 days).
     static let revocationRetentionMilliseconds: Int64 = 31 * 86_400_000
-    /// How long a receipt is kept after its notification expired.
-    static let receiptRetentionMilliseconds: Int64 = 86_400_000
+    /// Deletes receipts whose notification expired more than `retention` before `now` (`SECUREPUSH_RETAIN_RECEIPTS`:
+    /// they outlive their notification, so `push.status` still shows them after expiry); returns how many.
+    public func purgeReceipts(now: Date, retention: Duration) async throws -> Int {
+        let cutoff = now.millisecondsSince1970 - Int64(retention.components.seconds) * 1_000
+        let deleted = try await database.exclusively("purge-receipts") { db in
+            try await db.execute("DELETE FROM fetch_receipt WHERE expires_at <= ?", [cutoff])
+        }
+        if let deleted, deleted > 0 { await purgeErasedBytes() }
+        return deleted ?? 0
+    }
     /// What ``metadata(from:)`` reads.
     static let metadataColumns = "id, recipient_id, created_at, expires_at, read_at, read_once, gone_at"
     /// The metadata columns, then the payload and its scheme.

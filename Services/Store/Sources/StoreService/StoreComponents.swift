@@ -81,7 +81,7 @@ public struct StoreComponents: RPCServiceComponents {
         let verifier = AccessTokenVerifier(logger: logger) {
             try await auth.call(Auth.Keys.self, Empty()).keys
         }
-        let store = NotificationStore(
+        var configuredStore = NotificationStore(
             repository: repository,
             replayCache: replayCache,
             limits: .init(
@@ -94,6 +94,9 @@ public struct StoreComponents: RPCServiceComponents {
             metrics: storeMetrics,
             audit: audit
         )
+        configuredStore.receiptRetention = .seconds(configuration.receiptRetentionSeconds)
+        configuredStore.retentionMetrics = RetentionMetrics(factory: metrics)
+        let store = configuredStore
         // The database comes first so that graceful shutdown stops it last.
         let services: [any Service] =
             (given == nil ? database.services : []) + [

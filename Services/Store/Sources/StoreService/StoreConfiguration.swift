@@ -31,6 +31,8 @@ public struct StoreConfiguration: ServiceDatabaseConfiguration, Sendable {
     /// Fetches with a device proof one client address may make per minute (`SECUREPUSH_STORE_PROOF_RATE_LIMIT`);
     /// beyond it that address gets `-32029` `{quota: "proofsPerAddress"}`.
     public var proofRateLimit: Int = SettingCatalog.storeProofRateLimit.defaultValue
+    /// How long a receipt is kept after its notification expired (`SECUREPUSH_RETAIN_RECEIPTS`), seconds.
+    public var receiptRetentionSeconds = SettingCatalog.retainReceipts.defaultValue
     /// The audit trail's key, checkpoint directory and cadence (`SECUREPUSH_AUDIT_*`).
     public var audit = AuditConfiguration()
     /// The store's own client of auth (`SECUREPUSH_STORE_CLIENT_ID` and `…_SECRET`), with which it asks for the keys
@@ -80,6 +82,7 @@ public struct StoreConfiguration: ServiceDatabaseConfiguration, Sendable {
         sqliteSynchronous = try environment.sqliteSynchronous()
         proofsPerDevice = try environment.int(SettingCatalog.proofsPerDevice)
         proofRateLimit = try environment.int(SettingCatalog.storeProofRateLimit)
+        receiptRetentionSeconds = try environment.int(SettingCatalog.retainReceipts)
         audit = try AuditConfiguration(environment: environment)
         switch (
             environment.string("SECUREPUSH_STORE_CLIENT_ID"), try environment.secret("SECUREPUSH_STORE_CLIENT_SECRET")
