@@ -22,7 +22,8 @@
 #      (/consoles/securepush.html) renders with the demo's deliveries (monitoring/check-dashboard.py);
 #   8. from the host, through the published ports and TLS from the stack's CA: registers a user, sends a secure
 #      notification, restarts notification-store and fetches the payload again (data survives a restart);
-#   9. `docker compose down` must take under 3 s (graceful SIGTERM handling), and `up` again keeps the data;
+#   9. `docker compose down` must take under 3 s (graceful SIGTERM handling), and `up` again keeps the data; each
+#      service's audit trail verifies across the restart (`securepush audit verify` in its container);
 #  10. with compose/docker-compose.postgres.yml: PostgreSQL (a stand-in image from Debian's postgresql-15 when no
 #      registry has the official one) and two replicas of notification-store and push-dispatch all healthy, the
 #      demo (two apps; the second app's key rotated in rounds 2 and 3) passing three times across them, and no
@@ -363,6 +364,15 @@ log "docker compose down took ${down_seconds} s"
 wait_healthy
 [ "$("$cli" fetch "$notification_id")" = "$payload" ] || fail "the payload was lost by down and up"
 log "after down and up: signed-in session and notification still there"
+# Each service's audit trail: a chain per process run (and per CLI command), every entry chained, every checkpoint
+# signed by the generated audit key and also in the checkpoint volume.
+for service in auth notification-store push-dispatch; do
+  compose exec -T "$service" securepush audit verify --service "$service" >"$work/audit-$service.log" 2>&1 ||
+    { cat "$work/audit-$service.log" >&2; fail "securepush audit verify failed in $service"; }
+  grep -q "^ok $service: " "$work/audit-$service.log" ||
+    { cat "$work/audit-$service.log" >&2; fail "$service's audit trail was not verified"; }
+done
+log "audit verify: every service's trail is intact across the restart"
 
 # --- 10. on PostgreSQL, with two replicas of notification-store and push-dispatch --------------------------------------
 export SECUREPUSH_POSTGRES_IMAGE="${SECUREPUSH_POSTGRES_IMAGE:-postgres:16-bookworm}"

@@ -154,6 +154,7 @@ struct AppsCommand: AsyncParsableCommand {
                     id: id, displayName: name, credentials: given, limits: limits.limits,
                     allowedOrigins: limits.allowedOrigins)
             }
+            await CLIAudit.record("apps.created", ["app": .text(app.id)], in: .dispatch, dataDir: database.dataDir)
             print("created app '\(app.id)' (\(given.platforms.map(\.rawValue).joined(separator: ", ")))")
             print("clients send for it once created with `securepush clients create … --app \(app.id)`")
         }
@@ -211,6 +212,7 @@ struct AppsCommand: AsyncParsableCommand {
                     id: id, displayName: name, credentials: given, limits: limits.limits,
                     allowedOrigins: limits.allowedOrigins.isEmpty ? nil : limits.allowedOrigins)
             }
+            await CLIAudit.record("apps.updated", ["app": .text(app.id)], in: .dispatch, dataDir: database.dataDir)
             print("updated app '\(app.id)' (revision \(app.revision))")
         }
     }
@@ -230,6 +232,10 @@ struct AppsCommand: AsyncParsableCommand {
             let app = try await database.run(flags: AppsCommand.flags) {
                 try await $0.update(id: id, credentials: given)
             }
+            await CLIAudit.record(
+                "apps.credentials_rotated",
+                ["app": .text(app.id), "platforms": .texts(given.platforms.map(\.rawValue))], in: .dispatch,
+                dataDir: database.dataDir)
             print(
                 "rotated \(given.platforms.map(\.rawValue).joined(separator: ", ")) credentials of app '\(app.id)' "
                     + "(revision \(app.revision))")
@@ -259,6 +265,12 @@ struct AppsCommand: AsyncParsableCommand {
             let rotation = try await database.run(overrides: overrides) {
                 try await $0.rotateKey(addKey: !resealOnly, reseal: !addOnly)
             }
+            await CLIAudit.record(
+                "apps.keys.rotated",
+                [
+                    "keyId": .text(rotation.currentKeyID), "keyAdded": .flag(rotation.addedKeyID != nil),
+                    "resealed": .integer(Int64(rotation.resealed.count)),
+                ], in: .dispatch, dataDir: database.dataDir)
             if let added = rotation.addedKeyID {
                 print("added key '\(added)': it seals apps' credentials from now on, older keys still open")
             }
@@ -287,6 +299,7 @@ struct AppsCommand: AsyncParsableCommand {
                 confirm = readLine(strippingNewline: true) ?? ""
             }
             try await database.run(flags: AppsCommand.flags) { try await $0.delete(id: id, confirm: confirm) }
+            await CLIAudit.record("apps.deleted", ["app": .text(id)], in: .dispatch, dataDir: database.dataDir)
             print("deleted app '\(id)'")
         }
     }

@@ -229,10 +229,3 @@ struct AuditCommand: AsyncParsableCommand {
         }
     }
 }
-
-/// A service database named by `SECUREPUSH_DATABASE_URL` or a SQLite path, for the audit commands.
-private struct TrailDatabase: ServiceDatabaseConfiguration {
-    var postgresURL: PostgresURL?
-    var databasePath: String?
-    var sqliteSynchronous: SQLiteSynchronous = .normal
-}

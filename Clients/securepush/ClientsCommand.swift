@@ -40,6 +40,10 @@ struct ClientsCommand: AsyncParsableCommand {
                     try await registry.createClient(id: id, scopes: scopes, apps: apps, secret: secret)
                 }
             }
+            await CLIAudit.record(
+                "auth.client.created",
+                ["client": .text(credentials.clientId), "scopes": .texts(scopes), "apps": .texts(apps)], in: .auth,
+                dataDir: database.dataDir)
             let forApps = apps.isEmpty ? "" : " for apps \(apps.joined(separator: " "))"
             print("created client '\(credentials.clientId)' with scopes \(scopes.joined(separator: " "))\(forApps)")
             print("secret: \(credentials.secret)")

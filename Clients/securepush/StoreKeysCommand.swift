@@ -69,6 +69,13 @@ struct StoreKeysCommand: AsyncParsableCommand {
                     hint: "check SECUREPUSH_DATABASE_URL or --data-dir; rows already re-encrypted stay readable, "
                         + "run the command again with --reencrypt-only", detail: String(reflecting: error))
             }
+            await CLIAudit.record(
+                "store.keys.rotated",
+                [
+                    "keyId": .text(newest), "keyAdded": .flag(!reencryptOnly),
+                    "reencrypted": .integer(Int64(report.reencrypted)),
+                    "failures": .integer(Int64(report.failures.count)),
+                ], in: .store, dataDir: dataDir)
             emit("re-encrypted \(report.reencrypted) payloads under key '\(newest)'")
             if report.skipped > 0 { emit("left \(report.skipped) copies sealed to devices as they are") }
             if let first = report.failures.first {

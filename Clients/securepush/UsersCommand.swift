@@ -32,6 +32,9 @@ struct UsersCommand: AsyncParsableCommand {
                     try await accounts.createUser(username: username, password: secret)
                 }
             }
+            await CLIAudit.record(
+                "auth.register", ["user": .user(userID), "username": .username(username, owner: userID)], in: .auth,
+                dataDir: database.dataDir)
             print("created user '\(username)': user id \(userID)")
         }
     }

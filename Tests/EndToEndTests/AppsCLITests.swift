@@ -75,6 +75,16 @@ struct AppsCLITests {
         #expect(resealed.output.contains("resealed 1 apps"), "\(resealed.output)")
         let ring = try EncryptionKeyFile(path: keysPath, purpose: .apps).load()
         #expect(ring.keys.count == 3)
+        // Each change is in push-dispatch's audit trail, never a credential.
+        let trail = try await StoreKeysCLITests.securepush(
+            ["audit", "export", "--since", "1h", "--service", "push-dispatch"] + dataDir)
+        let types = trail.output.split(separator: "\n").compactMap {
+            $0.firstMatch(of: /"type":"([a-z._]+)"/)?.output.1
+        }
+        #expect(types.filter { $0 == "apps.created" }.count == 1, "\(types)")
+        #expect(types.contains("apps.credentials_rotated"))
+        #expect(types.filter { $0 == "apps.keys.rotated" }.count == 3)
+        #expect(!trail.output.contains("TEAM123456"))
 
         // Nothing of the key in clear anywhere in the data directory's database files.
         for name in try FileManager.default.contentsOfDirectory(atPath: directory.path)

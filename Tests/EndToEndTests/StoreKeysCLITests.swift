@@ -40,6 +40,20 @@ struct StoreKeysCLITests {
         let keys = try EncryptionKeyFile(path: keyPath, purpose: .store).load().keys
         #expect(keys.count == 2)
         #expect(keys.first?.id == firstKey)
+        // The rotation is in the store's audit trail, in a signed chain of the command's own.
+        let exported = try await Self.securepush([
+            "audit", "export", "--data-dir", directory.path, "--since", "1h", "--service", "notification-store",
+        ])
+        let rotation = try #require(
+            exported.output.split(separator: "\n").first { $0.contains(#""type":"store.keys.rotated""#) },
+            "\(exported.output)")
+        #expect(rotation.contains(#""keyId":"\#(keys[1].id)""#))
+        #expect(rotation.contains(#""reencrypted":2"#))
+        #expect(rotation.contains(#""by":"cli""#))
+        let verified = try await Self.securepush([
+            "audit", "verify", "--data-dir", directory.path, "--service", "notification-store",
+        ])
+        #expect(verified.status == 0, "\(verified.output)")
 
         // Drop the old key, as the operator does once every replica has restarted.
         let text = try String(contentsOfFile: keyPath, encoding: .utf8)

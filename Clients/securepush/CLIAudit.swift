@@ -1,0 +1,68 @@
+import AuthService
+import DispatchService
+import Foundation
+import ServiceCore
+import StoreService
+
+/// What an administrative command did, recorded in the audit trail of the service whose database it changed
+/// (`clients create`, `users create`, `store-keys rotate`, `apps …`): a chain of the command's own, committed and
+/// signed (database and checkpoint directory) before the command returns, like a service process's.
+enum CLIAudit {
+    /// The service whose trail an entry goes to.
+    enum Trail {
+        case auth, store, dispatch
+
+        var schema: ServiceSchema {
+            switch self {
+            case .auth: AuthMigrations.schema
+            case .store: StoreMigrations.schema
+            case .dispatch: DispatchMigrations.schema
+            }
+        }
+
+        var file: String {
+            switch self {
+            case .auth: "auth.sqlite"
+            case .store: "store.sqlite"
+            case .dispatch: "dispatch.sqlite"
+            }
+        }
+    }
+
+    /// Records `type` with `fields` (and `by: cli`) in `trail`'s audit trail, the database found as the services
+    /// find it (`SECUREPUSH_DATABASE_URL`, else `--data-dir` / `SECUREPUSH_DATA_DIR`). The command's work is done
+    /// already: a failure is reported on standard error and does not undo it.
+    static func record(_ type: String, _ fields: [String: AuditValue], in trail: Trail, dataDir: String?) async {
+        var environment = ServiceEnvironment()
+        if let dataDir { environment.values["SECUREPUSH_DATA_DIR"] = dataDir }
+        do {
+            let configuration = try AuditConfiguration(environment: environment)
+            let database = try ServiceDatabase.open(
+                TrailDatabase(
+                    postgresURL: try environment.postgresURL(),
+                    databasePath: URL(fileURLWithPath: environment.dataDirectory).appendingPathComponent(trail.file)
+                        .path),
+                schema: trail.schema, logger: cliLogger())
+            try await database.whileRunning { sql in
+                let keyring: any AuditKeyring =
+                    trail == .auth ? SQLAuditKeyring(database: sql) : EphemeralAuditKeyring()
+                let audit = AuditTrail(
+                    repository: SQLAuditRepository(database: sql, schema: trail.schema), keyring: keyring,
+                    signingKey: try configuration.loadKey(logger: cliLogger()), configuration: configuration,
+                    logger: cliLogger())
+                audit.record(type, fields.merging(["by": .text("cli")]) { first, _ in first })
+                try await audit.checkpoint()
+            }
+        } catch {
+            FileHandle.standardError.write(
+                Data("warning: done, but not recorded in the audit trail (\(type)): \(error)\n".utf8))
+        }
+    }
+}
+
+/// A service database named by `SECUREPUSH_DATABASE_URL` or a SQLite path, for the audit commands.
+struct TrailDatabase: ServiceDatabaseConfiguration {
+    var postgresURL: PostgresURL?
+    var databasePath: String?
+    var sqliteSynchronous: SQLiteSynchronous = .normal
+}
