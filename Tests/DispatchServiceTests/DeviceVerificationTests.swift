@@ -1,3 +1,4 @@
+import Crypto
 import DispatchService
 import Foundation
 import SharedModels
@@ -91,6 +92,31 @@ struct DeviceVerificationTests {
         let again = await expectRPCError { _ = try await verify(harness, "mallory", pending.deviceId, challenge) }
         #expect(again?.code == RPCErrorCode.notFound)
         #expect(try await harness.count("device_verification") == 0)
+
+        // The audit trail has each step, the device and its owners only as pseudonyms under each owner's key.
+        try await harness.components.audit.flush()
+        let bodies = try await harness.components.database.sql.read(
+            "SELECT type, body FROM dispatch_audit_entry ORDER BY sequence", []
+        ).map { (try $0.decode(0, as: String.self), try $0.decode(1, as: String.self)) }
+        let types = bodies.map(\.0)
+        #expect(types.filter { $0 == "devices.registered" }.count == 2)
+        #expect(types.filter { $0 == "devices.verification_failed" }.count == 3)
+        #expect(types.contains("devices.verified"))
+        let movedEntry = try #require(bodies.first { $0.0 == "devices.moved" }?.1)
+        let pseudonym = { (id: String, owner: String) in
+            "u:"
+                + Data(
+                    HMAC<SHA256>.authenticationCode(
+                        for: Data(id.utf8), using: SymmetricKey(data: FakeAuth.auditKey(of: owner)))
+                ).base64URLEncodedString()
+        }
+        #expect(movedEntry.contains(#""device":"\#(pseudonym(pending.deviceId, "mallory"))""#))
+        #expect(movedEntry.contains(#""previousUser":"\#(pseudonym("alice", "alice"))""#))
+        for body in bodies.map(\.1) {
+            for clear in [aliceDevice, pending.deviceId, "tok-1", #""alice""#, #""mallory""#] {
+                #expect(!body.contains(clear), "\(clear) in \(body)")
+            }
+        }
     }
 
     @Test("the fifth wrong answer ends the pending device; the right one after it is -32004")

@@ -118,7 +118,9 @@ struct AuditTrailStoryTests {
             })
         #expect(user.hasPrefix("u:"))
         #expect(lines.contains { $0.contains(#""type":"push.send""#) && $0.contains(user) })
-        #expect(lines.contains { $0.contains(#""type":"store.fetch""#) && $0.contains(user) })
+        #expect(
+            lines.contains { $0.contains(#""type":"store.fetch""#) && $0.contains(user) },
+            "\(lines.filter { $0.contains("store.fetch") })")
 
         // One byte of one entry changed on disk: verify names it and exits 1.
         let database = try ServiceDatabase.sqlite(

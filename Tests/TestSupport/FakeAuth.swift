@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Logging
 import ServiceCore
@@ -109,7 +110,7 @@ public final class FakeAuth: Sendable {
             guard params.clientId == Self.clientID, params.clientSecret == Self.clientSecret else {
                 throw RPCError.unauthenticated("wrong client credentials")
             }
-            let scopes = [Scope.storeWrite, Scope.sessionsRead, Scope.usersRead]
+            let scopes = [Scope.storeWrite, Scope.sessionsRead, Scope.usersRead, Scope.auditKeys]
             let token = try await signer.token(subject: params.clientId, scopes: scopes)
             state.withLock { $0.issuedTokens.append(token) }
             return Auth.ClientToken.Result(accessToken: token, expiresIn: 900, scopes: scopes)
@@ -138,6 +139,16 @@ public final class FakeAuth: Sendable {
                 return Auth.LookupUser.Result(userId: userID, username: "user-\(userID)")
             }
         }
+        // Each user's audit key is SHA-256 of "audit-key:" + the user id (``auditKey(of:)``), so tests can compute
+        // the pseudonyms push-dispatch writes.
+        dispatcher.register(Auth.AuditKeys.self) { [self] params, context in
+            guard let token = context.bearerToken, issuedTokens.contains(token) else {
+                throw RPCError.unauthenticated("not a token this auth issued")
+            }
+            return Auth.AuditKeys.Result(
+                keys: params.userIds.map { .init(userId: $0, key: Self.auditKey(of: $0).base64URLEncodedString()) },
+                addressKey: .init(day: "2026-11-27", key: Self.auditKey(of: "").base64URLEncodedString()))
+        }
         dispatcher.register(Auth.LookupUsers.self) { [self] params, context in
             try state.withLock { state in
                 guard let token = context.bearerToken, state.issuedTokens.contains(token) else {
@@ -150,6 +161,11 @@ public final class FakeAuth: Sendable {
                     unknownUserIds: params.userIds.filter { !known.contains($0) })
             }
         }
+    }
+
+    /// The audit key this fake gives `userID` (the address key for `""`).
+    public static func auditKey(of userID: String) -> Data {
+        Data(SHA256.hash(data: Data("audit-key:\(userID)".utf8)))
     }
 
     private func refuse<M: RPCMethod>(_ method: M.Type, in dispatcher: inout RPCDispatcher) {

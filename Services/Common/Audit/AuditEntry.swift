@@ -31,19 +31,8 @@ public struct AuditEntry: Sendable, Hashable {
         self.hash = hash
     }
 
-    /// The entry following `previous` (or starting `chain` when `previous` is `nil`) for an event whose fields are
-    /// already pseudonymised.
-    public init(
-        service: String, chain: String, following previous: (sequence: Int64, hash: String)?, type: String,
-        recordedAt: Int64, fields: [String: JSONValue]
-    ) {
-        let sequence = (previous?.sequence ?? 0) + 1
-        let body = JSONValue.object([
-            "v": 1, "service": .string(service), "chain": .string(chain), "seq": .int(sequence),
-            "at": .int(recordedAt), "type": .string(type), "prev": .string(previous?.hash ?? ""),
-            "fields": .object(fields),
-        ])
-        let bytes = body.jsonBytes
+    /// The entry whose body is `bytes` (as ``AuditBodyWriter`` writes it), its hash computed here.
+    init(chain: String, sequence: Int64, recordedAt: Int64, type: String, bytes: [UInt8]) {
         self.init(
             chain: chain, sequence: sequence, recordedAt: recordedAt, type: type,
             body: String(decoding: bytes, as: UTF8.self), hash: Self.hash(of: bytes))
@@ -51,7 +40,7 @@ public struct AuditEntry: Sendable, Hashable {
 
     /// base64url(SHA-256(`bytes`)).
     public static func hash(of bytes: some DataProtocol) -> String {
-        Data(SHA256.hash(data: bytes)).base64URLEncodedString()
+        AuditBase64URL.encode(SHA256.hash(data: bytes))
     }
 
     /// The body, parsed; `nil` when it is not a JSON object.

@@ -1,41 +1,50 @@
 import Crypto
 import Foundation
-import JSONRPC
 import SharedModels
 
-/// Turns an event's fields into what the trail stores: people's identifiers as HMACs under their owner's key
-/// (`u:…`) or the day's address key (`d:…`), everything else as it is.
+/// Turns people's identifiers into what the trail stores: `u:` + base64url(HMAC-SHA256(k_owner, id)) when the owner
+/// has a key, else `d:` + the HMAC under the day's address key. Remembers what it computed in `cache` (the same user
+/// and address recur across a busy batch, and across batches).
 struct AuditPseudonymizer {
     let userKeys: [String: SymmetricKey]
     let addressKey: SymmetricKey
+    /// Names the address key in the cache (its day, or the process's fallback).
+    let addressKeyTag: String
+    var cache: AuditPseudonymCache
 
-    func fields(of event: AuditEvent) -> [String: JSONValue] {
-        var fields: [String: JSONValue] = [:]
-        fields.reserveCapacity(event.fields.count)
-        for (name, value) in event.fields { fields[name] = self.value(value) }
-        return fields
-    }
-
-    private func value(_ value: AuditValue) -> JSONValue {
-        switch value {
-        case .user(let id): .string(pseudonym(id, owner: id))
-        case .username(let name, let owner): .string(pseudonym(name, owner: owner))
-        case .device(let id, let owner): .string(pseudonym(id, owner: owner))
-        case .address(let address): address.map { .string(Self.mac($0, key: addressKey, prefix: "d:")) } ?? .null
-        case .text(let text): .string(text)
-        case .texts(let texts): .array(texts.map { .string($0) })
-        case .integer(let number): .int(number)
-        case .flag(let flag): .bool(flag)
+    /// The pseudonym of `id`, owned by `owner` (`nil`: an address, or someone without a key).
+    mutating func pseudonym(_ id: String, owner: String?) -> String {
+        if let owner, let key = userKeys[owner] {
+            return cache.pseudonym(id, tag: "u\u{0}" + owner) { Self.mac(id, key: key, prefix: "u:") }
         }
-    }
-
-    /// `u:` + base64url(HMAC-SHA256(k_owner, id)) when the owner has a key, else `d:` + the HMAC under the day's key.
-    func pseudonym(_ id: String, owner: String?) -> String {
-        if let owner, let key = userKeys[owner] { return Self.mac(id, key: key, prefix: "u:") }
-        return Self.mac(id, key: addressKey, prefix: "d:")
+        return cache.pseudonym(id, tag: "d\u{0}" + addressKeyTag) { Self.mac(id, key: addressKey, prefix: "d:") }
     }
 
     static func mac(_ text: String, key: SymmetricKey, prefix: String) -> String {
-        prefix + Data(HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: key)).base64URLEncodedString()
+        prefix + AuditBase64URL.encode(HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: key))
+    }
+}
+
+/// Pseudonyms already computed, by key and identifier; emptied when full and whenever a key may have gone (an
+/// erasure), so a pseudonym is never written under a key that no longer exists.
+struct AuditPseudonymCache {
+    /// Most pseudonyms kept.
+    static let capacity = 50_000
+    private var entries: [String: String] = [:]
+    /// Grows with every ``removeAll()``: a copy taken before it must not be stored back.
+    private(set) var generation = 0
+
+    mutating func pseudonym(_ id: String, tag: String, _ compute: () -> String) -> String {
+        let key = tag + "\u{0}" + id
+        if let known = entries[key] { return known }
+        if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
+        let computed = compute()
+        entries[key] = computed
+        return computed
+    }
+
+    mutating func removeAll() {
+        entries.removeAll()
+        generation += 1
     }
 }

@@ -39,6 +39,8 @@ public final class AuditTrail: Service, Sendable {
     private let head = Mutex(Head())
     /// Since when the keyring has been failing, if it is.
     private let keysFailingSince = Mutex<ContinuousClock.Instant?>(nil)
+    /// Pseudonyms computed so far (touched only by the one flush running at a time).
+    private let pseudonymCache = Mutex(AuditPseudonymCache())
     /// Set once graceful shutdown began: the last commit waits for no key (auth may be stopping too).
     private let stopping = Mutex(false)
     private let flushing = AsyncLock()
@@ -167,14 +169,21 @@ public final class AuditTrail: Service, Sendable {
                 var previous: (sequence: Int64, hash: String) = (state.sequence, state.hash)
                 var entries: [AuditEntry] = []
                 let recordedAt = Date().millisecondsSince1970
+                var writer = AuditBodyWriter()
+                // Cut entries name no person: the pseudonymizer is never asked.
+                var pseudonyms = AuditPseudonymizer(
+                    userKeys: [:], addressKey: Self.unusedKey, addressKeyTag: "unused", cache: AuditPseudonymCache())
                 for cut in cuts {
-                    let entry = AuditEntry(
-                        service: self.service, chain: self.chain, following: previous, type: Self.retentionCutType,
-                        recordedAt: recordedAt,
+                    let bytes = writer.body(
+                        service: self.service, chain: self.chain, sequence: previous.sequence + 1, at: recordedAt,
+                        type: Self.retentionCutType, previous: previous.hash,
                         fields: [
-                            "chain": .string(cut.chain), "throughSequence": .int(cut.throughSequence),
-                            "throughHash": .string(cut.throughHash), "before": .int(cutoffMS),
-                        ])
+                            "chain": .text(cut.chain), "throughSequence": .integer(cut.throughSequence),
+                            "throughHash": .text(cut.throughHash), "before": .integer(cutoffMS),
+                        ], pseudonyms: &pseudonyms)
+                    let entry = AuditEntry(
+                        chain: self.chain, sequence: previous.sequence + 1, recordedAt: recordedAt,
+                        type: Self.retentionCutType, bytes: bytes)
                     entries.append(entry)
                     previous = (entry.sequence, entry.hash)
                 }
@@ -249,18 +258,39 @@ public final class AuditTrail: Service, Sendable {
 
     /// The entries for `events`, chained after `state`'s head.
     private func chainEntries(for events: [AuditEvent], after state: Head) async throws -> [AuditEntry] {
-        let pseudonymizer = try await pseudonymizer(for: events)
-        var previous: (sequence: Int64, hash: String)? = state.sequence == 0 ? nil : (state.sequence, state.hash)
+        var pseudonyms = try await pseudonymizer(for: events)
+        defer {
+            // Unless an erasure emptied it meanwhile: then what this batch computed is dropped with the rest.
+            pseudonymCache.withLock { if $0.generation == pseudonyms.cache.generation { $0 = pseudonyms.cache } }
+        }
+        var previous = (sequence: state.sequence, hash: state.hash)
+        var writer = AuditBodyWriter()
         var entries: [AuditEntry] = []
         entries.reserveCapacity(events.count)
         for event in events {
+            let sequence = previous.sequence + 1
+            let recordedAt = event.time.millisecondsSince1970
+            let bytes = writer.body(
+                service: service, chain: chain, sequence: sequence, at: recordedAt, type: event.type,
+                previous: previous.hash, fields: event.fields, pseudonyms: &pseudonyms)
             let entry = AuditEntry(
-                service: service, chain: chain, following: previous, type: event.type,
-                recordedAt: event.time.millisecondsSince1970, fields: pseudonymizer.fields(of: event))
+                chain: chain, sequence: sequence, recordedAt: recordedAt, type: event.type, bytes: bytes)
             entries.append(entry)
             previous = (entry.sequence, entry.hash)
         }
         return entries
+    }
+
+    /// Forgets `userID`'s key and every pseudonym computed so far (an erasure): nothing more is written under it.
+    public func forget(_ userID: String) {
+        (keyring as? CachedAuditKeyring)?.forget(userID)
+        pseudonymCache.withLock { $0.removeAll() }
+    }
+
+    /// Forgets the keys of the users `matches` picks, and every pseudonym computed so far.
+    public func forget(where matches: @Sendable (String) -> Bool) {
+        (keyring as? CachedAuditKeyring)?.forget(where: matches)
+        pseudonymCache.withLock { $0.removeAll() }
     }
 
     /// The keys for `events`, asked for only when an event names a person or an address. When the keyring cannot
@@ -283,16 +313,22 @@ public final class AuditTrail: Service, Sendable {
             }
             let addressKey = needsDayKey ? try await keyring.addressKey(day: day) : Self.unusedKey
             keysFailingSince.withLock { $0 = nil }
-            return AuditPseudonymizer(userKeys: userKeys, addressKey: addressKey)
+            return AuditPseudonymizer(
+                userKeys: userKeys, addressKey: addressKey, addressKeyTag: needsDayKey ? day : "unused",
+                cache: pseudonymCache.withLock { $0 })
         } catch {
             let since = keysFailingSince.withLock { since in
                 if since == nil { since = .now }
                 return since!
             }
-            let stopping = stopping.withLock { $0 } || Task.isCancelled
+            // A flush cut short by shutdown: the last checkpoint, outside the cancellation, commits these entries.
+            if Task.isCancelled { throw error }
+            let stopping = stopping.withLock { $0 }
             logger.log(level: stopping ? .debug : .warning, "audit.keys.unavailable", metadata: ["error": "\(error)"])
             guard stopping || since.duration(to: .now) >= configuration.keyWait else { throw error }
-            return AuditPseudonymizer(userKeys: [:], addressKey: try await fallbackKeyring.addressKey(day: day))
+            return AuditPseudonymizer(
+                userKeys: [:], addressKey: try await fallbackKeyring.addressKey(day: day),
+                addressKeyTag: "fallback\u{0}" + day, cache: pseudonymCache.withLock { $0 })
         }
     }
 

@@ -69,7 +69,7 @@ public struct UserErasure: Sendable {
                 """, [erasureID, digest, userID, requestedBy, requestedAt, try Self.json(counts)])
             return true
         }
-        (audit?.keyring as? CachedAuditKeyring)?.forget(userID)
+        audit?.forget(userID)
         await purgeErasedBytes()
         guard inserted, let journal = try await journal(digest: digest) else {
             guard let journal = try await journal(digest: digest) else { throw RPCError.notFound("user") }

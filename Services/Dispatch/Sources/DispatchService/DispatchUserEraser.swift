@@ -35,13 +35,13 @@ struct DispatchUserEraser: Sendable {
     /// Forgets `userID` as a recipient and their audit key on this replica.
     func forget(_ userID: String) async {
         await recipients.forget(userID)
-        (audit?.keyring as? CachedAuditKeyring)?.forget(userID)
+        audit?.forget(userID)
     }
 
     /// Forgets the user another replica erased, named by ``SQLDispatchErasure/recipientDigest(_:)``.
     func forget(digest: String) async {
         let matches: @Sendable (String) -> Bool = { SQLDispatchErasure.recipientDigest($0) == digest }
         await recipients.forget(where: matches)
-        (audit?.keyring as? CachedAuditKeyring)?.forget(where: matches)
+        audit?.forget(where: matches)
     }
 }

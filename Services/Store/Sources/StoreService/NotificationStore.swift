@@ -546,7 +546,7 @@ public struct NotificationStore: Sendable {
             return normalized
         }
         let erased = try await repository.eraseUser(userID, deviceIDs: devices)
-        (audit?.keyring as? CachedAuditKeyring)?.forget(userID)
+        audit?.forget(userID)
         audit?.record(
             "store.user.erased",
             ["user": .user(userID)].merging(erased.mapValues { .integer(Int64($0)) }) { first, _ in first })
