@@ -36,23 +36,12 @@ enum CLIAudit {
         var environment = ServiceEnvironment()
         if let dataDir { environment.values["SECUREPUSH_DATA_DIR"] = dataDir }
         do {
-            let configuration = try AuditConfiguration(environment: environment)
-            let database = try ServiceDatabase.open(
-                TrailDatabase(
-                    postgresURL: try environment.postgresURL(),
-                    databasePath: URL(fileURLWithPath: environment.dataDirectory).appendingPathComponent(trail.file)
-                        .path),
-                schema: trail.schema, logger: cliLogger())
-            try await database.whileRunning { sql in
-                let keyring: any AuditKeyring =
-                    trail == .auth ? SQLAuditKeyring(database: sql) : EphemeralAuditKeyring()
-                let audit = AuditTrail(
-                    repository: SQLAuditRepository(database: sql, schema: trail.schema), keyring: keyring,
-                    signingKey: try configuration.loadKey(logger: cliLogger()), configuration: configuration,
-                    logger: cliLogger())
-                audit.record(type, fields.merging(["by": .text("cli")]) { first, _ in first })
-                try await audit.checkpoint()
-            }
+            try await AuditTrail.recordAlone(
+                type, fields.merging(["by": .text("cli")]) { first, _ in first }, schema: trail.schema,
+                sqliteFile: trail.file, environment: environment, logger: cliLogger(),
+                keyring: { database -> any AuditKeyring in
+                    trail == .auth ? SQLAuditKeyring(database: database) : EphemeralAuditKeyring()
+                })
         } catch {
             FileHandle.standardError.write(
                 Data("warning: done, but not recorded in the audit trail (\(type)): \(error)\n".utf8))

@@ -36,11 +36,14 @@ public enum ServiceRunner {
     ///   - build: plans the process from `environment` (the service's `…Plan.make`), with its logger and tracing
     ///     (``ServiceTracing``: off unless the OpenTelemetry variables ask for it); throws `ConfigurationError` to
     ///     refuse to start.
+    ///   - trail: the service's schema and SQLite file: a configuration refused is also recorded in its audit trail
+    ///     (`config.refused`, in a chain of its own), when the database and the audit settings allow it.
     public static func main(
         name: String,
         label: String,
         service: String,
         environment: ServiceEnvironment = ServiceEnvironment(),
+        trail: (schema: ServiceSchema, sqliteFile: String)? = nil,
         build: (ServiceEnvironment, Logger, ServiceTracing) async throws -> Plan
     ) async -> Never {
         #if canImport(Glibc)
@@ -71,8 +74,41 @@ public enum ServiceRunner {
             try await run(plan, logger: logger)
             exit(0)
         } catch {
+            if let trail, let refusal = error as? ConfigurationError {
+                await recordRefusal(refusal, trail: trail, environment: environment, logger: logger)
+            }
             refuse(name: name, error, logger: logger, environment: environment)
         }
+    }
+
+    /// Records `refusal` as `config.refused` in the service's audit trail, best effort and within 5 seconds: a
+    /// refusal of the database's or the audit trail's own settings cannot be recorded, and must not hold the exit.
+    static func recordRefusal(
+        _ refusal: ConfigurationError, trail: (schema: ServiceSchema, sqliteFile: String),
+        environment: ServiceEnvironment, logger: Logger
+    ) async {
+        let recorded = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                do {
+                    try await AuditTrail.recordAlone(
+                        "config.refused",
+                        ["reason": .text(refusal.description), "production": .flag(environment.isProduction)],
+                        schema: trail.schema, sqliteFile: trail.sqliteFile, environment: environment, logger: logger)
+                    return true
+                } catch {
+                    logger.debug("audit.refusal.unrecorded", metadata: ["error": "\(error)"])
+                    return false
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(5))
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        if !recorded { logger.debug("audit.refusal.unrecorded", metadata: ["reason": "not recorded within 5 s"]) }
     }
 
     /// Runs `plan`'s services until SIGTERM or SIGINT, then shuts them down within `plan.shutdownTimeout`: the service

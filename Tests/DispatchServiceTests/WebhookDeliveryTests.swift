@@ -282,7 +282,8 @@ struct WebhookDeliveryTests {
             let sender = WebhookSender(
                 repository: harness.components.webhookSender.repository, feed: harness.components.webhookSender.feed,
                 secretSealer: harness.components.webhookSender.secretSealer, configuration: stricter, owner: "strict",
-                now: { Date() }, logger: .quiet, metrics: WebhookMetrics(factory: NOOPMetricsHandler.instance))
+                now: { Date() }, logger: .quiet, metrics: WebhookMetrics(factory: NOOPMetricsHandler.instance),
+                audit: harness.components.audit)
             _ = try await harness.webhooks(Webhooks.Test.self, .init(webhookId: webhook.webhookId))
             let clients = try WebhookHTTPClients(configuration: stricter, logger: .quiet)
             let claimed = try await sender.sendDue(clients: clients)
@@ -290,6 +291,12 @@ struct WebhookDeliveryTests {
             #expect(claimed == 1)
             #expect(await receiver.deliveries.isEmpty)
             #expect(try await Self.messages(harness).first?.status == "failed")
+            // The refusal is in the audit trail too.
+            try await harness.components.audit.flush()
+            let refusals = try await harness.components.database.sql.read(
+                "SELECT body FROM dispatch_audit_entry WHERE type = 'config.refused'", [])
+            #expect(refusals.count == 1)
+            #expect(try refusals.first?.decode(0, as: String.self).contains(webhook.webhookId) == true)
         }
     }
 

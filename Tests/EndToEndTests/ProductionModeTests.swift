@@ -227,4 +227,42 @@ struct ProductionModeTests {
         #expect(events.count == 1, "\(output)")
         #expect(lines.count == 2, "\(output)")
     }
+
+    @Test("a refused configuration is also a signed config.refused entry in the service's audit trail")
+    func refusalAudited() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("refusal-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let auditKey = directory.appendingPathComponent("audit.pem").path
+        _ = try AuditSigningKey.loadOrCreate(path: auditKey)
+        let checkpoints = directory.appendingPathComponent("checkpoints").path
+        let process = Process()
+        process.executableURL = ServiceProcess.buildDirectory.appendingPathComponent("auth-service")
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SECUREPUSH_") }
+            .merging([
+                "SECUREPUSH_ENV": "production", "SECUREPUSH_HOST": "127.0.0.1", "SECUREPUSH_AUTH_PORT": "0",
+                "SECUREPUSH_DATA_DIR": directory.path, "SECUREPUSH_AUTH_SIGNING_KEY_FILE": auditKey,
+                "SECUREPUSH_AUDIT_KEY_FILE": auditKey, "SECUREPUSH_AUDIT_CHECKPOINT_DIR": checkpoints,
+                "SECUREPUSH_AUTH_RATE_LIMIT": "0",
+            ]) { _, new in new }
+        process.standardInput = FileHandle.nullDevice
+        let refused = try await process.runCapturingOutput()
+        #expect(refused.status == 1)
+        #expect(refused.error.contains("SECUREPUSH_AUTH_RATE_LIMIT=0"), "\(refused.error)")
+
+        let exported = try await StoreKeysCLITests.securepush([
+            "audit", "export", "--data-dir", directory.path, "--service", "auth", "--since", "1h",
+        ])
+        let entry = try #require(
+            exported.output.split(separator: "\n").first { $0.contains(#""type":"config.refused""#) },
+            "\(exported.output)")
+        #expect(entry.contains("SECUREPUSH_AUTH_RATE_LIMIT=0"))
+        #expect(entry.contains(#""production":true"#))
+        let verified = try await StoreKeysCLITests.securepush([
+            "audit", "verify", "--data-dir", directory.path, "--service", "auth", "--public-key", auditKey,
+            "--checkpoint-dir", checkpoints,
+        ])
+        #expect(verified.status == 0, "\(verified.output)")
+        #expect(verified.output.contains("ok auth: 1 chains, 2 entries"), "\(verified.output)")
+    }
 }

@@ -179,7 +179,7 @@ public struct DispatchComponents: RPCServiceComponents {
                 receipts: { try await storeWriter.receiptsSince(after: $0, limit: $1) },
                 configuration: configuration.webhooks, now: now, logger: logger),
             secretSealer: webhookSecrets, configuration: configuration.webhooks, owner: deliveryRepository.replicaID,
-            now: now, logger: logger, metrics: WebhookMetrics(factory: metrics))
+            now: now, logger: logger, metrics: WebhookMetrics(factory: metrics), audit: audit)
         let sweep = DirectSweep(
             hub: hub, deliveries: deliveryRepository, revocations: revocations, now: now, logger: logger)
         let doorbells = Dictionary(uniqueKeysWithValues: workers.map { ($0.platform, $0.doorbell) })

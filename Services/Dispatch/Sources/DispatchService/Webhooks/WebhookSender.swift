@@ -25,6 +25,7 @@ final class WebhookSender: Service, Sendable {
     let owner: String
     let now: @Sendable () -> Date
     let logger: Logger
+    let audit: AuditTrail?
     let metrics: WebhookMetrics
     let doorbell = WakeUpSignal()
     /// Attempts in flight from this replica, by endpoint.
@@ -35,11 +36,14 @@ final class WebhookSender: Service, Sendable {
     /// - Parameters:
     ///   - secretSealer: opens the endpoints' secrets (the apps key).
     ///   - owner: this replica's id, the owner of its leases.
+    ///   - audit: where a destination the address rules refuse is recorded (`config.refused`).
     init(
         repository: SQLWebhookRepository, feed: WebhookEventFeed,
         secretSealer: WebhookSecretSealer, configuration: WebhookConfiguration,
-        owner: String, now: @escaping @Sendable () -> Date, logger: Logger, metrics: WebhookMetrics
+        owner: String, now: @escaping @Sendable () -> Date, logger: Logger, metrics: WebhookMetrics,
+        audit: AuditTrail? = nil
     ) {
+        self.audit = audit
         self.repository = repository
         self.feed = feed
         self.secretSealer = secretSealer
@@ -234,10 +238,12 @@ final class WebhookSender: Service, Sendable {
                 logger.security(
                     SecurityEvent("webhooks.endpoint.refused"),
                     metadata: ["webhook.id": "\(endpoint.id)", "webhook.host": "\(url.host)"])
+                recordRefusal(endpoint.id, reason: "\(refusal)")
                 return .refused(refusal)
             }
             client = try clients.client(host: url.host, destination: destination)
         } catch let error as DispatchError {
+            recordRefusal(endpoint.id, reason: "\(error)")
             return .refused("\(error)")
         } catch {
             if Task.isCancelled { return .notAttempted(reason: "shutting down", retryAfter: .zero) }
@@ -317,5 +323,13 @@ final class WebhookSender: Service, Sendable {
                     ])
             }
         }
+    }
+
+    /// An endpoint the address rules refuse at send time (the operator narrowed `SECUREPUSH_WEBHOOK_ALLOWED_HOSTS`, or
+    /// its host now resolves inside): a configuration refusal in the audit trail.
+    private func recordRefusal(_ webhookID: String, reason: String) {
+        audit?.record(
+            "config.refused",
+            ["setting": .text("webhook destination"), "webhook": .text(webhookID), "reason": .text(reason)])
     }
 }
