@@ -83,10 +83,21 @@ public enum ServiceRunner {
 
     /// Records `refusal` as `config.refused` in the service's audit trail, best effort and within 5 seconds: a
     /// refusal of the database's or the audit trail's own settings cannot be recorded, and must not hold the exit.
+    /// Only into a trail that exists: a refused start creates no database file and generates no key.
     static func recordRefusal(
         _ refusal: ConfigurationError, trail: (schema: ServiceSchema, sqliteFile: String),
         environment: ServiceEnvironment, logger: Logger
     ) async {
+        guard let audit = try? AuditConfiguration(environment: environment) else { return }
+        let postgres: PostgresURL?
+        do {
+            postgres = try environment.postgresURL()
+        } catch {
+            return
+        }
+        if case .generatedFile(let path) = audit.key, !FileManager.default.fileExists(atPath: path) { return }
+        let sqlitePath = URL(fileURLWithPath: environment.dataDirectory).appendingPathComponent(trail.sqliteFile).path
+        if postgres == nil, !FileManager.default.fileExists(atPath: sqlitePath) { return }
         let recorded = await withTaskGroup(of: Bool.self) { group in
             group.addTask {
                 do {

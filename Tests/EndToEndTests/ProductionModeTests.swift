@@ -236,6 +236,9 @@ struct ProductionModeTests {
         let auditKey = directory.appendingPathComponent("audit.pem").path
         _ = try AuditSigningKey.loadOrCreate(path: auditKey)
         let checkpoints = directory.appendingPathComponent("checkpoints").path
+        // A deployment that ran before: its database exists (a refused start creates none).
+        _ = try ServiceDatabase.sqlite(
+            path: directory.appendingPathComponent("auth.sqlite").path, migrations: AuthMigrations.all)
         let process = Process()
         process.executableURL = ServiceProcess.buildDirectory.appendingPathComponent("auth-service")
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SECUREPUSH_") }
