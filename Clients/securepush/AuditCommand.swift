@@ -36,10 +36,7 @@ struct AuditCommand: AsyncParsableCommand {
         }
 
         /// Each service's schema and SQLite file.
-        static let trails: [(schema: ServiceSchema, file: String)] = [
-            (AuthMigrations.schema, "auth.sqlite"), (StoreMigrations.schema, "store.sqlite"),
-            (DispatchMigrations.schema, "dispatch.sqlite"),
-        ]
+        static let trails = CLIAudit.Trail.allCases
 
         func validate() throws {
             let known = Self.trails.map(\.schema.service)
@@ -67,7 +64,7 @@ struct AuditCommand: AsyncParsableCommand {
                         hint: "pass the data directory the services use (--data-dir), or set SECUREPUSH_DATABASE_URL",
                         exitCode: .unreachable)
                 }
-                let configuration = TrailDatabase(postgresURL: postgres, databasePath: path)
+                let configuration = ServiceDatabaseLocation(postgresURL: postgres, databasePath: path)
                 do {
                     databases.append(
                         try ServiceDatabase.open(

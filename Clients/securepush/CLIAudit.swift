@@ -9,7 +9,7 @@ import StoreService
 /// signed (database and checkpoint directory) before the command returns, like a service process's.
 enum CLIAudit {
     /// The service whose trail an entry goes to.
-    enum Trail {
+    enum Trail: CaseIterable {
         case auth, store, dispatch
 
         var schema: ServiceSchema {
@@ -47,11 +47,4 @@ enum CLIAudit {
                 Data("warning: done, but not recorded in the audit trail (\(type)): \(error)\n".utf8))
         }
     }
-}
-
-/// A service database named by `SECUREPUSH_DATABASE_URL` or a SQLite path, for the audit commands.
-struct TrailDatabase: ServiceDatabaseConfiguration {
-    var postgresURL: PostgresURL?
-    var databasePath: String?
-    var sqliteSynchronous: SQLiteSynchronous = .normal
 }

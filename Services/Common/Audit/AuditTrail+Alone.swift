@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Logging
 
@@ -15,7 +16,7 @@ extension AuditTrail {
     ) async throws {
         let configuration = try AuditConfiguration(environment: environment)
         let database = try ServiceDatabase.open(
-            AloneDatabase(
+            ServiceDatabaseLocation(
                 postgresURL: try environment.postgresURL(),
                 databasePath: URL(fileURLWithPath: environment.dataDirectory).appendingPathComponent(sqliteFile).path),
             schema: schema, logger: logger)
@@ -29,9 +30,23 @@ extension AuditTrail {
     }
 }
 
-/// A service database named by `SECUREPUSH_DATABASE_URL` or a SQLite path.
-private struct AloneDatabase: ServiceDatabaseConfiguration {
-    var postgresURL: PostgresURL?
-    var databasePath: String?
-    var sqliteSynchronous: SQLiteSynchronous = .normal
+/// A service database named by `SECUREPUSH_DATABASE_URL` or a SQLite path, for a process that is not the service
+/// (`securepush audit`, the CLI's audit entries, a refused start).
+public struct ServiceDatabaseLocation: ServiceDatabaseConfiguration {
+    public var postgresURL: PostgresURL?
+    public var databasePath: String?
+    public var sqliteSynchronous: SQLiteSynchronous = .normal
+
+    public init(postgresURL: PostgresURL?, databasePath: String?) {
+        self.postgresURL = postgresURL
+        self.databasePath = databasePath
+    }
+}
+
+/// A user id as named where the id itself must not go (erasure journal, the replicas' wake channel):
+/// base64url(SHA-256(user id)).
+public enum UserDigest {
+    public static func of(_ userID: String) -> String {
+        AuditBase64URL.encode(SHA256.hash(data: Data(userID.utf8)))
+    }
 }

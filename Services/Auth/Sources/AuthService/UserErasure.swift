@@ -32,10 +32,8 @@ public struct UserErasure: Sendable {
         self.logger = logger
     }
 
-    /// How the journal finds a user again once their id is gone: base64url(SHA-256(user id)).
-    static func digest(_ userID: String) -> String {
-        Data(SHA256.hash(data: Data(userID.utf8))).base64URLEncodedString()
-    }
+    /// How the journal finds a user again once their id is gone.
+    static func digest(_ userID: String) -> String { UserDigest.of(userID) }
 
     /// Erases `userID` (requested by `requestedBy`: `self` or an operator's client id), or answers the result of the
     /// erasure already made. Throws `-32004` for a user who never existed, `-32050` naming the service that could not

@@ -74,9 +74,7 @@ struct SQLDispatchErasure: Sendable {
 
     /// How a user erased on one replica is named to the others: base64url(SHA-256(user id)), so that no user id
     /// passes through PostgreSQL's notification queue.
-    static func recipientDigest(_ userID: String) -> String {
-        Data(SHA256.hash(data: Data(userID.utf8))).base64URLEncodedString()
-    }
+    static func recipientDigest(_ userID: String) -> String { UserDigest.of(userID) }
 
     /// `text` with LIKE's wildcards and the escape character escaped (`\`).
     static func likeEscaped(_ text: String) -> String {
