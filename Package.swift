@@ -170,12 +170,21 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // PKCS#11 (issue 32): the C shim that loads a module (Debian libp11-kit-dev's header; nothing linked but libdl),
+        // and the Swift keys on it. No dependencies beyond the shim, so the sanitizer package (.ci/asan) builds it alone.
+        .target(
+            name: "CPKCS11", path: "Services/CPKCS11", cSettings: [.unsafeFlags(["-I/usr/include/p11-kit-1"])],
+            linkerSettings: [.linkedLibrary("dl")]),
+        .target(
+            name: "PKCS11", dependencies: ["CPKCS11"], path: "Services/PKCS11",
+            swiftSettings: swiftSettings + [.unsafeFlags(["-Xcc", "-I/usr/include/p11-kit-1"])]),
+
         // MARK: Services
         .target(
             name: "ServiceCore",
             dependencies: [
-                "JSONRPC", "SharedModels", "RPCServer", "HTTP2Client", "PrivateFiles", grdb, postgresNIO, jwtKit,
-                crypto,
+                "JSONRPC", "SharedModels", "RPCServer", "HTTP2Client", "PrivateFiles", "PKCS11", grdb, postgresNIO,
+                jwtKit, crypto,
                 serviceLifecycle, logging, metrics, prometheus, tracing, otel,
             ],
             path: "Services/Common",
@@ -184,19 +193,19 @@ let package = Package(
     ]
         + service(
             "AuthService", executable: "auth-service", directory: "Auth",
-            dependencies: [bcrypt, jwtKit, crypto, nioPosix],
-            testDependencies: [grdb, postgresNIO, jwtKit, crypto, nioPosix])
+            dependencies: [bcrypt, jwtKit, crypto, nioPosix, "PKCS11"],
+            testDependencies: [grdb, postgresNIO, jwtKit, crypto, nioPosix, "PKCS11"])
         + service(
             "StoreService", executable: "store-service", directory: "Store",
             dependencies: [serviceLifecycle, "SealedPush", "PrivateFiles", crypto],
-            testDependencies: [grdb, jwtKit, serviceLifecycle, "SealedPush", crypto, "DevelopmentPKI"])
+            testDependencies: [grdb, jwtKit, serviceLifecycle, "SealedPush", crypto, "DevelopmentPKI", "PKCS11"])
         + service(
             "DispatchService", executable: "dispatch-service", directory: "Dispatch",
             dependencies: [
                 serviceLifecycle, nioCore, nioPosix, httpTypes, "HTTP2Client", jwtKit, crypto, asyncHTTPClient, nioSSL,
                 "SealedPush", "WebAssets",
             ],
-            testDependencies: [grdb, jwtKit, crypto, serviceLifecycle, hummingbird, nioCore, httpTypes])
+            testDependencies: [grdb, jwtKit, crypto, serviceLifecycle, hummingbird, nioCore, httpTypes, "PKCS11"])
         + [
             // The browser SDK and the web inbox (Clients/Web), embedded by Clients/Web/generate-assets.py: its own
             // target so that regenerating it rebuilds one file, not push-dispatch.
@@ -261,7 +270,7 @@ let package = Package(
                 dependencies: [
                     "SecurePushClient", "SecurePushStack", "AuthService", "DispatchService", "ServiceCore",
                     "SharedModels",
-                    "DevelopmentPKI", "HTTP2Client", "PrivateFiles",
+                    "DevelopmentPKI", "HTTP2Client", "PrivateFiles", "PKCS11", crypto,
                     argumentParser,
                     serviceLifecycle, logging,
                 ],
@@ -277,7 +286,8 @@ let package = Package(
             .target(
                 name: "TestSupport",
                 dependencies: [
-                    "TestProcessLimits", "ChildProcesses", "ServiceCore", "SharedModels", "DevelopmentPKI", x509,
+                    "TestProcessLimits", "ChildProcesses", "ServiceCore", "SharedModels", "DevelopmentPKI", "PKCS11",
+                    x509,
                     crypto, nioCore,
                     nioHTTP2, nioSSL, jwtKit, postgresNIO, hummingbird, hummingbirdCore, hummingbirdHTTP2, httpTypes,
                     serviceLifecycle, logging, metrics, metricsTestKit, prometheus, tracing, instrumentation,
@@ -323,6 +333,8 @@ let package = Package(
                 ],
                 swiftSettings: swiftSettings
             ),
+            .testTarget(
+                name: "PKCS11Tests", dependencies: ["PKCS11", "TestSupport", crypto], swiftSettings: swiftSettings),
             .testTarget(
                 name: "ServiceCoreTests",
                 dependencies: [

@@ -467,10 +467,10 @@ def service_env(work, **extra):
     return env
 
 
-def start_auth(ctx, name, port, cost):
+def start_auth(ctx, name, port, cost, extra_env=None):
     data = os.path.join(ctx["work"], name)
     os.makedirs(data, exist_ok=True)
-    env = service_env(ctx["work"], SECUREPUSH_DATA_DIR=data, SECUREPUSH_AUTH_PORT=port,
+    env = service_env(ctx["work"], **(extra_env or {}), SECUREPUSH_DATA_DIR=data, SECUREPUSH_AUTH_PORT=port,
                       SECUREPUSH_BCRYPT_COST=cost, SECUREPUSH_ACCESS_TOKEN_TTL=ACCESS_TOKEN_TTL,
                       SECUREPUSH_DISPATCH_CLIENT_ID=DISPATCH_CLIENT_ID,
                       SECUREPUSH_DISPATCH_CLIENT_SECRET=DISPATCH_CLIENT_SECRET,
@@ -483,6 +483,32 @@ def start_auth(ctx, name, port, cost):
     url = f"http://127.0.0.1:{port}"
     wait_healthy(name, url, proc)
     return proc, url, data
+
+
+SOFTHSM_MODULE = "/usr/lib/softhsm/libsofthsm2.so"
+
+
+def softhsm_signing_key(ctx):
+    """A SoftHSM2 token in the work directory holding an ECDSA P-256 key made by `securepush hsm keygen`; returns the
+    variables that make auth sign with it (SECUREPUSH_AUTH_SIGNING_KEY=pkcs11:...), or None without softhsm2."""
+    if not (os.path.exists(SOFTHSM_MODULE) and shutil.which("softhsm2-util")):
+        return None
+    home = os.path.join(ctx["work"], "softhsm")
+    os.makedirs(os.path.join(home, "tokens"), exist_ok=True)
+    conf, pin = os.path.join(home, "softhsm2.conf"), os.path.join(home, "pin")
+    with open(conf, "w") as f:
+        f.write(f"directories.tokendir = {home}/tokens\nobjectstore.backend = file\nlog.level = ERROR\n")
+    with open(pin, "w") as f:
+        f.write("1234-bench\n")
+    env = dict(os.environ, SOFTHSM2_CONF=conf)
+    subprocess.run(["softhsm2-util", "--init-token", "--free", "--label", "securepush", "--pin", "1234-bench",
+                    "--so-pin", "5678-bench"], env=env, check=True, stdout=subprocess.DEVNULL, timeout=CMD_TIMEOUT)
+    variables = {"SOFTHSM2_CONF": conf, "SECUREPUSH_PKCS11_MODULE": SOFTHSM_MODULE, "SECUREPUSH_PKCS11_PIN_FILE": pin}
+    key = "pkcs11:token=securepush;object=auth-signing"
+    subprocess.run([os.path.join(ctx["bin"], "securepush"), "hsm", "keygen", "--key", key, "--type", "ec"],
+                   env=dict(env, **variables), check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   timeout=CMD_TIMEOUT)
+    return dict(variables, SECUREPUSH_AUTH_SIGNING_KEY=key)
 
 
 def password_hash_cost(data_dir, username):
@@ -975,10 +1001,18 @@ def refresh_driver(host, port, login_body, chains, count, timeout, cpu_probe):
 
 def bench_signin(ctx, prof):
     figures, per_cost = {}, {}
-    for cost in (12, 10):
+    hsm = softhsm_signing_key(ctx)
+    # (bcrypt cost, where the token signing key is): the generated key in memory at both costs, then the key in
+    # SoftHSM2 at cost 10 (issue 32), where a signature is a PKCS#11 call into the module.
+    variants = [(12, "memory"), (10, "memory")] + ([(10, "softhsm")] if hsm else [])
+    if not hsm:
+        summary("signin.softhsm skipped: softhsm2 is not installed (Debian softhsm2)")
+    for cost, key in variants:
         (port,) = free_ports(1)
-        name = f"auth-cost{cost}"
-        auth, url, data = start_auth(ctx, name, port, cost)
+        name = f"auth-cost{cost}" + ("-softhsm" if key == "softhsm" else "")
+        # figures of the module's run carry `_hsm` after the cost (login_cost10_hsm_per_s, refresh_hsm_per_s)
+        tag = "_hsm" if key == "softhsm" else ""
+        auth, url, data = start_auth(ctx, name, port, cost, hsm if key == "softhsm" else None)
         rpc(url, "auth.register", {"username": USERNAME, "password": PASSWORD})
         stored_cost = password_hash_cost(data, USERNAME)
         if stored_cost != cost:
@@ -992,7 +1026,7 @@ def bench_signin(ctx, prof):
         if "result" not in json.loads(sample):
             raise BenchError(f"{name}: login sample failed: {sample[:300]!r}")
         n = prof["login_requests"][cost]
-        log_file = os.path.join(ctx["work"], f"h2load-login-{cost}.log")
+        log_file = os.path.join(ctx["work"], f"h2load-login-{cost}{tag}.log")
         cpu0 = cpu_seconds([auth.pid])
         r = h2load(url + "/rpc", n, LOGIN_CLIENTS, LOGIN_STREAMS, body_file, ["content-type: application/json"],
                    log_file)
@@ -1000,12 +1034,13 @@ def bench_signin(ctx, prof):
         # token lengths are fixed, so n successes add up to n x the sample's size (2% slack for safety)
         check_h2load(f"auth.login cost {cost}", r, n, len(sample), tolerance=0.02)
         r["latency"] = percentiles(log_file)
-        per_cost[cost] = r
-        figures[f"login_cost{cost}_per_s"] = round(r["rps"], 2)
-        figures[f"login_cost{cost}_p50_ms"] = r["latency"]["p50_ms"]
-        figures[f"login_cost{cost}_p99_ms"] = r["latency"]["p99_ms"]
-        figures[f"login_cost{cost}_cpu_ms_per_login"] = r["server_cpu_ms_per_request"]
-        summary(f"signin.login.cost{cost}.per_s {r['rps']:.1f} (bcrypt cost {stored_cost}, "
+        per_cost[f"{cost}{tag}"] = r
+        figures[f"login_cost{cost}{tag}_per_s"] = round(r["rps"], 2)
+        figures[f"login_cost{cost}{tag}_p50_ms"] = r["latency"]["p50_ms"]
+        figures[f"login_cost{cost}{tag}_p99_ms"] = r["latency"]["p99_ms"]
+        figures[f"login_cost{cost}{tag}_cpu_ms_per_login"] = r["server_cpu_ms_per_request"]
+        summary(f"signin.login.cost{cost}{tag.replace('_', '.')}.per_s {r['rps']:.1f} (bcrypt cost {stored_cost}, "
+                f"signing key {key}, "
                 f"p50 {r['latency']['p50_ms']:.0f} ms, p99 {r['latency']['p99_ms']:.0f} ms, "
                 f"auth CPU {r['server_cpu_ms_per_request']:.0f} ms/login)")
 
@@ -1016,16 +1051,17 @@ def bench_signin(ctx, prof):
             count = prof["refresh_requests"]
             seconds, lat, cpu = refresh_driver("127.0.0.1", port, body.encode(), REFRESH_CHAINS, count, CMD_TIMEOUT,
                                                lambda: cpu_seconds([auth.pid]))
-            figures["refresh_cpu_us_per_request"] = round(cpu / count * 1e6, 1)
+            figures[f"refresh{tag}_cpu_us_per_request"] = round(cpu / count * 1e6, 1)
             lat.sort()
             pct = lambda p: round(lat[max(0, min(len(lat) - 1, int(round(p / 100.0 * len(lat) + 0.5)) - 1))] * 1000, 2)
-            figures["refresh_per_s"] = round(count / seconds, 1)
-            figures["refresh_p50_ms"] = pct(50)
-            figures["refresh_p99_ms"] = pct(99)
-            figures["refresh_count"] = count
-            summary(f"signin.refresh.per_s {figures['refresh_per_s']:.0f} ({count} refreshes, {REFRESH_CHAINS} "
-                    f"in flight, p50 {figures['refresh_p50_ms']:.1f} ms, p99 {figures['refresh_p99_ms']:.1f} ms, "
-                    f"auth CPU {figures['refresh_cpu_us_per_request']:.0f} us/refresh)")
+            figures[f"refresh{tag}_per_s"] = round(count / seconds, 1)
+            figures[f"refresh{tag}_p50_ms"] = pct(50)
+            figures[f"refresh{tag}_p99_ms"] = pct(99)
+            figures[f"refresh{tag}_count"] = count
+            summary(f"signin.refresh{tag.replace('_', '.')}.per_s {figures[f'refresh{tag}_per_s']:.0f} ({count} "
+                    f"refreshes, {REFRESH_CHAINS} in flight, signing key {key}, "
+                    f"p50 {figures[f'refresh{tag}_p50_ms']:.1f} ms, p99 {figures[f'refresh{tag}_p99_ms']:.1f} ms, "
+                    f"auth CPU {figures[f'refresh{tag}_cpu_us_per_request']:.0f} us/refresh)")
         stop(auth)
 
     settings = {
@@ -1034,7 +1070,10 @@ def bench_signin(ctx, prof):
                   "h2load": f"-c {LOGIN_CLIENTS} -m {LOGIN_STREAMS}",
                   "requests": {f"cost{c}": prof["login_requests"][c] for c in (12, 10)},
                   "bcrypt_costs": [12, 10], "cost_check": "read from the stored hash prefix after auth.register",
-                  "auth_instances": "a fresh auth-service (own data dir) per cost; auth rehashes on cost change"},
+                  "auth_instances": "a fresh auth-service (own data dir) per cost; auth rehashes on cost change",
+                  "signing_keys": "generated (in memory) at costs 12 and 10; then, when softhsm2 is installed, "
+                                  "an ECDSA P-256 key in a SoftHSM2 token (SECUREPUSH_AUTH_SIGNING_KEY=pkcs11:...) at "
+                                  "cost 10: figures with _hsm"},
         "refresh": {"driver": "Benchmarks/h2c.py: asyncio HTTP/2 (h2c prior knowledge) client, one connection",
                     "requests": prof["refresh_requests"], "in_flight": REFRESH_CHAINS,
                     "method": f"{REFRESH_CHAINS} logins (one token family each), then each family refreshes in a "

@@ -4,6 +4,7 @@ import Crypto
 import DispatchService
 import Foundation
 import Logging
+import PKCS11
 import ServiceCore
 import StoreService
 
@@ -120,16 +121,35 @@ struct AuditCommand: AsyncParsableCommand {
         func run() async throws {
             let environment = trails.environment
             let dataDirectory = URL(fileURLWithPath: environment.dataDirectory)
-            let keyPath =
-                publicKey ?? environment.string("SECUREPUSH_AUDIT_KEY_FILE")
-                ?? dataDirectory.appendingPathComponent(AuditSigningKey.generatedFileName).path
             let key: P256.Signing.PublicKey
-            do {
-                key = try AuditSigningKey.publicKey(path: keyPath)
-            } catch {
-                throw CLIError(
-                    "cannot read the audit key: \(error.description)",
-                    hint: "pass --public-key (the public half of SECUREPUSH_AUDIT_KEY_FILE)", exitCode: .unreachable)
+            if publicKey == nil, let uri = environment.string("SECUREPUSH_AUDIT_KEY"), PKCS11URI.isURI(uri) {
+                // The key is in a module: its public half is read there (the private half never leaves it).
+                do {
+                    let module = HardwareModuleConfiguration(environment: environment)
+                    key = try AuditSigningKey(
+                        module: try module.signingKey(
+                            try HardwareModuleConfiguration.uri(uri, variable: "SECUREPUSH_AUDIT_KEY"),
+                            variable: "SECUREPUSH_AUDIT_KEY")
+                    ).publicKey
+                } catch {
+                    throw CLIError(
+                        "cannot read the audit key's public half from the module: \(error)",
+                        hint: "pass --public-key (`securepush hsm public-key --key URI` prints it)",
+                        exitCode: .unreachable)
+                }
+            } else {
+                let keyPath =
+                    publicKey ?? environment.string("SECUREPUSH_AUDIT_KEY")
+                    ?? environment.string("SECUREPUSH_AUDIT_KEY_FILE")
+                    ?? dataDirectory.appendingPathComponent(AuditSigningKey.generatedFileName).path
+                do {
+                    key = try AuditSigningKey.publicKey(path: keyPath)
+                } catch {
+                    throw CLIError(
+                        "cannot read the audit key: \(error.description)",
+                        hint: "pass --public-key (the public half of SECUREPUSH_AUDIT_KEY_FILE)", exitCode: .unreachable
+                    )
+                }
             }
             let directory =
                 checkpointDir ?? environment.string("SECUREPUSH_AUDIT_CHECKPOINT_DIR")

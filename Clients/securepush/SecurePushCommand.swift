@@ -18,7 +18,7 @@ struct SecurePushCommand: AsyncParsableCommand {
             StatusCommand.self, CancelCommand.self, FetchCommand.self, DemoCommand.self, ClientsCommand.self,
             UsersCommand.self,
             StoreKeysCommand.self, CertsCommand.self, DevicesCommand.self, ConfigCommand.self, AppsCommand.self,
-            WebhooksCommand.self, AuditCommand.self,
+            WebhooksCommand.self, AuditCommand.self, HSMCommand.self,
             HealthCommand.self,
         ]
     )

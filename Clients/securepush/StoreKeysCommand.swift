@@ -52,7 +52,8 @@ struct StoreKeysCommand: AsyncParsableCommand {
                     "refused configuration: \(error.description)",
                     hint: "fix the SECUREPUSH_* variable it names, or pass --key-file")
             }
-            let file = EncryptionKeyFile(path: configuration.storeKeys.path ?? "", purpose: .store)
+            let file = EncryptionKeyFile(
+                path: configuration.storeKeys.path ?? "", purpose: .store, wrapping: configuration.storeKeyWrapping)
             let (ring, appended) = try prepareKeys(in: file)
             let sealer = AESGCMPayloadSealer(ring: ring)
             let newest = sealer.ring.current.id

@@ -19,6 +19,8 @@ public struct EncryptionKeyFile: Sendable {
         public let rotateCommand: String
         /// Other ways to create the file, said after the command when it cannot be read (may be empty).
         public let otherCreation: String
+        /// The variable naming the PKCS#11 key that wraps the file's keys, e.g. `SECUREPUSH_STORE_KEY_WRAPPING_KEY`.
+        public var wrappingVariable: String { variable.replacingOccurrences(of: "_FILE", with: "_WRAPPING_KEY") }
 
         public init(name: String, variable: String, encrypts: String, rotateCommand: String, otherCreation: String = "")
         {
@@ -37,10 +39,13 @@ public struct EncryptionKeyFile: Sendable {
     public let path: String
     /// What the file is for.
     public let purpose: Purpose
+    /// The module key the file's keys are wrapped by (``EncryptionKeyWrapping``); `nil`: keys in clear.
+    public let wrapping: EncryptionKeyWrapping?
 
-    public init(path: String, purpose: Purpose) {
+    public init(path: String, purpose: Purpose, wrapping: EncryptionKeyWrapping? = nil) {
         self.path = path
         self.purpose = purpose
+        self.wrapping = wrapping
     }
 
     /// The keys in the file; throws `ConfigurationError` when it cannot be read or is malformed.
@@ -57,7 +62,42 @@ public struct EncryptionKeyFile: Sendable {
         guard let text = String(data: data, encoding: .utf8) else {
             throw ConfigurationError("\(name) is not UTF-8 text")
         }
-        return try parse(text)
+        let ring = try parse(text)
+        if wrapping != nil, Self.hasKeyInClear(text) { try wrapInPlace(text, ring: ring) }
+        return ring
+    }
+
+    /// Whether a line of `text` holds a key in clear.
+    private static func hasKeyInClear(_ text: String) -> Bool {
+        text.split(separator: "\n").contains { line in
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            return fields.count == 2 && !line.hasPrefix("#") && !fields[1].hasPrefix(EncryptionKeyWrapping.prefix)
+        }
+    }
+
+    /// The migration when a module is turned on: every key in clear is replaced by its wrapped value, in one rename,
+    /// comments and order kept. A file that cannot be replaced (a read-only mount) refuses the start rather than
+    /// leave keys in clear beside a module that should hold them.
+    private func wrapInPlace(_ text: String, ring: EncryptionKeyRing) throws(ConfigurationError) {
+        guard let wrapping else { return }
+        var lines: [String] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard !line.hasPrefix("#"), fields.count == 2, !fields[1].hasPrefix(EncryptionKeyWrapping.prefix),
+                let key = ring.key(id: String(fields[0]))
+            else {
+                lines.append(String(line))
+                continue
+            }
+            lines.append("\(key.id) \(try wrapping.wrap(key))")
+        }
+        do throws(PrivateFileError) {
+            try PrivateFile.write(Data(lines.joined(separator: "\n").utf8), to: path)
+        } catch {
+            throw ConfigurationError(
+                "\(name) holds keys in clear and \(wrapping.variable) is set, but it cannot be rewritten with them "
+                    + "wrapped: \(error.reason)")
+        }
     }
 
     /// The keys in `text`, the file's contents.
@@ -80,8 +120,23 @@ public struct EncryptionKeyFile: Sendable {
                         + "characters of A-Z, a-z, 0-9, '.', '_' or '-'")
             }
             if let first = lines[id] { throw error(line: number, "key id '\(id)' is already used on line \(first)") }
-            guard let bytes = Data(base64Encoded: Self.standardBase64(fields[1])) else {
-                throw error(line: number, "key '\(id)' is not base64")
+            let bytes: Data
+            if fields[1].hasPrefix(EncryptionKeyWrapping.prefix) {
+                guard let wrapping else {
+                    throw error(
+                        line: number,
+                        "key '\(id)' is wrapped by a key in a PKCS#11 module: set \(purpose.wrappingVariable)")
+                }
+                do throws(ConfigurationError) {
+                    bytes = try wrapping.unwrap(id: id, value: fields[1].dropFirst(EncryptionKeyWrapping.prefix.count))
+                } catch {
+                    throw self.error(line: number, error.description)
+                }
+            } else {
+                guard let decoded = Data(base64Encoded: Self.standardBase64(fields[1])) else {
+                    throw error(line: number, "key '\(id)' is not base64")
+                }
+                bytes = decoded
             }
             guard let key = EncryptionKey(id: id, bytes: bytes) else {
                 throw error(
@@ -102,8 +157,9 @@ public struct EncryptionKeyFile: Sendable {
     /// Writes a new file holding `key` (directory created 0700, file 0600); returns `false`, writing nothing, when
     /// the file already exists (another process created it first: of two creating it at once, exactly one wins).
     public func create(with key: EncryptionKey) throws -> Bool {
+        let line = try line(for: key)
         do throws(PrivateFileError) {
-            return try PrivateFile.write(Data((header + key.fileLine + "\n").utf8), to: path, existing: .keep)
+            return try PrivateFile.write(Data((header + line + "\n").utf8), to: path, existing: .keep)
         } catch {
             // Its directory, or the file itself.
             let what = error.path == path ? "written" : "created"
@@ -121,8 +177,9 @@ public struct EncryptionKeyFile: Sendable {
             throw ConfigurationError("\(name) cannot be read: \(Self.reason(error))")
         }
         let separator = existing.isEmpty || existing.hasSuffix("\n") ? "" : "\n"
+        let line = try line(for: key)
         do throws(PrivateFileError) {
-            try PrivateFile.write(Data((existing + separator + key.fileLine + "\n").utf8), to: path)
+            try PrivateFile.write(Data((existing + separator + line + "\n").utf8), to: path)
         } catch {
             throw ConfigurationError("\(name) cannot be replaced: \(error.reason)")
         }
@@ -134,6 +191,12 @@ public struct EncryptionKeyFile: Sendable {
         let created =
             FileManager.default.fileExists(atPath: path) ? false : try create(with: EncryptionKey.generate(now: now))
         return (try load(), created)
+    }
+
+    /// The line for `key`: wrapped when the file's keys are.
+    private func line(for key: EncryptionKey) throws(ConfigurationError) -> String {
+        guard let wrapping else { return key.fileLine }
+        return "\(key.id) \(try wrapping.wrap(key))"
     }
 
     /// The file's permission bits, when it exists.

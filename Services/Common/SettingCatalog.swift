@@ -478,6 +478,26 @@ public enum SettingCatalog {
             #"the ECDSA P-256 private key (PEM) that signs the audit trail's checkpoints (`securepush audit keygen` makes one); every replica of every service may share it. See [docs/compliance.md](compliance.md)"#
         ),
         Setting(
+            #"SECUREPUSH_AUDIT_KEY"#, group: .shared, default: #"unset"#,
+            usedBy: #"all, `securepush audit verify`"#,
+            #"the audit checkpoint key as a PEM file or a `pkcs11:` URI (RFC 7512, e.g. `pkcs11:token=securepush;object=audit`): in a module the key signs there and never leaves it. Set it or `SECUREPUSH_AUDIT_KEY_FILE`, not both. See [docs/compliance.md](compliance.md#where-the-keys-live)"#
+        ),
+        Setting(
+            #"SECUREPUSH_PKCS11_MODULE"#, group: .shared, default: #"unset"#,
+            usedBy: #"all, `securepush hsm`, `securepush store-keys`, `securepush apps`"#,
+            #"path of the PKCS#11 module (an HSM's library; SoftHSM2: `/usr/lib/softhsm/libsofthsm2.so`) that keys named by `pkcs11:` URIs are in; loaded once per process. A module that cannot be loaded refuses the start naming this variable"#
+        ),
+        Setting(
+            #"SECUREPUSH_PKCS11_PIN_FILE"#, group: .shared, default: #"unset"#,
+            usedBy: #"all, `securepush hsm`, `securepush store-keys`, `securepush apps`"#,
+            #"file holding the token user's PIN (one line); a `pin-source` in the URI wins. A missing file or a PIN the token refuses (incorrect, locked) refuses the start naming this variable"#
+        ),
+        Setting(
+            #"SECUREPUSH_STORE_KEY_WRAPPING_KEY"#, group: .shared, default: #"unset"#,
+            usedBy: #"store, `securepush store-keys rotate`"#,
+            #"a `pkcs11:` URI naming an AES key in the module that wraps the store key file's keys (envelope encryption: the file holds `<id> wrapped:…` lines, unwrapped in memory at start). Keys found in clear are wrapped in place at start"#
+        ),
+        Setting(
             #"SECUREPUSH_AUDIT_CHECKPOINT_DIR"#, group: .shared,
             default: #"`<data dir>/audit-checkpoints`; required in production"#,
             usedBy: #"all, `securepush audit verify`"#,
@@ -593,6 +613,10 @@ public enum SettingCatalog {
             #"read the secret from this file instead (mounted secrets; compose generates them); the variable wins when both are set"#
         ),
         Setting(
+            #"SECUREPUSH_AUTH_SIGNING_KEY"#, group: .auth, default: #"unset"#, usedBy: #"auth"#,
+            #"the token signing key as a PEM file or a `pkcs11:` URI (e.g. `pkcs11:token=securepush;object=auth-signing`): in a module, tokens are signed there (`CKM_ECDSA`) and the key never leaves it; a module failing at run time is `-32050` naming `hsm`. Set it or `SECUREPUSH_AUTH_SIGNING_KEY_FILE`, not both"#
+        ),
+        Setting(
             #"SECUREPUSH_AUTH_SIGNING_KEY_FILE"#, group: .auth, default: #"unset"#, usedBy: #"auth"#,
             #"ES256 private key (PEM); unset: one is generated on first start and kept in the database (refused in production)"#
         ),
@@ -644,6 +668,11 @@ public enum SettingCatalog {
                 #"`<data dir>/apps-keys`, generated (0600) by the first `securepush apps create`; required in production and on PostgreSQL before an app is created"#,
             usedBy: #"dispatch, `securepush apps`"#,
             #"the AES-256 keys apps' provider credentials are encrypted at rest under, in the store key file's format; the last key encrypts, every key listed still decrypts (see [docs/operations.md](operations.md#operations-apps))"#
+        ),
+        Setting(
+            #"SECUREPUSH_APPS_KEY_WRAPPING_KEY"#, group: .dispatch, default: #"unset"#,
+            usedBy: #"dispatch, `securepush apps`"#,
+            #"a `pkcs11:` URI naming an AES key in the module that wraps the apps key file's keys (which seal apps' credentials, VAPID keys included, and webhook secrets); keys found in clear are wrapped in place at start"#
         ),
         Setting(
             #"SECUREPUSH_MAX_DEVICES_PER_USER"#, group: .dispatch, default: #"20"#, usedBy: #"dispatch"#,

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PKCS11
 
 /// How a service keeps its audit trail: where its checkpoints are signed and written, how often, and how far behind
 /// the request path the writer may fall. Read from `SECUREPUSH_AUDIT_*` (docs/configuration.md).
@@ -12,6 +13,8 @@ public struct AuditConfiguration: Sendable {
         case generatedFile(String)
         /// A key given directly (tests, embedding).
         case key(AuditSigningKey)
+        /// `SECUREPUSH_AUDIT_KEY=pkcs11:…`: the key in a PKCS#11 module.
+        case module(PKCS11URI, HardwareModuleConfiguration)
     }
 
     /// Where checkpoints are signed.
@@ -56,12 +59,26 @@ public struct AuditConfiguration: Sendable {
     /// generated beside the data, or checkpoints kept beside the database, would not stop whoever can edit it.
     public init(environment: ServiceEnvironment) throws {
         let dataDirectory = URL(fileURLWithPath: environment.dataDirectory)
-        let keyFile = environment.string("SECUREPUSH_AUDIT_KEY_FILE")
+        var keyFile = environment.string("SECUREPUSH_AUDIT_KEY_FILE")
         let directory = environment.string("SECUREPUSH_AUDIT_CHECKPOINT_DIR")
+        var moduleKey: KeySource?
+        if let value = environment.string("SECUREPUSH_AUDIT_KEY") {
+            guard keyFile == nil else {
+                throw ConfigurationError("SECUREPUSH_AUDIT_KEY and SECUREPUSH_AUDIT_KEY_FILE are both set: set one")
+            }
+            if PKCS11URI.isURI(value) {
+                moduleKey = .module(
+                    try HardwareModuleConfiguration.uri(value, variable: "SECUREPUSH_AUDIT_KEY"),
+                    HardwareModuleConfiguration(environment: environment))
+            } else {
+                keyFile = value
+            }
+        }
         if environment.isProduction {
-            guard keyFile != nil else {
+            guard keyFile != nil || moduleKey != nil else {
                 throw ConfigurationError(
-                    "SECUREPUSH_AUDIT_KEY_FILE must be set when SECUREPUSH_ENV=production: it signs the audit "
+                    "SECUREPUSH_AUDIT_KEY_FILE (or SECUREPUSH_AUDIT_KEY, a PEM file or a pkcs11: URI) must be set when "
+                        + "SECUREPUSH_ENV=production: it signs the audit "
                         + "trail's checkpoints. Create one with `securepush audit keygen --key-file FILE` and keep it "
                         + "(and its public half, for `securepush audit verify`) away from the database")
             }
@@ -72,7 +89,7 @@ public struct AuditConfiguration: Sendable {
             }
         }
         self.init(
-            key: keyFile.map { .file($0) }
+            key: moduleKey ?? keyFile.map { .file($0) }
                 ?? .generatedFile(dataDirectory.appendingPathComponent(AuditSigningKey.generatedFileName).path),
             checkpointDirectory: directory ?? dataDirectory.appendingPathComponent("audit-checkpoints").path,
             checkpointEntries: try environment.int(SettingCatalog.auditCheckpointEntries),
@@ -87,6 +104,13 @@ public struct AuditConfiguration: Sendable {
         switch key {
         case .key(let key): return key
         case .file(let path): return try AuditSigningKey.load(path: path)
+        case .module(let uri, let module):
+            let key = try module.signingKey(uri, variable: "SECUREPUSH_AUDIT_KEY")
+            do {
+                return try AuditSigningKey(module: key)
+            } catch {
+                throw ConfigurationError("SECUREPUSH_AUDIT_KEY: the key's public half is not a P-256 point")
+            }
         case .generatedFile(let path):
             let (key, created) = try AuditSigningKey.loadOrCreate(path: path)
             if created {

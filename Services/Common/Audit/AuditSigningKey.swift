@@ -1,23 +1,42 @@
 import Crypto
 import Foundation
+import PKCS11
 import PrivateFiles
 import SharedModels
 
 /// The key audit checkpoints are signed with: ECDSA P-256, from `SECUREPUSH_AUDIT_KEY_FILE` (PEM, PKCS#8 or SEC 1),
-/// generated in development at `<data dir>/audit-signing-key.pem`. Verification needs only its public key.
+/// generated in development at `<data dir>/audit-signing-key.pem`, or kept in a PKCS#11 module
+/// (`SECUREPUSH_AUDIT_KEY=pkcs11:…`), where it signs and stays. Verification needs only its public key.
 public struct AuditSigningKey: Sendable {
-    /// The private key.
-    public let privateKey: P256.Signing.PrivateKey
+    /// Where signatures are made.
+    enum Signer: Sendable {
+        case memory(P256.Signing.PrivateKey)
+        case module(PKCS11ECPrivateKey)
+    }
+
+    let signer: Signer
+    /// The public key checkpoints verify under.
+    public let publicKey: P256.Signing.PublicKey
 
     public init(_ privateKey: P256.Signing.PrivateKey) {
-        self.privateKey = privateKey
+        self.signer = .memory(privateKey)
+        self.publicKey = privateKey.publicKey
+    }
+
+    /// A key kept in a PKCS#11 module; throws when its public key is not a valid P-256 point.
+    public init(module key: PKCS11ECPrivateKey) throws {
+        self.signer = .module(key)
+        self.publicKey = try P256.Signing.PublicKey(x963Representation: key.publicKeyX963)
+    }
+
+    /// The token holding the key, when it is in a module (for health).
+    public var moduleToken: PKCS11Token? {
+        if case .module(let key) = signer { return key.token }
+        return nil
     }
 
     /// A new key, in memory only (tests).
     public static func generate() -> AuditSigningKey { AuditSigningKey(P256.Signing.PrivateKey()) }
-
-    /// The public key checkpoints verify under.
-    public var publicKey: P256.Signing.PublicKey { privateKey.publicKey }
 
     /// The first 16 characters of base64url(SHA-256(the public key's DER)): names the key in every checkpoint.
     public var keyID: String { Self.keyID(of: publicKey) }
@@ -28,10 +47,23 @@ public struct AuditSigningKey: Sendable {
     }
 
     /// Signs `checkpoint`'s message, filling its key id and signature.
+    /// A module failing is ``HardwareModuleUnavailable``: the checkpoint waits and is tried again, never signed by
+    /// another key.
     public func sign(_ checkpoint: inout AuditCheckpoint) throws {
+        let signature: Data
+        switch signer {
+        case .memory(let key):
+            signature = try key.signature(for: checkpoint.message).rawRepresentation
+        case .module(let key):
+            do throws(PKCS11Error) {
+                // A checkpoint a minute at most: signed inline by the writer, which waits for nothing else.
+                signature = Data(try key.sign(digest: Array(SHA256.hash(data: checkpoint.message))))
+            } catch {
+                throw HardwareModuleUnavailable(error)
+            }
+        }
         checkpoint.keyID = keyID
-        checkpoint.signature = try privateKey.signature(for: checkpoint.message).rawRepresentation
-            .base64URLEncodedString()
+        checkpoint.signature = signature.base64URLEncodedString()
     }
 
     /// The file name the development default uses inside the data directory.

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Logging
 import Metrics
+import PKCS11
 import ServiceLifecycle
 import Synchronization
 
@@ -33,6 +34,8 @@ public final class AuditTrail: Service, Sendable {
     public let keyring: any AuditKeyring
     private let fallbackKeyring = EphemeralAuditKeyring()
     private let signingKey: AuditSigningKey
+    /// The token holding the checkpoint key, when it is in a PKCS#11 module (for health).
+    public var hardwareToken: PKCS11Token? { signingKey.moduleToken }
     private let configuration: AuditConfiguration
     private let logger: Logger
     private let pending = Mutex<[AuditEvent]>([])

@@ -1,16 +1,19 @@
 import Foundation
 import Logging
+import PKCS11
 import ServiceCore
 import SharedModels
 
 extension AccessTokenSigner {
     /// Chooses the signing key at start and records it in the repository.
     ///
-    /// With `keyFile`, that PEM is the key. Without one, the newest generated key in the database is reused, or a new
+    /// With `moduleKey`, the key in the PKCS#11 module signs (only its public half is stored). With `keyFile`, that PEM
+    /// is the key. Without either, the newest generated key in the database is reused, or a new
     /// one is generated and stored — refused in production, where keys must be managed outside the database.
     /// Keys replaced by this choice stay published while tokens they signed may still be valid.
     public static func load(
         keyFile: String?,
+        moduleKey: PKCS11ECPrivateKey? = nil,
         isProduction: Bool,
         repository: any AuthRepository,
         tokenTTL: Int,
@@ -20,15 +23,19 @@ extension AccessTokenSigner {
         let stored = try await repository.signingKeys()
         let key: SigningKey
         let storedPEM: String?
-        if let keyFile {
+        if let moduleKey {
+            key = try SigningKey(module: moduleKey)
+            storedPEM = nil
+            logger.debug("auth.signing_key.loaded", metadata: ["auth.kid": "\(key.kid)", "auth.key": "pkcs11"])
+        } else if let keyFile {
             key = try loadPEMFile(keyFile)
             storedPEM = nil
             logger.debug(
                 "auth.signing_key.loaded", metadata: ["auth.kid": "\(key.kid)", "auth.key_file": "\(keyFile)"])
         } else if isProduction {
             throw ConfigurationError(
-                "SECUREPUSH_AUTH_SIGNING_KEY_FILE must be set when SECUREPUSH_ENV=production: "
-                    + "point it to an ES256 (P-256) private key PEM, e.g. from "
+                "SECUREPUSH_AUTH_SIGNING_KEY_FILE (or SECUREPUSH_AUTH_SIGNING_KEY, a PEM file or a pkcs11: URI) must be "
+                    + "set when SECUREPUSH_ENV=production: point it to an ES256 (P-256) key, e.g. a PEM from "
                     + "`openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out auth-signing-key.pem`"
             )
         } else if let reusable = stored.first(where: { $0.privateKeyPEM != nil }), let pem = reusable.privateKeyPEM {

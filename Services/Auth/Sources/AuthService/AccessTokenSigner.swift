@@ -21,7 +21,8 @@ public struct AccessTokenSigner: Sendable {
     public let retiredKeys: [RetiredKey]
     /// Lifetime of access tokens in seconds (the grants' `expiresIn`).
     public let tokenTTL: Int
-    private let keys: JWTKeyCollection
+    /// `base64url({"alg":"ES256","kid":…,"typ":"JWT"})` and the period after it: every token's first part.
+    private let encodedHeader: [UInt8]
 
     /// - Parameters:
     ///   - currentKey: signs every new token.
@@ -31,8 +32,8 @@ public struct AccessTokenSigner: Sendable {
         self.currentKey = currentKey
         self.retiredKeys = retiredKeys
         self.tokenTTL = tokenTTL
-        self.keys = JWTKeyCollection()
-        await keys.add(ecdsa: currentKey.privateKey, kid: JWKIdentifier(string: currentKey.kid))
+        let header = #"{"alg":"ES256","kid":"\#(currentKey.kid)","typ":"JWT"}"#
+        self.encodedHeader = Array((Data(header.utf8).base64URLEncodedString() + ".").utf8)
     }
 
     /// A signed token for `subject` with `scopes`, issued at `now`, carrying `apps` as `apps` when not empty,
@@ -53,8 +54,16 @@ public struct AccessTokenSigner: Sendable {
             apps: apps,
             authTime: authTime
         )
-        return try await keys.sign(claims, kid: JWKIdentifier(string: currentKey.kid))
+        // JWS compact serialisation (RFC 7515): header.payload.signature, the payload encoded as jwt-kit encodes it.
+        var token = encodedHeader
+        token += try Self.serializer.serialize(claims)
+        let signature = try await currentKey.signature(for: token)
+        token.append(UInt8(ascii: "."))
+        token += Array(Data(signature).base64URLEncodedString().utf8)
+        return String(decoding: token, as: UTF8.self)
     }
+
+    private static let serializer = DefaultJWTSerializer()
 
     /// Every key whose tokens may still be valid at `now`, the current key first (the JWKS of `auth.keys`).
     public func publicKeys(at now: Date) -> [Auth.PublicJWK] {

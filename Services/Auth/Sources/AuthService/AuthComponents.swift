@@ -57,9 +57,13 @@ public struct AuthComponents: RPCServiceComponents {
             logger: logger, metrics: metrics)
         let postgres = database.postgres
         let hasher = try await PasswordHasher(cost: configuration.bcryptCost, threadPool: passwordThreadPool)
+        let moduleKey = try configuration.signingKeyURI.map { uri throws(ConfigurationError) in
+            try configuration.hardwareModule.signingKey(uri, variable: "SECUREPUSH_AUTH_SIGNING_KEY")
+        }
         let loadSigner = {
             try await AccessTokenSigner.load(
                 keyFile: configuration.signingKeyFile,
+                moduleKey: moduleKey,
                 isProduction: configuration.isProduction,
                 repository: repository,
                 tokenTTL: configuration.accessTokenTTL,
@@ -141,7 +145,9 @@ public struct AuthComponents: RPCServiceComponents {
 
     /// Readiness checks for `GET /health`.
     public func health() async -> [String: String] {
-        ["database": await database.readiness()]
+        ["database": await database.readiness()].merging(
+            HardwareModuleHealth.checks([service.signer.currentKey.moduleToken, audit.hardwareToken])
+        ) { first, _ in first }
     }
 
     /// Purges expired refresh tokens and attempt counters every `interval`.

@@ -1,4 +1,5 @@
 import NIOCore
+import PKCS11
 import RPCServer
 import ServiceCore
 
@@ -19,6 +20,11 @@ public struct AuthConfiguration: ServiceDatabaseConfiguration, Sendable {
     public var isProduction: Bool
     /// A PEM file holding the ES256 signing key; `nil` generates one and keeps it in the database (not in production).
     public var signingKeyFile: String?
+    /// `SECUREPUSH_AUTH_SIGNING_KEY=pkcs11:…`: the signing key in a PKCS#11 module (wins over nothing: setting both
+    /// this and a file is refused).
+    public var signingKeyURI: PKCS11URI?
+    /// `SECUREPUSH_PKCS11_MODULE` and `SECUREPUSH_PKCS11_PIN_FILE`, for keys in a module.
+    public var hardwareModule = HardwareModuleConfiguration()
     /// Access token lifetime in seconds.
     public var accessTokenTTL: Int
     /// Refresh token lifetime in seconds (each rotation starts a new one).
@@ -118,7 +124,7 @@ extension AuthConfiguration {
             server: try environment.server(port: SettingCatalog.authPort),
             databasePath: Self.databasePath(inDataDirectory: environment.dataDirectory),
             isProduction: environment.isProduction,
-            signingKeyFile: environment.string("SECUREPUSH_AUTH_SIGNING_KEY_FILE"),
+            signingKeyFile: try Self.signingKeyFile(environment),
             accessTokenTTL: try environment.int(SettingCatalog.accessTokenTTL),
             refreshTokenTTL: try environment.int(SettingCatalog.refreshTokenTTL),
             bcryptCost: try environment.int(SettingCatalog.bcryptCost),
@@ -130,6 +136,10 @@ extension AuthConfiguration {
             passwordQueueLength: try environment.int(SettingCatalog.bcryptQueue),
             selfRegistration: try environment.flag(SettingCatalog.selfRegistration)
         )
+        if let value = environment.string("SECUREPUSH_AUTH_SIGNING_KEY"), PKCS11URI.isURI(value) {
+            signingKeyURI = try HardwareModuleConfiguration.uri(value, variable: "SECUREPUSH_AUTH_SIGNING_KEY")
+        }
+        hardwareModule = HardwareModuleConfiguration(environment: environment)
         passwordChecksPerAddress = try environment.int(SettingCatalog.bcryptPerAddress)
         passwordChecksPerMinutePerAddress = try environment.int(SettingCatalog.bcryptChecksPerAddress)
         postgresURL = try environment.postgresURL()
@@ -151,6 +161,19 @@ extension AuthConfiguration {
         }
     }
 
+    /// The PEM file of `SECUREPUSH_AUTH_SIGNING_KEY` (when it is not a `pkcs11:` URI) or
+    /// `SECUREPUSH_AUTH_SIGNING_KEY_FILE`; both set is refused (which one signs would be a guess).
+    static func signingKeyFile(_ environment: ServiceEnvironment) throws -> String? {
+        let key = environment.string("SECUREPUSH_AUTH_SIGNING_KEY")
+        let file = environment.string("SECUREPUSH_AUTH_SIGNING_KEY_FILE")
+        if key != nil, file != nil {
+            throw ConfigurationError(
+                "SECUREPUSH_AUTH_SIGNING_KEY and SECUREPUSH_AUTH_SIGNING_KEY_FILE are both set: set one")
+        }
+        if let key, PKCS11URI.isURI(key) { return nil }
+        return key ?? file
+    }
+
     /// Refuses configurations that would start unsafely or not at all, saying which variable to fix.
     public func validate() throws {
         guard Self.bcryptCostRange.contains(bcryptCost) else {
@@ -158,10 +181,10 @@ extension AuthConfiguration {
         }
         guard accessTokenTTL > 0 else { throw ConfigurationError("SECUREPUSH_ACCESS_TOKEN_TTL must be positive") }
         guard refreshTokenTTL > 0 else { throw ConfigurationError("SECUREPUSH_REFRESH_TOKEN_TTL must be positive") }
-        if isProduction, signingKeyFile == nil {
+        if isProduction, signingKeyFile == nil, signingKeyURI == nil {
             throw ConfigurationError(
-                "SECUREPUSH_AUTH_SIGNING_KEY_FILE must be set when SECUREPUSH_ENV=production (an ES256 / P-256 private key PEM)"
-            )
+                "SECUREPUSH_AUTH_SIGNING_KEY_FILE (or SECUREPUSH_AUTH_SIGNING_KEY, a PEM file or a pkcs11: URI) must be "
+                    + "set when SECUREPUSH_ENV=production (an ES256 / P-256 key)")
         }
         for (prefix, client) in [
             ("SECUREPUSH_BOOTSTRAP_CLIENT", bootstrapClient), ("SECUREPUSH_DISPATCH_CLIENT", dispatchClient),

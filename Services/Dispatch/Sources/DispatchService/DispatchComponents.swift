@@ -51,6 +51,8 @@ public struct DispatchComponents: RPCServiceComponents {
     let sweep: DirectSweep
     let eventRoute: DirectEventRoute
     let webAssetRoute: WebAssetRoute
+    /// The PKCS#11 key wrapping the apps' key file, if any (for health).
+    let appsKeyWrapping: EncryptionKeyWrapping?
 
     /// Opens the database and wires everything together.
     /// - Parameters:
@@ -272,7 +274,8 @@ public struct DispatchComponents: RPCServiceComponents {
                 metrics: dispatchMetrics, deliveryCounts: dispatchMetrics.deliveries(.direct, apps: catalog),
                 tracing: tracing,
                 logger: logger),
-            webAssetRoute: WebAssetRoute(inbox: configuration.inbox)
+            webAssetRoute: WebAssetRoute(inbox: configuration.inbox),
+            appsKeyWrapping: configuration.appsKeys.wrapping
         )
     }
 
@@ -294,7 +297,7 @@ public struct DispatchComponents: RPCServiceComponents {
         [
             "database": await database.readiness(),
             "keys": await verifier.readiness,
-        ]
+        ].merging(HardwareModuleHealth.checks([appsKeyWrapping?.token, audit.hardwareToken])) { first, _ in first }
     }
 
     /// The apps' browser origins, allowed by CORS beside `SECUREPUSH_CORS_ORIGINS` (a preflight names no app).

@@ -151,7 +151,7 @@ public struct DispatchConfiguration: ServiceDatabaseConfiguration, Sendable {
                 "SECUREPUSH_DEFAULT_APP \(AppID.requirement), got '\(defaultAppID.prefix(64))'")
         }
         appsRefreshInterval = .seconds(try environment.int(SettingCatalog.appsRefreshInterval))
-        appsKeys = AppsKeySource.fromEnvironment(environment)
+        appsKeys = try AppsKeySource.fromEnvironment(environment)
         webhooks = try WebhookConfiguration(environment: environment)
         audit = try AuditConfiguration(environment: environment)
     }

@@ -23,6 +23,8 @@ public struct StoreComponents: RPCServiceComponents {
     public let dispatcher: RPCDispatcher
     /// Background work: the signing-key loader and the purge of expired notifications.
     public let services: [any Service]
+    /// The PKCS#11 key wrapping the store key file's keys, if any (for health).
+    let keyWrapping: EncryptionKeyWrapping?
 
     /// The open SQLite database, when the store runs on SQLite.
     public var sqlite: (any DatabaseWriter)? { database.sqlite }
@@ -49,7 +51,9 @@ public struct StoreComponents: RPCServiceComponents {
         metrics: any MetricsFactory = NOOPMetricsHandler.instance
     ) throws -> StoreComponents {
         let storeMetrics = StoreMetrics(factory: metrics)
-        let sealer = try sealer ?? configuration.storeKeys.makeSealer(logger: logger, now: now)
+        let sealer =
+            try sealer
+            ?? configuration.storeKeys.makeSealer(logger: logger, now: now, wrapping: configuration.storeKeyWrapping)
         let given = database
         let database =
             try given
@@ -115,7 +119,8 @@ public struct StoreComponents: RPCServiceComponents {
             dispatcher: StoreMethods.dispatcher(
                 store: store, verifier: verifier, maxBatchLength: configuration.server.maxBatchLength,
                 metrics: storeMetrics, proofLimiter: proofLimiter, audit: audit),
-            services: services
+            services: services,
+            keyWrapping: configuration.storeKeyWrapping
         )
     }
 
@@ -124,6 +129,6 @@ public struct StoreComponents: RPCServiceComponents {
         [
             "database": await database.readiness(),
             "keys": await verifier.readiness,
-        ]
+        ].merging(HardwareModuleHealth.checks([keyWrapping?.token, audit.hardwareToken])) { first, _ in first }
     }
 }

@@ -23,6 +23,8 @@ public struct StoreConfiguration: ServiceDatabaseConfiguration, Sendable {
     public var maxTTLSeconds: Int
     /// How often expired notifications are deleted from the database.
     public var purgeInterval: Duration
+    /// The PKCS#11 key the store key file's keys are wrapped by (`SECUREPUSH_STORE_KEY_WRAPPING_KEY`); `nil`: in clear.
+    public var storeKeyWrapping: EncryptionKeyWrapping?
     /// The AES-256 keys payloads are encrypted under at rest (`SECUREPUSH_STORE_KEY_FILE`).
     public var storeKeys: StoreKeySource
     /// Most device proofs one device may have accepted within a proof's lifetime (about 2 minutes;
@@ -80,6 +82,8 @@ public struct StoreConfiguration: ServiceDatabaseConfiguration, Sendable {
             storeKeys: try Self.storeKeySource(environment: environment)
         )
         sqliteSynchronous = try environment.sqliteSynchronous()
+        storeKeyWrapping = try EncryptionKeyWrapping.fromEnvironment(
+            environment, variable: "SECUREPUSH_STORE_KEY_WRAPPING_KEY")
         proofsPerDevice = try environment.int(SettingCatalog.proofsPerDevice)
         proofRateLimit = try environment.int(SettingCatalog.storeProofRateLimit)
         receiptRetentionSeconds = try environment.int(SettingCatalog.retainReceipts)

@@ -24,14 +24,16 @@ public enum StoreKeySource: Sendable {
 
     /// The sealer for these keys: a file is read now (throwing `ConfigurationError` naming it and the line) and
     /// again whenever a row names a key it lacks.
-    public func makeSealer(logger: Logger, now: @escaping @Sendable () -> Date = { Date() }) throws
-        -> AESGCMPayloadSealer
-    {
+    /// With `wrapping`, the file's keys are wrapped by a key in a PKCS#11 module (and wrapped in place when found in
+    /// clear).
+    public func makeSealer(
+        logger: Logger, now: @escaping @Sendable () -> Date = { Date() }, wrapping: EncryptionKeyWrapping? = nil
+    ) throws -> AESGCMPayloadSealer {
         switch self {
         case .keys(let ring):
             return AESGCMPayloadSealer(ring: ring, now: now)
         case .file(let path):
-            let file = EncryptionKeyFile(path: path, purpose: .store)
+            let file = EncryptionKeyFile(path: path, purpose: .store, wrapping: wrapping)
             let ring = try file.load()
             if let mode = file.permissions, mode & 0o077 != 0 {
                 // Not refused: mounted secrets (Kubernetes' default 0644) may be readable by others inside a container.
@@ -41,7 +43,7 @@ public enum StoreKeySource: Sendable {
             }
             return AESGCMPayloadSealer(ring: ring, reload: { try file.load() }, now: now)
         case .generatedFile(let path):
-            let file = EncryptionKeyFile(path: path, purpose: .store)
+            let file = EncryptionKeyFile(path: path, purpose: .store, wrapping: wrapping)
             let (ring, created) = try file.loadOrCreate(now: now())
             if created {
                 logger.notice(

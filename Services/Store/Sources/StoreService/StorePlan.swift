@@ -13,7 +13,7 @@ public enum StorePlan: ServicePlanning {
         let configuration = try StoreConfiguration(environment: environment)
         let auth = try PeerClient.auth(environment: environment, logger: logger, tracer: tracer)
         // Before the database: a store key file that cannot be read refuses to start with nothing written.
-        let sealer = try configuration.storeKeys.makeSealer(logger: logger)
+        let sealer = try configuration.storeKeys.makeSealer(logger: logger, wrapping: configuration.storeKeyWrapping)
         let metrics = ServiceMetrics.serving(configuration.server)
         let database = try ServiceDatabase.open(
             configuration, schema: StoreMigrations.schema, logger: logger, metrics: metrics.factory)

@@ -50,7 +50,7 @@ public struct AppAdministration: Sendable {
         configuration.postgresURL = try environment.postgresURL()
         configuration.sqliteSynchronous = try environment.sqliteSynchronous()
         let database = try ServiceDatabase.open(configuration, schema: DispatchMigrations.schema, logger: logger)
-        let keys = AppsKeySource.fromEnvironment(environment)
+        let keys = try AppsKeySource.fromEnvironment(environment)
         let factory = PushProviders.appProviderFactory(environment: environment, logger: logger)
         let limits = (
             try environment.int(SettingCatalog.maxPayloadBytes), try environment.int(SettingCatalog.maxTTL)
@@ -147,15 +147,12 @@ public struct AppAdministration: Sendable {
     /// under an older key again under the file's last key (an app changed meanwhile is left for the next run, never
     /// overwritten). Returns what is still under older keys: remove them from the file only when that is empty.
     public func rotateKey(addKey: Bool = true, reseal: Bool = true) async throws -> KeyRotation {
-        let path: String
-        switch keys {
-        case .file(let file), .generatedFile(let file): path = file
-        case .keys, .none:
+        guard let file = keys.file else {
             // Production without the variable: its refusal, which says how to set it.
             _ = try keys.sealerCreatingKey(now: now())
             throw ConfigurationError("the apps' keys are not in a file: there is nothing to rotate")
         }
-        let file = EncryptionKeyFile(path: path, purpose: .apps)
+        let path = file.path
         var added: String?
         if addKey {
             let key = EncryptionKey.generate(now: now())

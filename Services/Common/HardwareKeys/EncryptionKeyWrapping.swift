@@ -1,0 +1,77 @@
+import Foundation
+import PKCS11
+import Synchronization
+
+/// Envelope encryption of a key file's data keys (issue 32): each AES-256 key is stored wrapped by an AES key in a
+/// PKCS#11 module (`SECUREPUSH_STORE_KEY_WRAPPING_KEY`, `SECUREPUSH_APPS_KEY_WRAPPING_KEY`), as
+/// `<key id> wrapped:<base64url(nonce ‖ ciphertext ‖ tag)>`, and unwrapped in memory at start. The file alone opens
+/// nothing; the module alone holds no data key.
+///
+/// The module is opened on first use (the file's first load, at start), so a missing module, PIN or key refuses the
+/// start with one line naming the variable.
+public final class EncryptionKeyWrapping: Sendable {
+    /// The prefix of a wrapped key's value in a key file.
+    public static let prefix = "wrapped:"
+
+    /// The wrapping key's URI.
+    public let uri: PKCS11URI
+    /// The variable that names it, for errors.
+    public let variable: String
+    private let module: HardwareModuleConfiguration
+    private let key = Mutex<PKCS11AESKey?>(nil)
+
+    public init(uri: PKCS11URI, variable: String, module: HardwareModuleConfiguration) {
+        self.uri = uri
+        self.variable = variable
+        self.module = module
+    }
+
+    /// The wrapping named by `variable` in `environment`, or `nil` when it is unset.
+    public static func fromEnvironment(_ environment: ServiceEnvironment, variable: String) throws(ConfigurationError)
+        -> EncryptionKeyWrapping?
+    {
+        guard let value = environment.string(variable) else { return nil }
+        return EncryptionKeyWrapping(
+            uri: try HardwareModuleConfiguration.uri(value, variable: variable), variable: variable,
+            module: HardwareModuleConfiguration(environment: environment))
+    }
+
+    /// The token holding the wrapping key, once it was opened (for health).
+    public var token: PKCS11Token? { key.withLock { $0?.token } }
+
+    /// The key file value of `key`: `wrapped:` and its wrapped bytes.
+    func wrap(_ key: EncryptionKey) throws(ConfigurationError) -> String {
+        let plaintext = key.key.withUnsafeBytes { Array($0) }
+        let wrappingKey = try wrappingKey()
+        do throws(PKCS11Error) {
+            let sealed = try wrappingKey.seal(plaintext, associatedData: Self.associatedData(id: key.id))
+            return Self.prefix + Data(sealed).base64URLEncodedString()
+        } catch {
+            throw ConfigurationError("\(variable): the key '\(key.id)' cannot be wrapped: \(error)")
+        }
+    }
+
+    /// The 32 bytes of the key `id` from its wrapped value (after `wrapped:`).
+    func unwrap(id: String, value: Substring) throws(ConfigurationError) -> Data {
+        guard let sealed = Data(base64URLEncoded: String(value)) else {
+            throw ConfigurationError("key '\(id)' is not base64url after '\(Self.prefix)'")
+        }
+        let key = try wrappingKey()
+        do throws(PKCS11Error) {
+            return Data(try key.open(Array(sealed), associatedData: Self.associatedData(id: id)))
+        } catch {
+            throw ConfigurationError(
+                "\(variable): the key '\(id)' cannot be unwrapped: \(error.reason ?? error.description)")
+        }
+    }
+
+    /// Binds a wrapped key to its id: a wrapped value moved to another line does not open.
+    private static func associatedData(id: String) -> [UInt8] { Array("securepush-data-key:\(id)".utf8) }
+
+    private func wrappingKey() throws(ConfigurationError) -> PKCS11AESKey {
+        if let key = key.withLock({ $0 }) { return key }
+        let opened = try module.wrappingKey(uri, variable: variable)
+        key.withLock { $0 = opened }
+        return opened
+    }
+}

@@ -1,0 +1,86 @@
+import Crypto
+import Foundation
+import PKCS11
+import TestSupport
+import Testing
+
+@Suite("keys in a PKCS#11 module (SoftHSM2)")
+struct PKCS11KeyTests {
+    let hsm: SoftHSM
+    let token: PKCS11Token
+
+    init() throws {
+        (hsm, token) = try SoftHSM.sharedToken()
+    }
+
+    @Test("an EC key made in the token is sensitive and not extractable; its signatures verify outside the module")
+    func ecSignatures() throws {
+        let label = SoftHSM.uniqueLabel("sign")
+        let key = try token.generateECKeyPair(label: label)
+        let protection = try key.protection()
+        #expect(protection.sensitive)
+        #expect(!protection.extractable)
+        // Found again by URI, with the same public key.
+        let found = try PKCS11ECPrivateKey.find(try PKCS11URI(hsm.uri(label)), in: token)
+        #expect(found.publicKeyX963 == key.publicKeyX963)
+
+        let message = Data("header.payload".utf8)
+        let signature = try found.sign(digest: Array(SHA256.hash(data: message)))
+        #expect(signature.count == 64)
+        let publicKey = try P256.Signing.PublicKey(x963Representation: key.publicKeyX963)
+        let ecdsa = try P256.Signing.ECDSASignature(rawRepresentation: signature)
+        #expect(publicKey.isValidSignature(ecdsa, for: message))
+        #expect(!publicKey.isValidSignature(ecdsa, for: Data("header.other".utf8)))
+        // A second key of the same label is refused, never a replacement.
+        #expect(throws: PKCS11Error.self) { try token.generateECKeyPair(label: label) }
+    }
+
+    @Test("AES-GCM inside the module: opens what it sealed, refuses altered bytes and other associated data")
+    func wrapping() throws {
+        let key = try token.generateAESKey(label: SoftHSM.uniqueLabel("wrap"))
+        let secret = Array(repeating: UInt8(0xA5), count: 32)
+        let sealed = try key.seal(secret, associatedData: Array("id-1".utf8))
+        #expect(sealed.count == 12 + 32 + 16)
+        #expect(!sealed.containsSequence(secret))
+        #expect(try key.open(sealed, associatedData: Array("id-1".utf8)) == secret)
+        #expect(throws: PKCS11Error.self) { try key.open(sealed, associatedData: Array("id-2".utf8)) }
+        var altered = sealed
+        altered[20] ^= 1
+        #expect(throws: PKCS11Error.self) { try key.open(altered, associatedData: Array("id-1".utf8)) }
+        #expect(throws: PKCS11Error.self) { try key.open(Array(sealed.prefix(10)), associatedData: []) }
+        // Bad data says nothing about the module: the token stays ready.
+        #expect(token.readiness() == "ok")
+    }
+
+    @Test("missing pieces are refused with what is missing")
+    func refusals() throws {
+        #expect { try PKCS11Module.load(path: "/nonexistent/module.so") } throws: {
+            String(describing: $0).contains("/nonexistent/module.so")
+        }
+        #expect { try PKCS11Module.load(path: "/usr/lib/x86_64-linux-gnu/libz.so.1") } throws: {
+            String(describing: $0).contains("not a PKCS#11 module")
+        }
+        let module = try PKCS11Module.load(path: SoftHSM.modulePath)
+        #expect { try module.token(label: "no-such-token", pin: SoftHSM.pin) } throws: {
+            String(describing: $0).contains("no token labelled 'no-such-token'")
+        }
+        #expect { try module.token(label: SoftHSM.tokenLabel, pin: "wrong") } throws: {
+            ($0 as? PKCS11Error)?.isPINRefused == true
+        }
+        #expect { try PKCS11ECPrivateKey.find(try PKCS11URI(hsm.uri("no-such-key")), in: token) } throws: {
+            String(describing: $0).contains("no private key 'no-such-key'")
+        }
+        let aes = SoftHSM.uniqueLabel("aes")
+        _ = try token.generateAESKey(label: aes)
+        #expect { try PKCS11ECPrivateKey.find(try PKCS11URI(hsm.uri(aes)), in: token) } throws: {
+            String(describing: $0).contains("no private key")
+        }
+    }
+}
+
+extension Array where Element: Equatable {
+    fileprivate func containsSequence(_ other: [Element]) -> Bool {
+        guard other.count <= count else { return false }
+        return (0...(count - other.count)).contains { Array(self[$0..<($0 + other.count)]) == other }
+    }
+}

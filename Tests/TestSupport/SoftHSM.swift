@@ -1,0 +1,102 @@
+import Foundation
+import PKCS11
+import Synchronization
+
+/// SoftHSM2 tokens for tests (Debian `softhsm2`, installed by `.ci/run`), each in a temporary directory of its own
+/// with its own configuration (`SOFTHSM2_CONF`).
+///
+/// SoftHSM reads its configuration and lists its tokens once, at `C_Initialize`: a test process loads the module
+/// once, with ``shared()``'s configuration, and its tests tell their keys apart by label (``uniqueLabel(_:)``).
+/// A test that removes a token, or needs a start-up of its own, gives a child process an ``isolated()`` token.
+public struct SoftHSM: Sendable {
+    /// Debian's path of the module.
+    public static let modulePath = "/usr/lib/softhsm/libsofthsm2.so"
+    /// The token's label.
+    public static let tokenLabel = "securepush"
+    /// The user PIN.
+    public static let pin = "1234-test"
+
+    /// The directory holding the configuration, the token directory and the PIN file.
+    public let directory: String
+    /// The configuration file (`SOFTHSM2_CONF`).
+    public var configurationFile: String { directory + "/softhsm2.conf" }
+    /// The directory SoftHSM keeps the token in: removing it removes the token.
+    public var tokenDirectory: String { directory + "/tokens" }
+    /// A file holding ``pin`` (`SECUREPUSH_PKCS11_PIN_FILE`).
+    public var pinFile: String { directory + "/pin" }
+
+    /// The variables a process needs to use the token: `SOFTHSM2_CONF`, `SECUREPUSH_PKCS11_MODULE`,
+    /// `SECUREPUSH_PKCS11_PIN_FILE`.
+    public var environment: [String: String] {
+        [
+            "SOFTHSM2_CONF": configurationFile, "SECUREPUSH_PKCS11_MODULE": Self.modulePath,
+            "SECUREPUSH_PKCS11_PIN_FILE": pinFile,
+        ]
+    }
+
+    /// The URI of the object labelled `object` in the token.
+    public func uri(_ object: String) -> String { "pkcs11:token=\(Self.tokenLabel);object=\(object)" }
+
+    private static let made = Mutex<Result<SoftHSM, SoftHSMError>?>(nil)
+
+    /// The test process's token: made on first use, and `SOFTHSM2_CONF` set for this process before anything loads
+    /// the module.
+    public static func shared() throws -> SoftHSM {
+        try made.withLock { (token) throws -> SoftHSM in
+            if let token { return try token.get() }
+            let result: Result<SoftHSM, SoftHSMError>
+            do {
+                let made = try isolated()
+                setenv("SOFTHSM2_CONF", made.configurationFile, 1)
+                result = .success(made)
+            } catch let error as SoftHSMError {
+                result = .failure(error)
+            }
+            token = result
+            return try result.get()
+        }
+    }
+
+    /// ``shared()``'s token, opened in this process through the module and logged in.
+    public static func sharedToken() throws -> (hsm: SoftHSM, token: PKCS11Token) {
+        let hsm = try shared()
+        return (hsm, try PKCS11Module.load(path: modulePath).token(label: tokenLabel, pin: pin))
+    }
+
+    /// A new token in a directory of its own, initialised with `softhsm2-util`.
+    public static func isolated() throws -> SoftHSM {
+        guard FileManager.default.fileExists(atPath: modulePath) else {
+            throw SoftHSMError("\(modulePath) is missing: install Debian's softhsm2")
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("softhsm-\(UUID().uuidString)")
+            .path
+        let token = SoftHSM(directory: directory)
+        try FileManager.default.createDirectory(atPath: token.tokenDirectory, withIntermediateDirectories: true)
+        try "directories.tokendir = \(token.tokenDirectory)\nobjectstore.backend = file\nlog.level = ERROR\n"
+            .write(toFile: token.configurationFile, atomically: true, encoding: .utf8)
+        try "\(pin)\n".write(toFile: token.pinFile, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/softhsm2-util")
+        process.arguments = ["--init-token", "--free", "--label", tokenLabel, "--pin", pin, "--so-pin", "5678-test"]
+        process.environment = ["SOFTHSM2_CONF": token.configurationFile]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw SoftHSMError("softhsm2-util --init-token exited with \(process.terminationStatus)")
+        }
+        return token
+    }
+
+    /// A label no other test uses: `prefix` and 8 random hex digits.
+    public static func uniqueLabel(_ prefix: String) -> String {
+        "\(prefix)-\(UUID().uuidString.prefix(8).lowercased())"
+    }
+}
+
+/// SoftHSM2 is missing or its token could not be made.
+public struct SoftHSMError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
