@@ -194,18 +194,22 @@ let package = Package(
         + service(
             "AuthService", executable: "auth-service", directory: "Auth",
             dependencies: [bcrypt, jwtKit, crypto, nioPosix, "PKCS11"],
-            testDependencies: [grdb, postgresNIO, jwtKit, crypto, nioPosix, "PKCS11"])
+            testDependencies: [grdb, postgresNIO, jwtKit, crypto, nioPosix, "PKCS11", "SoftHSMFixture"])
         + service(
             "StoreService", executable: "store-service", directory: "Store",
             dependencies: [serviceLifecycle, "SealedPush", "PrivateFiles", crypto],
-            testDependencies: [grdb, jwtKit, serviceLifecycle, "SealedPush", crypto, "DevelopmentPKI", "PKCS11"])
+            testDependencies: [
+                grdb, jwtKit, serviceLifecycle, "SealedPush", crypto, "DevelopmentPKI", "PKCS11", "SoftHSMFixture",
+            ])
         + service(
             "DispatchService", executable: "dispatch-service", directory: "Dispatch",
             dependencies: [
                 serviceLifecycle, nioCore, nioPosix, httpTypes, "HTTP2Client", jwtKit, crypto, asyncHTTPClient, nioSSL,
                 "SealedPush", "WebAssets",
             ],
-            testDependencies: [grdb, jwtKit, crypto, serviceLifecycle, hummingbird, nioCore, httpTypes, "PKCS11"])
+            testDependencies: [
+                grdb, jwtKit, crypto, serviceLifecycle, hummingbird, nioCore, httpTypes, "PKCS11", "SoftHSMFixture",
+            ])
         + [
             // The browser SDK and the web inbox (Clients/Web), embedded by Clients/Web/generate-assets.py: its own
             // target so that regenerating it rebuilds one file, not push-dispatch.
@@ -281,6 +285,11 @@ let package = Package(
             // MARK: Tests
             // Raises the test process's soft open-file limit to its hard limit before any test runs.
             .target(name: "TestProcessLimits", path: "Tests/TestProcessLimits"),
+            // SoftHSM2 tokens made for a test (PKCS#11, issue 32): its own target, so the sanitizer package (.ci/asan)
+            // runs the PKCS#11 tests without TestSupport's dependencies.
+            .target(
+                name: "SoftHSMFixture", dependencies: ["PKCS11"], path: "Tests/SoftHSMFixture",
+                swiftSettings: swiftSettings),
             // Waits on child processes (peers, services, the CLI) with a limit, so a test fails instead of hanging.
             .target(name: "ChildProcesses", path: "Tests/ChildProcesses", swiftSettings: swiftSettings),
             .target(
@@ -334,7 +343,7 @@ let package = Package(
                 swiftSettings: swiftSettings
             ),
             .testTarget(
-                name: "PKCS11Tests", dependencies: ["PKCS11", "TestSupport", crypto], swiftSettings: swiftSettings),
+                name: "PKCS11Tests", dependencies: ["PKCS11", "SoftHSMFixture", crypto], swiftSettings: swiftSettings),
             .testTarget(
                 name: "ServiceCoreTests",
                 dependencies: [
@@ -412,7 +421,7 @@ let package = Package(
                     "SecurePushClient", "SecurePushStack", "TestSupport", "TestProcessLimits", "ChildProcesses",
                     "ServiceCore",
                     "SharedModels", "HTTP2Client", "AuthService", "StoreService", "DispatchService", jwtKit, crypto,
-                    postgresNIO, logging, metrics, metricsTestKit, prometheus, tracing,
+                    postgresNIO, logging, metrics, metricsTestKit, prometheus, tracing, "SoftHSMFixture", "PKCS11",
                 ],
                 swiftSettings: swiftSettings
             ),

@@ -1,10 +1,11 @@
 // swift-tools-version:6.2
 import PackageDescription
 
-// HTTP2CoreTests alone, for the AddressSanitizer/LeakSanitizer step of .ci/run (issue 14).
+// HTTP2CoreTests and PKCS11Tests alone, for the AddressSanitizer/LeakSanitizer step of .ci/run: the two C boundaries,
+// libnghttp2 (issue 14) and a PKCS#11 module loaded by the CPKCS11 shim (issue 32).
 //
 // The root package's sanitizer build compiles every target and dependency (41 minutes here); this package holds only
-// what HTTP2CoreTests needs. Its targets are symlinks to the root package's directories (whole directories, so files
+// what those tests need. Its targets are symlinks to the root package's directories (whole directories, so files
 // added there are built here too), and its dependencies are the root package's, by the same URLs and versions.
 // Build it with its own scratch path:
 //
@@ -54,6 +55,19 @@ let package = Package(
         .target(name: "TestProcessLimits", path: "Tests/TestProcessLimits"),
         // Waits on the tests' peer programs with a limit.
         .target(name: "ChildProcesses", path: "Tests/ChildProcesses", swiftSettings: swiftSettings),
+        // PKCS#11: the shim that loads a module, the Swift keys on it, and the SoftHSM2 tokens its tests make.
+        .target(
+            name: "CPKCS11", path: "Sources/CPKCS11", cSettings: [.unsafeFlags(["-I/usr/include/p11-kit-1"])],
+            linkerSettings: [.linkedLibrary("dl")]),
+        .target(
+            name: "PKCS11", dependencies: ["CPKCS11"], path: "Sources/PKCS11",
+            swiftSettings: swiftSettings + [.unsafeFlags(["-Xcc", "-I/usr/include/p11-kit-1"])]),
+        .target(
+            name: "SoftHSMFixture", dependencies: ["PKCS11"], path: "Tests/SoftHSMFixture",
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PKCS11Tests", dependencies: ["PKCS11", "SoftHSMFixture", crypto], path: "Tests/PKCS11Tests",
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "HTTP2CoreTests",
             dependencies: [

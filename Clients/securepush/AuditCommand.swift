@@ -108,9 +108,10 @@ struct AuditCommand: AsyncParsableCommand {
         @OptionGroup var trails: TrailOptions
         @Option(
             help: ArgumentHelp(
-                "the audit key, or its public half, PEM (env SECUREPUSH_AUDIT_KEY_FILE; default "
-                    + "<data-dir>/audit-signing-key.pem)"))
-        var publicKey: String?
+                "the audit key, or its public half, PEM (env SECUREPUSH_AUDIT_KEY or SECUREPUSH_AUDIT_KEY_FILE; "
+                    + "default <data-dir>/audit-signing-key.pem); repeat it for a trail signed under several keys "
+                    + "over time (a key replaced, or moved into a PKCS#11 module)"))
+        var publicKey: [String] = []
         @Option(
             help: ArgumentHelp(
                 "the checkpoint directory (env SECUREPUSH_AUDIT_CHECKPOINT_DIR; default <data-dir>/audit-checkpoints)"))
@@ -121,16 +122,18 @@ struct AuditCommand: AsyncParsableCommand {
         func run() async throws {
             let environment = trails.environment
             let dataDirectory = URL(fileURLWithPath: environment.dataDirectory)
-            let key: P256.Signing.PublicKey
-            if publicKey == nil, let uri = environment.string("SECUREPUSH_AUDIT_KEY"), PKCS11URI.isURI(uri) {
+            let keys: [P256.Signing.PublicKey]
+            if publicKey.isEmpty, let uri = environment.string("SECUREPUSH_AUDIT_KEY"), PKCS11URI.isURI(uri) {
                 // The key is in a module: its public half is read there (the private half never leaves it).
                 do {
                     let module = HardwareModuleConfiguration(environment: environment)
-                    key = try AuditSigningKey(
-                        module: try module.signingKey(
-                            try HardwareModuleConfiguration.uri(uri, variable: "SECUREPUSH_AUDIT_KEY"),
-                            variable: "SECUREPUSH_AUDIT_KEY")
-                    ).publicKey
+                    keys = [
+                        try AuditSigningKey(
+                            module: try module.signingKey(
+                                try HardwareModuleConfiguration.uri(uri, variable: "SECUREPUSH_AUDIT_KEY"),
+                                variable: "SECUREPUSH_AUDIT_KEY")
+                        ).publicKey
+                    ]
                 } catch {
                     throw CLIError(
                         "cannot read the audit key's public half from the module: \(error)",
@@ -138,12 +141,15 @@ struct AuditCommand: AsyncParsableCommand {
                         exitCode: .unreachable)
                 }
             } else {
-                let keyPath =
-                    publicKey ?? environment.string("SECUREPUSH_AUDIT_KEY")
-                    ?? environment.string("SECUREPUSH_AUDIT_KEY_FILE")
-                    ?? dataDirectory.appendingPathComponent(AuditSigningKey.generatedFileName).path
+                let paths =
+                    publicKey.isEmpty
+                    ? [
+                        environment.string("SECUREPUSH_AUDIT_KEY") ?? environment.string("SECUREPUSH_AUDIT_KEY_FILE")
+                            ?? dataDirectory.appendingPathComponent(AuditSigningKey.generatedFileName).path
+                    ] : publicKey
                 do {
-                    key = try AuditSigningKey.publicKey(path: keyPath)
+                    keys = try paths.map { path throws(ConfigurationError) in try AuditSigningKey.publicKey(path: path)
+                    }
                 } catch {
                     throw CLIError(
                         "cannot read the audit key: \(error.description)",
@@ -161,7 +167,7 @@ struct AuditCommand: AsyncParsableCommand {
                         reports.append(
                             try await AuditVerifier(
                                 repository: repository, files: AuditCheckpointFiles(directory: directory),
-                                publicKey: key
+                                publicKeys: keys
                             ).verify())
                     } catch {
                         throw CLIError(

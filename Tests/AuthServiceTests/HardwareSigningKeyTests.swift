@@ -6,6 +6,7 @@ import JWTKit
 import PKCS11
 import ServiceCore
 import SharedModels
+import SoftHSMFixture
 import TestSupport
 import Testing
 

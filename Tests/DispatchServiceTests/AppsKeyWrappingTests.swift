@@ -3,6 +3,7 @@ import DispatchService
 import Foundation
 import PKCS11
 import ServiceCore
+import SoftHSMFixture
 import TestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SoftHSMFixture
 import TestSupport
 import Testing
 
@@ -134,6 +135,31 @@ struct HardwareModuleProcessTests {
         let lines = output.split(separator: "\n").filter { $0.hasPrefix("auth-service: configuration error: ") }
         #expect(lines.count == 1, "\(name): \(output)")
         #expect(lines.first?.contains(message) == true, "\(name): \(output)")
+    }
+
+    @Test(
+        "`securepush store-keys rotate` with the module on writes wrapped keys only; without it the file opens nothing")
+    func storeKeysRotate() async throws {
+        let hsm = try SoftHSM.isolated()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try await Self.keygen(hsm, "store-wrap", type: "aes")
+        let environment = hsm.environment.merging(["SECUREPUSH_STORE_KEY_WRAPPING_KEY": hsm.uri("store-wrap")]) {
+            _, new in new
+        }
+        for _ in 0..<2 {
+            let rotated = try await StoreKeysCLITests.securepush(
+                ["store-keys", "rotate", "--data-dir", directory.path], environment: environment)
+            #expect(rotated.status == 0, "\(rotated.output)")
+        }
+        let keys = try String(contentsOfFile: directory.file("store-keys"), encoding: .utf8)
+            .split(separator: "\n").filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        #expect(keys.count == 2, "\(keys)")
+        #expect(keys.allSatisfy { $0.split(separator: " ").last?.hasPrefix("wrapped:") == true }, "\(keys)")
+        // The second run read the first key through the module; without the module the file opens nothing.
+        let without = try await StoreKeysCLITests.securepush(["store-keys", "rotate", "--data-dir", directory.path])
+        #expect(without.status != 0)
+        #expect(without.output.contains("set SECUREPUSH_STORE_KEY_WRAPPING_KEY"), "\(without.output)")
     }
 
     @Test("the store refuses to start when its wrapping key is not in the module")

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import PKCS11
-import TestSupport
+import SoftHSMFixture
 import Testing
 
 @Suite("keys in a PKCS#11 module (SoftHSM2)")

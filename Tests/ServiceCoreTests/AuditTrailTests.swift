@@ -36,8 +36,9 @@ private struct TrailFixture {
 
     func trail(
         checkpointEntries: Int = 1_000, maxPending: Int = 200_000, keyring: any AuditKeyring = FixedKeyring(),
-        keyWait: Duration = .seconds(60)
+        keyWait: Duration = .seconds(60), signingKey: AuditSigningKey? = nil
     ) -> AuditTrail {
+        let key = signingKey ?? key
         var configuration = AuditConfiguration(
             key: .key(key), checkpointDirectory: directory, checkpointEntries: checkpointEntries,
             maxPending: maxPending)
@@ -48,8 +49,8 @@ private struct TrailFixture {
     }
 
     /// A trail with `count` sign-ins committed and its head signed.
-    func signedTrail(_ count: Int = 10) async throws -> AuditTrail {
-        let trail = trail()
+    func signedTrail(_ count: Int = 10, signingKey: AuditSigningKey? = nil) async throws -> AuditTrail {
+        let trail = trail(signingKey: signingKey)
         for index in 0..<count {
             trail.record("auth.signin.succeeded", ["user": .user("alice"), "attempt": .integer(Int64(index))])
         }
@@ -210,6 +211,25 @@ struct AuditTrailTests {
 
         try "not a checkpoint\n".write(toFile: path, atomically: true, encoding: .utf8)
         #expect(try await fixture.verify().fault?.reason == "malformed checkpoint line at \(path):1")
+    }
+
+    @Test("a key replaced between two runs (moved into a module, say): verified with both keys, not with either alone")
+    func replacedKey() async throws {
+        let fixture = try TrailFixture()
+        _ = try await fixture.signedTrail(3)
+        let newKey = AuditSigningKey.generate()
+        _ = try await fixture.signedTrail(4, signingKey: newKey)
+        let files = AuditCheckpointFiles(directory: fixture.directory)
+        let both = try await AuditVerifier(
+            repository: fixture.repository, files: files, publicKeys: [fixture.key.publicKey, newKey.publicKey]
+        ).verify()
+        #expect(both.fault == nil)
+        #expect(both.chains == 2)
+        for key in [fixture.key, newKey] {
+            let one = try await AuditVerifier(repository: fixture.repository, files: files, publicKey: key.publicKey)
+                .verify()
+            #expect(one.fault?.reason.hasPrefix("checkpoint signature does not verify under key \(key.keyID)") == true)
+        }
     }
 
     @Test("a restart starts a second chain; both verify")

@@ -1,6 +1,7 @@
 import Foundation
 import PKCS11
 import ServiceCore
+import SoftHSMFixture
 import StoreService
 import TestSupport
 import Testing

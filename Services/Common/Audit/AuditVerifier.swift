@@ -9,16 +9,23 @@ import JSONRPC
 public struct AuditVerifier: Sendable {
     let repository: SQLAuditRepository
     let files: AuditCheckpointFiles?
-    let publicKey: P256.Signing.PublicKey
+    /// The public keys checkpoints may be signed under, by key id: the keys of every period checked (a key moved
+    /// into a module, or replaced, signs the checkpoints after the change).
+    let publicKeys: [String: P256.Signing.PublicKey]
 
     /// - Parameters:
     ///   - repository: the service's trail.
     ///   - files: the checkpoint directory; `nil` checks the database's checkpoints only.
-    ///   - publicKey: the checkpoint key's public half.
-    public init(repository: SQLAuditRepository, files: AuditCheckpointFiles?, publicKey: P256.Signing.PublicKey) {
+    ///   - publicKeys: the checkpoint keys' public halves; each checkpoint must verify under the one its key id names.
+    public init(repository: SQLAuditRepository, files: AuditCheckpointFiles?, publicKeys: [P256.Signing.PublicKey]) {
         self.repository = repository
         self.files = files
-        self.publicKey = publicKey
+        self.publicKeys = Dictionary(publicKeys.map { (AuditSigningKey.keyID(of: $0), $0) }) { first, _ in first }
+    }
+
+    /// A verifier for checkpoints signed under one key.
+    public init(repository: SQLAuditRepository, files: AuditCheckpointFiles?, publicKey: P256.Signing.PublicKey) {
+        self.init(repository: repository, files: files, publicKeys: [publicKey])
     }
 
     public func verify() async throws -> AuditVerification {
@@ -36,7 +43,7 @@ public struct AuditVerifier: Sendable {
             if let line = read.malformed.first { return fault("-", 0, "malformed checkpoint line at \(line)") }
             outside = read.checkpoints
         }
-        let keyID = AuditSigningKey.keyID(of: publicKey)
+        let keyIDs = publicKeys.keys.sorted().joined(separator: ", ")
         for checkpoint in try await repository.checkpoints() + outside {
             if let known = signed[checkpoint.chain]?[checkpoint.sequence] {
                 guard known.hash == checkpoint.hash else {
@@ -46,10 +53,10 @@ public struct AuditVerifier: Sendable {
                 }
                 continue
             }
-            guard checkpoint.keyID == keyID, checkpoint.isSigned(by: publicKey) else {
+            guard let publicKey = publicKeys[checkpoint.keyID], checkpoint.isSigned(by: publicKey) else {
                 return fault(
                     checkpoint.chain, checkpoint.sequence,
-                    "checkpoint signature does not verify under key \(keyID) (a forged or altered checkpoint)")
+                    "checkpoint signature does not verify under key \(keyIDs) (a forged or altered checkpoint)")
             }
             signed[checkpoint.chain, default: [:]][checkpoint.sequence] = checkpoint
             report.checkpoints += 1

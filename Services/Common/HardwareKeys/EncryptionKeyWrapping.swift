@@ -39,6 +39,13 @@ public final class EncryptionKeyWrapping: Sendable {
     /// The token holding the wrapping key, once it was opened (for health).
     public var token: PKCS11Token? { key.withLock { $0?.token } }
 
+    /// Opens the wrapping key now (a service calls it at start, so a missing module, PIN or key refuses the start
+    /// even before a key file exists); returns its token.
+    @discardableResult
+    public func open() throws(ConfigurationError) -> PKCS11Token {
+        try wrappingKey().token
+    }
+
     /// The key file value of `key`: `wrapped:` and its wrapped bytes.
     func wrap(_ key: EncryptionKey) throws(ConfigurationError) -> String {
         let plaintext = key.key.withUnsafeBytes { Array($0) }

@@ -81,7 +81,6 @@ public struct HardwareModuleConfiguration: Sendable {
             throw ConfigurationError(
                 "\(variable): \(error.reason.map { "\($0) in '\(path)'" } ?? error.description)")
         }
-        HardwareModuleMetrics.observe(token)
         return token
     }
 

@@ -78,6 +78,7 @@ public struct AuthComponents: RPCServiceComponents {
         } else {
             signer = try await loadSigner()
         }
+        HardwareModuleMetrics.observe([signer.currentKey.moduleToken, audit.hardwareToken], factory: metrics)
         let clients = ClientRegistry(
             repository: repository,
             hasher: hasher,

@@ -121,6 +121,8 @@ public struct DispatchComponents: RPCServiceComponents {
             keyring: CachedAuditKeyring(RemoteAuditKeyring(auth: auth, tokens: tokens)),
             signingKey: try configuration.audit.loadKey(logger: logger), configuration: configuration.audit,
             logger: logger, metrics: metrics)
+        HardwareModuleMetrics.observe(
+            [try configuration.appsKeys.wrapping?.open(), audit.hardwareToken], factory: metrics)
         let hub = DirectHub(maxStreamsPerDevice: configuration.maxStreamsPerDevice)
         let catalog = AppCatalog(
             environmentProviders: remoteProviders, defaultAppID: configuration.defaultAppID, loadsDatabase: true)

@@ -73,6 +73,7 @@ public struct StoreComponents: RPCServiceComponents {
             repository: SQLAuditRepository(database: database.sql, schema: StoreMigrations.schema), keyring: keyring,
             signingKey: try configuration.audit.loadKey(logger: logger), configuration: configuration.audit,
             logger: logger, metrics: metrics)
+        HardwareModuleMetrics.observe([configuration.storeKeyWrapping?.token, audit.hardwareToken], factory: metrics)
         // Replicas share one table, so a proof accepted by one is refused by every other; one process keeps it in memory.
         let replayCache: any ProofReplayCache =
             database.postgres == nil
