@@ -27,21 +27,29 @@ public struct PKCS11AESKey: Sendable {
                 throw PKCS11Error("find key", reason: "the key \(uri.objectName) is not an AES key")
             }
             return PKCS11AESKey(
-                token: token, object: PKCS11KeyObject(name: uri.objectName, template: template, handle: handle))
+                token: token,
+                object: PKCS11KeyObject(
+                    tokenLabel: token.label, name: uri.objectName, template: template, handle: handle))
         }
     }
 
     private init(token: PKCS11Token, object: PKCS11KeyObject) {
         self.token = token
         self.object = object
-        token.watch(object)
+        token.watch { [self] () throws(PKCS11Error) in
+            _ = try seal([UInt8](repeating: 0, count: 32), associatedData: [], operation: "probe")
+        }
     }
 
     /// `plaintext` encrypted and authenticated with `associatedData`, under a fresh random nonce.
     public func seal(_ plaintext: [UInt8], associatedData: [UInt8]) throws(PKCS11Error) -> [UInt8] {
+        try seal(plaintext, associatedData: associatedData, operation: "encrypt")
+    }
+
+    func seal(_ plaintext: [UInt8], associatedData: [UInt8], operation: String) throws(PKCS11Error) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
         let nonce = (0..<Self.nonceCount).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        let sealed = try token.run("encrypt") { session, functions throws(PKCS11Error) in
+        let sealed = try token.run(operation) { session, functions throws(PKCS11Error) in
             try gcm(session: session, functions: functions, nonce: nonce, associatedData: associatedData) {
                 (mechanism) throws(PKCS11Error) in
                 try object.use(session: session, functions: functions) { (handle) throws(PKCS11Error) in

@@ -42,7 +42,8 @@ public struct PKCS11ECPrivateKey: Sendable {
             }
             return PKCS11ECPrivateKey(
                 token: token, publicKeyX963: x963,
-                object: PKCS11KeyObject(name: uri.objectName, template: template, handle: handle))
+                object: PKCS11KeyObject(
+                    tokenLabel: token.label, name: uri.objectName, template: template, handle: handle))
         }
     }
 
@@ -50,12 +51,18 @@ public struct PKCS11ECPrivateKey: Sendable {
         self.token = token
         self.publicKeyX963 = publicKeyX963
         self.object = object
-        token.watch(object)
+        token.watch { [self] () throws(PKCS11Error) in
+            _ = try sign(digest: [UInt8](repeating: 0, count: 32), operation: "probe")
+        }
     }
 
     /// The raw signature `r ‖ s` (32 bytes each, as JOSE's ES256 wants) of the SHA-256 `digest`.
     public func sign(digest: [UInt8]) throws(PKCS11Error) -> [UInt8] {
-        try token.run("sign") { session, functions throws(PKCS11Error) in
+        try sign(digest: digest, operation: "sign")
+    }
+
+    func sign(digest: [UInt8], operation: String) throws(PKCS11Error) -> [UInt8] {
+        try token.run(operation) { session, functions throws(PKCS11Error) in
             var mechanism = ck_mechanism(mechanism: CKM_ECDSA, parameter: nil, parameter_len: 0)
             try object.use(session: session, functions: functions) { (handle) throws(PKCS11Error) in
                 try check("C_SignInit", functions.pointee.C_SignInit!(session, &mechanism, handle))

@@ -2,16 +2,18 @@ internal import CPKCS11
 import Synchronization
 
 /// A key object in a token, found by its template: keeps its handle, finds it again when the module says the handle
-/// is no longer valid (the token was removed and put back), and is what ``PKCS11Token/readiness()`` looks for.
+/// is no longer valid (the token was removed and put back), and says so when the token no longer holds it.
 final class PKCS11KeyObject: @unchecked Sendable {
     // @unchecked: the handle is behind a Mutex; the rest is immutable.
 
-    /// How errors and health name the key, e.g. `'auth-signing'`.
+    /// How errors and health name the key, e.g. `token 'securepush' … key 'auth-signing'`.
+    let tokenLabel: String
     let name: String
     let template: [PKCS11Attribute]
     private let handle: Mutex<ck_object_handle_t>
 
-    init(name: String, template: [PKCS11Attribute], handle: ck_object_handle_t) {
+    init(tokenLabel: String, name: String, template: [PKCS11Attribute], handle: ck_object_handle_t) {
+        self.tokenLabel = tokenLabel
         self.name = name
         self.template = template
         self.handle = Mutex(handle)
@@ -29,16 +31,9 @@ final class PKCS11KeyObject: @unchecked Sendable {
         } catch  where error.code == CKR_OBJECT_HANDLE_INVALID || error.code == CKR_KEY_HANDLE_INVALID {
             guard
                 let found = try findObjects(session: session, functions: functions, template: template, limit: 1).first
-            else { throw error }
+            else { throw PKCS11Error("find key", reason: "token '\(tokenLabel)' no longer holds key \(name)") }
             handle.withLock { $0 = found }
             return try body(found)
         }
-    }
-
-    /// Whether the token still holds the key.
-    func isPresent(session: ck_session_handle_t, functions: UnsafeMutablePointer<ck_function_list>) throws(PKCS11Error)
-        -> Bool
-    {
-        try !findObjects(session: session, functions: functions, template: template, limit: 1).isEmpty
     }
 }

@@ -5,9 +5,9 @@ import Synchronization
 /// session of its own, records how operations went (``observe(_:)``), and says whether the token still answers
 /// (``readiness()``).
 public final class PKCS11Token: @unchecked Sendable {
-    // @unchecked: the handles are immutable; the session pool, the last failure and the observer are behind Mutexes.
+    // @unchecked: the handles are immutable; the session pool, the observers and the self-tests are behind Mutexes.
 
-    /// What one operation did, for metrics: its name (`sign`, `encrypt`, `decrypt`, `find`, `generate`, `login`),
+    /// What one operation did, for metrics: its name (`sign`, `encrypt`, `decrypt`, `find`, `generate`, `probe`),
     /// how long it took, and whether the module answered `CKR_OK`.
     public typealias Observer = @Sendable (_ operation: String, _ duration: Duration, _ succeeded: Bool) -> Void
 
@@ -17,9 +17,9 @@ public final class PKCS11Token: @unchecked Sendable {
     let slot: ck_slot_id_t
     private let pin: [UInt8]
     private let idleSessions = Mutex<[ck_session_handle_t]>([])
-    private let lastFailure = Mutex<String?>(nil)
     private let observers = Mutex<[Observer]>([])
-    private let keys = Mutex<[PKCS11KeyObject]>([])
+    /// One operation per key found in the token, run by ``readiness()``.
+    private let selfTests = Mutex<[@Sendable () throws(PKCS11Error) -> Void]>([])
 
     /// Sessions kept open when idle: more than the cores that use them at once; the module may limit sessions.
     static let maxIdleSessions = 16
@@ -36,28 +36,24 @@ public final class PKCS11Token: @unchecked Sendable {
         observers.withLock { $0.append(observer) }
     }
 
-    /// `ok` when the token still holds every key found in it and the last operation that needed the module (if any
-    /// since) succeeded; otherwise the reason, e.g. `token 'securepush' no longer holds key 'auth-signing'`.
+    /// `ok` when every key found in the token still does its work there — each signs, or encrypts, a probe (a few
+    /// hundred microseconds on SoftHSM2, a round trip on a network HSM); otherwise the first reason, e.g.
+    /// `token 'securepush' no longer holds key 'auth-signing'`. Asked again, it asks the module again: a module that
+    /// answers once more is `ok` at once.
     public func readiness() -> String {
-        let keys = keys.withLock { $0 }
-        do throws(PKCS11Error) {
-            let missing = try run("probe") { session, functions throws(PKCS11Error) in
-                var missing: [String] = []
-                for key in keys where try !key.isPresent(session: session, functions: functions) {
-                    missing.append(key.name)
-                }
-                return missing
+        for selfTest in selfTests.withLock({ $0 }) {
+            do throws(PKCS11Error) {
+                try selfTest()
+            } catch {
+                return error.reason ?? error.description
             }
-            if let key = missing.first { return "token '\(label)' no longer holds key \(key)" }
-        } catch {
-            return error.description
         }
-        return lastFailure.withLock { $0 } ?? "ok"
+        return "ok"
     }
 
-    /// Remembers `key`, for ``readiness()``.
-    func watch(_ key: PKCS11KeyObject) {
-        keys.withLock { $0.append(key) }
+    /// Adds `selfTest`, an operation with a key found in the token, to ``readiness()``.
+    func watch(_ selfTest: @escaping @Sendable () throws(PKCS11Error) -> Void) {
+        selfTests.withLock { $0.append(selfTest) }
     }
 
     /// Whether `pin` is the PIN this token was logged in with.
@@ -79,34 +75,48 @@ public final class PKCS11Token: @unchecked Sendable {
 
     /// Runs `body` on a session of its own, named `operation` for the observer.
     ///
-    /// A session that failed is closed, not reused; a failure that is not about the data (the token gone, the
-    /// module broken) is kept for ``readiness()`` until an operation succeeds again.
+    /// A session whose operation failed for a reason that is not the data's (the token gone, the module broken) is
+    /// closed, not reused.
     func run<T>(
         _ operation: String,
         _ body: (ck_session_handle_t, UnsafeMutablePointer<ck_function_list>) throws(PKCS11Error) -> T
     ) throws(PKCS11Error) -> T {
         let started = ContinuousClock.now
         do throws(PKCS11Error) {
-            let idle = idleSessions.withLock { $0.popLast() }
-            let session: ck_session_handle_t
-            if let idle { session = idle } else { session = try openSession() }
+            let result: T
             do throws(PKCS11Error) {
-                let result = try body(session, module.functions)
-                release(session)
-                if operation != "probe" { lastFailure.withLock { $0 = nil } }
-                notify(operation, since: started, succeeded: true)
-                return result
-            } catch {
-                if error.isAboutData {
-                    release(session)
-                } else {
-                    _ = module.functions.pointee.C_CloseSession!(session)
-                }
-                throw error
+                result = try attempt(body)
+            } catch where error.code == CKR_USER_NOT_LOGGED_IN || error.isMissingKey {
+                // A token removed and put back has lost its login (and a logged-out session sees no private key):
+                // log in again and try once more. A login that still holds answers CKR_USER_ALREADY_LOGGED_IN.
+                try logIn()
+                result = try attempt(body)
             }
+            notify(operation, since: started, succeeded: true)
+            return result
         } catch {
-            if !error.isAboutData { lastFailure.withLock { $0 = error.description } }
             notify(operation, since: started, succeeded: false)
+            throw error
+        }
+    }
+
+    /// `body` on an idle session or a new one; the session goes back to the pool unless the module failed.
+    private func attempt<T>(
+        _ body: (ck_session_handle_t, UnsafeMutablePointer<ck_function_list>) throws(PKCS11Error) -> T
+    ) throws(PKCS11Error) -> T {
+        let idle = idleSessions.withLock { $0.popLast() }
+        let session: ck_session_handle_t
+        if let idle { session = idle } else { session = try openSession() }
+        do throws(PKCS11Error) {
+            let result = try body(session, module.functions)
+            release(session)
+            return result
+        } catch {
+            if error.isAboutData {
+                release(session)
+            } else {
+                _ = module.functions.pointee.C_CloseSession!(session)
+            }
             throw error
         }
     }
@@ -135,6 +145,9 @@ public final class PKCS11Token: @unchecked Sendable {
 }
 
 extension PKCS11Error {
+    /// Whether a key found before is no longer in the token (``PKCS11KeyObject``).
+    var isMissingKey: Bool { operation == "find key" && code == nil }
+
     /// Whether the failure is about the data given (a tag that does not verify, a wrong length), not the module:
     /// such a failure says nothing about the token's health.
     var isAboutData: Bool {

@@ -86,6 +86,7 @@ struct HardwareModuleProcessTests {
         #expect(refused.contains(#""dependency":"hsm""#), "\(refused)")
         // Never a fallback: no token was signed by anything else meanwhile.
         #expect(!refused.contains("accessToken"))
+
         _ = await auth.stop()
     }
 
