@@ -86,7 +86,7 @@ public final class PKCS11Token: @unchecked Sendable {
             let result: T
             do throws(PKCS11Error) {
                 result = try attempt(body)
-            } catch where error.code == CKR_USER_NOT_LOGGED_IN || error.isMissingKey {
+            } catch  where error.code == CKR_USER_NOT_LOGGED_IN || error.isMissingKey {
                 // A token removed and put back has lost its login (and a logged-out session sees no private key):
                 // log in again and try once more. A login that still holds answers CKR_USER_ALREADY_LOGGED_IN.
                 try logIn()
