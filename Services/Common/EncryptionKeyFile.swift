@@ -89,8 +89,20 @@ public struct EncryptionKeyFile: Sendable {
                 lines.append(String(line))
                 continue
             }
-            lines.append("\(key.id) \(try wrapping.wrap(key))")
+            let wrapped = try wrapping.wrap(key)
+            // Opened again before the key in clear is given up: a module that wraps what it cannot unwrap (or
+            // changed the nonce unseen) must not cost the only copy of a key.
+            let opened = try wrapping.unwrap(id: key.id, value: wrapped.dropFirst(EncryptionKeyWrapping.prefix.count))
+            guard opened == key.key.withUnsafeBytes({ Data($0) }) else {
+                throw ConfigurationError(
+                    "\(name): the key '\(key.id)' wrapped by \(wrapping.variable) does not unwrap to itself; the file "
+                        + "was left as it is")
+            }
+            lines.append("\(key.id) \(wrapped)")
         }
+        // Another process (a `store-keys rotate`) may have added a key meanwhile: then the file is left for the next
+        // start, which wraps it with that key too, rather than the key lost.
+        guard (try? String(contentsOfFile: path, encoding: .utf8)) == text else { return }
         do throws(PrivateFileError) {
             try PrivateFile.write(Data(lines.joined(separator: "\n").utf8), to: path)
         } catch {

@@ -36,8 +36,16 @@ public struct PKCS11AESKey: Sendable {
     private init(token: PKCS11Token, object: PKCS11KeyObject) {
         self.token = token
         self.object = object
-        token.watch { [self] () throws(PKCS11Error) in
+    }
+
+    /// `ok` when the key still encrypts in the module (a probe, counted as operation `probe`); otherwise the reason.
+    /// Blocks for the module's round trip.
+    public func probe() -> String {
+        do throws(PKCS11Error) {
             _ = try seal([UInt8](repeating: 0, count: 32), associatedData: [], operation: "probe")
+            return "ok"
+        } catch {
+            return error.reason ?? error.description
         }
     }
 
@@ -49,7 +57,7 @@ public struct PKCS11AESKey: Sendable {
     func seal(_ plaintext: [UInt8], associatedData: [UInt8], operation: String) throws(PKCS11Error) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
         let nonce = (0..<Self.nonceCount).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        let sealed = try token.run(operation) { session, functions throws(PKCS11Error) in
+        let (usedNonce, sealed) = try token.run(operation) { session, functions throws(PKCS11Error) in
             try gcm(session: session, functions: functions, nonce: nonce, associatedData: associatedData) {
                 (mechanism) throws(PKCS11Error) in
                 try object.use(session: session, functions: functions) { (handle) throws(PKCS11Error) in
@@ -64,7 +72,8 @@ public struct PKCS11AESKey: Sendable {
                 return Array(output.prefix(Int(length)))
             }
         }
-        return nonce + sealed
+        // Stored with the nonce the module used: some modules (FIPS mode) write their own into the parameters.
+        return usedNonce + sealed
     }
 
     /// The plaintext of `sealed` (from ``seal(_:associatedData:)`` with the same associated data); throws
@@ -75,33 +84,38 @@ public struct PKCS11AESKey: Sendable {
         }
         let nonce = Array(sealed.prefix(Self.nonceCount))
         return try token.run("decrypt") { session, functions throws(PKCS11Error) in
-            try gcm(session: session, functions: functions, nonce: nonce, associatedData: associatedData) {
-                (mechanism) throws(PKCS11Error) in
-                try object.use(session: session, functions: functions) { (handle) throws(PKCS11Error) in
-                    try check("C_DecryptInit", functions.pointee.C_DecryptInit!(session, mechanism, handle))
+            let (_, plaintext) =
+                try gcm(session: session, functions: functions, nonce: nonce, associatedData: associatedData) {
+                    (mechanism) throws(PKCS11Error) in
+                    try object.use(session: session, functions: functions) { (handle) throws(PKCS11Error) in
+                        try check("C_DecryptInit", functions.pointee.C_DecryptInit!(session, mechanism, handle))
+                    }
+                    var input = Array(sealed.dropFirst(Self.nonceCount))
+                    var output = [UInt8](repeating: 0, count: input.count)
+                    var length = UInt(output.count)
+                    let rv = functions.pointee.C_Decrypt!(session, &input, UInt(input.count), &output, &length)
+                    // The operation ended with the call (PKCS#11 5.8), so the session is reusable either way. A tag that
+                    // does not verify is CKR_ENCRYPTED_DATA_INVALID in the specification but CKR_GENERAL_ERROR in
+                    // SoftHSM2: either way it is the data's fault, not the module's.
+                    if rv == CKR_ENCRYPTED_DATA_INVALID || rv == CKR_GENERAL_ERROR {
+                        throw PKCS11Error(
+                            "C_Decrypt",
+                            reason: "it does not open under this key (altered, or wrapped by another key; the module "
+                                + "answered \(PKCS11Error.name(of: rv)))")
+                    }
+                    try check("C_Decrypt", rv)
+                    return Array(output.prefix(Int(length)))
                 }
-                var input = Array(sealed.dropFirst(Self.nonceCount))
-                var output = [UInt8](repeating: 0, count: input.count)
-                var length = UInt(output.count)
-                let rv = functions.pointee.C_Decrypt!(session, &input, UInt(input.count), &output, &length)
-                // The operation ended with the call (PKCS#11 5.8), so the session is reusable either way. A tag that
-                // does not verify is CKR_ENCRYPTED_DATA_INVALID in the specification but CKR_GENERAL_ERROR in
-                // SoftHSM2: either way it is the data's fault, not the module's.
-                if rv == CKR_ENCRYPTED_DATA_INVALID || rv == CKR_GENERAL_ERROR || rv == CKR_FUNCTION_FAILED {
-                    throw PKCS11Error(
-                        "C_Decrypt", reason: "it does not open under this key (altered, or wrapped by another key)")
-                }
-                try check("C_Decrypt", rv)
-                return Array(output.prefix(Int(length)))
-            }
+            return plaintext
         }
     }
 
-    /// Calls `body` with a `CKM_AES_GCM` mechanism for `nonce`, `associatedData` and a 128-bit tag.
+    /// Calls `body` with a `CKM_AES_GCM` mechanism for `nonce`, `associatedData` and a 128-bit tag; returns the
+    /// nonce as the parameters hold it after `body` (the one the module used) and `body`'s result.
     private func gcm<T>(
         session: ck_session_handle_t, functions: UnsafeMutablePointer<ck_function_list>, nonce: [UInt8],
         associatedData: [UInt8], _ body: (UnsafeMutablePointer<ck_mechanism>) throws(PKCS11Error) -> T
-    ) throws(PKCS11Error) -> T {
+    ) throws(PKCS11Error) -> (nonce: [UInt8], result: T) {
         // One allocation holding the nonce and the associated data, valid during `body`.
         let buffer = UnsafeMutableRawBufferPointer.allocate(
             byteCount: max(nonce.count + associatedData.count, 1), alignment: 8)
@@ -118,6 +132,7 @@ public struct PKCS11AESKey: Sendable {
                 aad_len: UInt(associatedData.count), tag_bits: UInt(Self.tagCount * 8)))
         var mechanism = ck_mechanism(
             mechanism: CKM_AES_GCM, parameter: parameters, parameter_len: UInt(MemoryLayout<ck_gcm_params>.size))
-        return try body(&mechanism)
+        let result = try body(&mechanism)
+        return (Array(bytes.prefix(nonce.count)), result)
     }
 }

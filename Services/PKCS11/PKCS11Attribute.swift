@@ -28,7 +28,8 @@ func withTemplate<T>(
     _ template: [PKCS11Attribute],
     _ body: (UnsafeMutablePointer<ck_attribute>?, UInt) throws(PKCS11Error) -> T
 ) throws(PKCS11Error) -> T {
-    let total = template.reduce(0) { $0 + $1.value.count }
+    // Each value starts on an 8-byte boundary: a module may read a CK_ULONG value (CKA_CLASS…) as one.
+    let total = template.reduce(0) { $0 + aligned($1.value.count) }
     let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(total, 1), alignment: 8)
     let attributes = UnsafeMutablePointer<ck_attribute>.allocate(capacity: max(template.count, 1))
     defer {
@@ -41,10 +42,13 @@ func withTemplate<T>(
         attribute.value.withUnsafeBytes { value.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         (attributes + index).initialize(
             to: ck_attribute(type: attribute.type, value: value, value_len: UInt(attribute.value.count)))
-        offset += attribute.value.count
+        offset += aligned(attribute.value.count)
     }
     return try body(template.isEmpty ? nil : attributes, UInt(template.count))
 }
+
+/// `count` rounded up to a multiple of 8.
+private func aligned(_ count: Int) -> Int { (count + 7) & ~7 }
 
 /// The handles of up to `limit` objects matching `template`.
 func findObjects(

@@ -24,11 +24,20 @@ public struct PKCS11ECPrivateKey: Sendable {
             guard privateKeys.count == 1 else {
                 throw PKCS11Error("find key", reason: "more than one private key \(uri.objectName): add 'id='")
             }
+            // The public half is the public object with the private key's CKA_ID (and the URI's label, when given):
+            // exactly one, so a leftover public key of the same label cannot stand in for it.
+            let id = try attributeValue(session: session, functions: functions, object: handle, type: CKA_ID)
+            let publicTemplate =
+                (uri.object.map { [PKCS11Attribute(CKA_LABEL, string: $0)] } ?? [])
+                + [PKCS11Attribute(CKA_ID, bytes: id), PKCS11Attribute(CKA_CLASS, ulong: CKO_PUBLIC_KEY)]
             let publicKeys = try findObjects(
-                session: session, functions: functions,
-                template: naming + [PKCS11Attribute(CKA_CLASS, ulong: CKO_PUBLIC_KEY)], limit: 1)
+                session: session, functions: functions, template: publicTemplate, limit: 2)
             guard let publicHandle = publicKeys.first else {
                 throw PKCS11Error("find key", reason: "no public key \(uri.objectName) beside the private key")
+            }
+            guard publicKeys.count == 1 else {
+                throw PKCS11Error(
+                    "find key", reason: "more than one public key \(uri.objectName) with the private key's CKA_ID")
             }
             let parameters = try attributeValue(
                 session: session, functions: functions, object: publicHandle, type: CKA_EC_PARAMS)
@@ -51,8 +60,16 @@ public struct PKCS11ECPrivateKey: Sendable {
         self.token = token
         self.publicKeyX963 = publicKeyX963
         self.object = object
-        token.watch { [self] () throws(PKCS11Error) in
+    }
+
+    /// `ok` when the key still signs in the module (a probe signature, counted as operation `probe`); otherwise the
+    /// reason, e.g. `token 'securepush' no longer holds key 'auth-signing'`. Blocks for the module's round trip.
+    public func probe() -> String {
+        do throws(PKCS11Error) {
             _ = try sign(digest: [UInt8](repeating: 0, count: 32), operation: "probe")
+            return "ok"
+        } catch {
+            return error.reason ?? error.description
         }
     }
 

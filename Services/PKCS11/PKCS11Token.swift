@@ -2,10 +2,9 @@ internal import CPKCS11
 import Synchronization
 
 /// One token of a ``PKCS11Module``, logged in as its user: keeps a pool of sessions and runs each operation on a
-/// session of its own, records how operations went (``observe(_:)``), and says whether the token still answers
-/// (``readiness()``).
+/// session of its own, and records how operations went (``observe(_:)``).
 public final class PKCS11Token: @unchecked Sendable {
-    // @unchecked: the handles are immutable; the session pool, the observers and the self-tests are behind Mutexes.
+    // @unchecked: the handles are immutable; the session pool, the observers and the PIN refusal are behind Mutexes.
 
     /// What one operation did, for metrics: its name (`sign`, `encrypt`, `decrypt`, `find`, `generate`, `probe`),
     /// how long it took, and whether the module answered `CKR_OK`.
@@ -18,8 +17,7 @@ public final class PKCS11Token: @unchecked Sendable {
     private let pin: [UInt8]
     private let idleSessions = Mutex<[ck_session_handle_t]>([])
     private let observers = Mutex<[Observer]>([])
-    /// One operation per key found in the token, run by ``readiness()``.
-    private let selfTests = Mutex<[@Sendable () throws(PKCS11Error) -> Void]>([])
+    private let pinRefusal = Mutex<PKCS11Error?>(nil)
 
     /// Sessions kept open when idle: more than the cores that use them at once; the module may limit sessions.
     static let maxIdleSessions = 16
@@ -36,31 +34,14 @@ public final class PKCS11Token: @unchecked Sendable {
         observers.withLock { $0.append(observer) }
     }
 
-    /// `ok` when every key found in the token still does its work there — each signs, or encrypts, a probe (a few
-    /// hundred microseconds on SoftHSM2, a round trip on a network HSM); otherwise the first reason, e.g.
-    /// `token 'securepush' no longer holds key 'auth-signing'`. Asked again, it asks the module again: a module that
-    /// answers once more is `ok` at once.
-    public func readiness() -> String {
-        for selfTest in selfTests.withLock({ $0 }) {
-            do throws(PKCS11Error) {
-                try selfTest()
-            } catch {
-                return error.reason ?? error.description
-            }
-        }
-        return "ok"
-    }
-
-    /// Adds `selfTest`, an operation with a key found in the token, to ``readiness()``.
-    func watch(_ selfTest: @escaping @Sendable () throws(PKCS11Error) -> Void) {
-        selfTests.withLock { $0.append(selfTest) }
-    }
-
     /// Whether `pin` is the PIN this token was logged in with.
     func hasPIN(_ pin: String) -> Bool { Array(pin.utf8) == self.pin }
 
     /// Logs in on a new session: `CKR_USER_ALREADY_LOGGED_IN` (another service of this process did) is a success.
+    /// Once the token refused the PIN it is never offered again (each try would count towards locking it): the
+    /// refusal is answered from memory until the process restarts with a PIN that works.
     func logIn() throws(PKCS11Error) {
+        if let refusal = pinRefusal.withLock({ $0 }) { throw refusal }
         let session = try openSession()
         let rv = pin.withUnsafeBufferPointer { pin in
             module.functions.pointee.C_Login!(
@@ -68,7 +49,9 @@ public final class PKCS11Token: @unchecked Sendable {
         }
         guard rv == CKR_OK || rv == CKR_USER_ALREADY_LOGGED_IN else {
             _ = module.functions.pointee.C_CloseSession!(session)
-            throw PKCS11Error("C_Login", code: rv)
+            let error = PKCS11Error("C_Login", code: rv)
+            if error.isPINRefused { pinRefusal.withLock { $0 = error } }
+            throw error
         }
         release(session)
     }
@@ -86,10 +69,18 @@ public final class PKCS11Token: @unchecked Sendable {
             let result: T
             do throws(PKCS11Error) {
                 result = try attempt(body)
-            } catch  where error.code == CKR_USER_NOT_LOGGED_IN || error.isMissingKey {
-                // A token removed and put back has lost its login (and a logged-out session sees no private key):
-                // log in again and try once more. A login that still holds answers CKR_USER_ALREADY_LOGGED_IN.
-                try logIn()
+            } catch  where error.isLostSession || error.isMissingKey {
+                // The token was removed and put back, or a network HSM reconnected: every pooled session is dead and
+                // the login is gone (a logged-out session sees no private key). Close the idle sessions, log in
+                // again and try once more on a fresh session. A login that still holds answers
+                // CKR_USER_ALREADY_LOGGED_IN.
+                closeIdleSessions()
+                do throws(PKCS11Error) {
+                    try logIn()
+                } catch let login where !login.isPINRefused {
+                    // The token is still gone: the first failure says more than the login's.
+                    throw error
+                }
                 result = try attempt(body)
             }
             notify(operation, since: started, succeeded: true)
@@ -129,6 +120,15 @@ public final class PKCS11Token: @unchecked Sendable {
         return session
     }
 
+    private func closeIdleSessions() {
+        for session in idleSessions.withLock({ sessions in
+            defer { sessions = [] }
+            return sessions
+        }) {
+            _ = module.functions.pointee.C_CloseSession!(session)
+        }
+    }
+
     private func release(_ session: ck_session_handle_t) {
         let kept = idleSessions.withLock { sessions in
             guard sessions.count < Self.maxIdleSessions else { return false }
@@ -145,13 +145,22 @@ public final class PKCS11Token: @unchecked Sendable {
 }
 
 extension PKCS11Error {
+    /// Whether the session, or the login it carried, is gone with the token or the connection to the module.
+    var isLostSession: Bool {
+        guard let code else { return false }
+        return [
+            CKR_USER_NOT_LOGGED_IN, CKR_SESSION_HANDLE_INVALID, CKR_SESSION_CLOSED, CKR_DEVICE_REMOVED,
+            CKR_TOKEN_NOT_PRESENT, CKR_DEVICE_ERROR,
+        ].contains(code)
+    }
+
     /// Whether a key found before is no longer in the token (``PKCS11KeyObject``).
     var isMissingKey: Bool { operation == "find key" && code == nil }
 
     /// Whether the failure is about the data given (a tag that does not verify, a wrong length), not the module:
     /// such a failure says nothing about the token's health.
     var isAboutData: Bool {
-        guard let code else { return reason != nil && operation != "load" }
+        guard let code else { return !isMissingKey && operation != "load" }
         return [
             CKR_ENCRYPTED_DATA_INVALID, CKR_ENCRYPTED_DATA_LEN_RANGE, CKR_DATA_INVALID, CKR_DATA_LEN_RANGE,
             CKR_SIGNATURE_INVALID,

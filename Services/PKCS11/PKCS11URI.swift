@@ -3,8 +3,8 @@
 /// Tokens are named by label (`token=`), never by slot number: slot ids change when tokens are added (SoftHSM2
 /// numbers them at random). The key is named by `object=` (its `CKA_LABEL`) and/or `id=` (its `CKA_ID`, percent-encoded
 /// bytes). `type=` may say which kind of object is meant; `module-path=` in the query overrides
-/// `SECUREPUSH_PKCS11_MODULE`. Other standard attributes (`serial`, `manufacturer`, `model`, `library-*`, `slot-*`)
-/// are accepted and narrow nothing; `pin-value` is refused (a PIN does not belong in a setting others can read: use
+/// `SECUREPUSH_PKCS11_MODULE`. `serial=`, `manufacturer=` and `model=` narrow the token; the other standard attributes
+/// (`library-*`, `slot-*`) are accepted and narrow nothing; `pin-value` is refused (a PIN does not belong in a setting others can read: use
 /// `SECUREPUSH_PKCS11_PIN_FILE` or `pin-source`).
 public struct PKCS11URI: Sendable, Hashable, CustomStringConvertible {
     /// The token's label.
@@ -15,6 +15,10 @@ public struct PKCS11URI: Sendable, Hashable, CustomStringConvertible {
     public let id: [UInt8]?
     /// `type=`: `private`, `public`, `secret-key`, `cert` or `data`, if given.
     public let type: String?
+    /// `serial=`, `manufacturer=`, `model=`: narrow the token when given (two tokens of one label are told apart).
+    public let serial: String?
+    public let manufacturer: String?
+    public let model: String?
     /// `module-path=` from the query, if given.
     public let modulePath: String?
     /// `pin-source=` from the query (a file path, or a `file:` URI's path), if given.
@@ -37,6 +41,9 @@ public struct PKCS11URI: Sendable, Hashable, CustomStringConvertible {
         self.object = object
         self.id = nil
         self.type = nil
+        self.serial = nil
+        self.manufacturer = nil
+        self.model = nil
         self.modulePath = nil
         self.pinSource = nil
         self.description = "pkcs11:token=\(Self.percentEncoded(token));object=\(Self.percentEncoded(object))"
@@ -64,7 +71,11 @@ public struct PKCS11URI: Sendable, Hashable, CustomStringConvertible {
                 case "pin-value":
                     throw PKCS11URIError(
                         "'pin-value' puts the PIN in the setting: use SECUREPUSH_PKCS11_PIN_FILE or 'pin-source'")
-                case "pin-source", "module-path", "module-name": query[name] = value
+                case "pin-source", "module-path":
+                    guard query[name] == nil else { throw PKCS11URIError("'\(name)' is given twice") }
+                    query[name] = value
+                case "module-name":
+                    throw PKCS11URIError("'module-name' is not supported: give the module's path ('module-path')")
                 default:
                     guard name.hasPrefix("x-") else { throw PKCS11URIError("unknown query attribute '\(name)'") }
                 }
@@ -86,9 +97,23 @@ public struct PKCS11URI: Sendable, Hashable, CustomStringConvertible {
         self.object = object
         self.id = id
         self.type = type
+        self.serial = path["serial"].flatMap(Self.text)
+        self.manufacturer = path["manufacturer"].flatMap(Self.text)
+        self.model = path["model"].flatMap(Self.text)
         self.modulePath = query["module-path"].flatMap(Self.text)
-        self.pinSource = query["pin-source"].flatMap(Self.text).map {
-            $0.hasPrefix("file:") ? String($0.dropFirst("file:".count)) : $0
+        if let source = query["pin-source"].flatMap(Self.text) {
+            // `file:///run/pin` and `file:/run/pin` name a local file; `file://host/…` does not.
+            if source.hasPrefix("file://") {
+                let rest = source.dropFirst("file://".count)
+                guard rest.hasPrefix("/") else {
+                    throw PKCS11URIError("'pin-source' must be a local file ('file:///path' or a path)")
+                }
+                self.pinSource = String(rest)
+            } else {
+                self.pinSource = source.hasPrefix("file:") ? String(source.dropFirst("file:".count)) : source
+            }
+        } else {
+            self.pinSource = nil
         }
         self.description = text
     }

@@ -78,6 +78,8 @@ struct HardwareModuleProcessTests {
         let auth = try await startAuthSigningIn(hsm, directory: directory, account: account)
 
         try FileManager.default.removeItem(atPath: hsm.tokenDirectory)
+        // A health answer is kept for a second (HardwareKeyProbe): the next one asks the module.
+        try await Task.sleep(for: .milliseconds(1_100))
         let health = try await Curl.run(["--http2-prior-knowledge", "\(auth.url)/health"])
         #expect(health.status == 503)
         #expect(health.body.contains(#""hsm":"token 'securepush' no longer holds key"#), "\(health.body)")

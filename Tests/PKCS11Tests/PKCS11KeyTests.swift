@@ -48,8 +48,8 @@ struct PKCS11KeyTests {
         altered[20] ^= 1
         #expect(throws: PKCS11Error.self) { try key.open(altered, associatedData: Array("id-1".utf8)) }
         #expect(throws: PKCS11Error.self) { try key.open(Array(sealed.prefix(10)), associatedData: []) }
-        // Bad data says nothing about the module: the token stays ready.
-        #expect(token.readiness() == "ok")
+        // Bad data says nothing about the module: the key stays ready.
+        #expect(key.probe() == "ok")
     }
 
     @Test("missing pieces are refused with what is missing")
@@ -63,6 +63,10 @@ struct PKCS11KeyTests {
         let module = try PKCS11Module.load(path: SoftHSM.modulePath)
         #expect { try module.token(label: "no-such-token", pin: SoftHSM.pin) } throws: {
             String(describing: $0).contains("no token labelled 'no-such-token'")
+        }
+        // Two tokens of one label: neither is chosen.
+        #expect { try module.token(label: SoftHSM.twinLabel, pin: SoftHSM.pin) } throws: {
+            String(describing: $0).contains("2 tokens labelled '\(SoftHSM.twinLabel)': add 'serial=' to the URI")
         }
         #expect { try module.token(label: SoftHSM.tokenLabel, pin: "wrong") } throws: {
             ($0 as? PKCS11Error)?.isPINRefused == true

@@ -15,6 +15,8 @@ public struct SoftHSM: Sendable {
     public static let tokenLabel = "securepush"
     /// The user PIN.
     public static let pin = "1234-test"
+    /// The label two more tokens of ``shared()`` both have (a URI naming it by label alone is ambiguous).
+    public static let twinLabel = "twin"
 
     /// The directory holding the configuration, the token directory and the PIN file.
     public let directory: String
@@ -46,7 +48,7 @@ public struct SoftHSM: Sendable {
             if let token { return try token.get() }
             let result: Result<SoftHSM, SoftHSMError>
             do {
-                let made = try isolated()
+                let made = try isolated(twins: true)
                 setenv("SOFTHSM2_CONF", made.configurationFile, 1)
                 result = .success(made)
             } catch let error as SoftHSMError {
@@ -63,8 +65,9 @@ public struct SoftHSM: Sendable {
         return (hsm, try PKCS11Module.load(path: modulePath).token(label: tokenLabel, pin: pin))
     }
 
-    /// A new token in a directory of its own, initialised with `softhsm2-util`.
-    public static func isolated() throws -> SoftHSM {
+    /// A new token in a directory of its own, initialised with `softhsm2-util`; with `twins`, two more tokens
+    /// labelled ``twinLabel``.
+    public static func isolated(twins: Bool = false) throws -> SoftHSM {
         guard FileManager.default.fileExists(atPath: modulePath) else {
             throw SoftHSMError("\(modulePath) is missing: install Debian's softhsm2")
         }
@@ -75,16 +78,18 @@ public struct SoftHSM: Sendable {
         try "directories.tokendir = \(token.tokenDirectory)\nobjectstore.backend = file\nlog.level = ERROR\n"
             .write(toFile: token.configurationFile, atomically: true, encoding: .utf8)
         try "\(pin)\n".write(toFile: token.pinFile, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/softhsm2-util")
-        process.arguments = ["--init-token", "--free", "--label", tokenLabel, "--pin", pin, "--so-pin", "5678-test"]
-        process.environment = ["SOFTHSM2_CONF": token.configurationFile]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw SoftHSMError("softhsm2-util --init-token exited with \(process.terminationStatus)")
+        for label in [tokenLabel] + (twins ? [twinLabel, twinLabel] : []) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/softhsm2-util")
+            process.arguments = ["--init-token", "--free", "--label", label, "--pin", pin, "--so-pin", "5678-test"]
+            process.environment = ["SOFTHSM2_CONF": token.configurationFile]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else {
+                throw SoftHSMError("softhsm2-util --init-token exited with \(process.terminationStatus)")
+            }
         }
         return token
     }

@@ -17,16 +17,20 @@ public struct AuditSigningKey: Sendable {
     let signer: Signer
     /// The public key checkpoints verify under.
     public let publicKey: P256.Signing.PublicKey
+    /// The health check of a key in a module (`hsm` in `GET /health`); `nil` in memory.
+    public let moduleProbe: HardwareKeyProbe?
 
     public init(_ privateKey: P256.Signing.PrivateKey) {
         self.signer = .memory(privateKey)
         self.publicKey = privateKey.publicKey
+        self.moduleProbe = nil
     }
 
     /// A key kept in a PKCS#11 module; throws when its public key is not a valid P-256 point.
     public init(module key: PKCS11ECPrivateKey) throws {
         self.signer = .module(key)
         self.publicKey = try P256.Signing.PublicKey(x963Representation: key.publicKeyX963)
+        self.moduleProbe = HardwareKeyProbe { key.probe() }
     }
 
     /// The token holding the key, when it is in a module (for health).

@@ -36,6 +36,8 @@ public final class AuditTrail: Service, Sendable {
     private let signingKey: AuditSigningKey
     /// The token holding the checkpoint key, when it is in a PKCS#11 module (for health).
     public var hardwareToken: PKCS11Token? { signingKey.moduleToken }
+    /// The health check of the checkpoint key, when it is in a PKCS#11 module.
+    public var hardwareProbe: HardwareKeyProbe? { signingKey.moduleProbe }
     private let configuration: AuditConfiguration
     private let logger: Logger
     private let pending = Mutex<[AuditEvent]>([])

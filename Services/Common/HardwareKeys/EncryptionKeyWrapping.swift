@@ -18,12 +18,22 @@ public final class EncryptionKeyWrapping: Sendable {
     /// The variable that names it, for errors.
     public let variable: String
     private let module: HardwareModuleConfiguration
-    private let key = Mutex<PKCS11AESKey?>(nil)
+    private let opened = OpenedKey()
+    /// The health check of the wrapping key (`hsm` in `GET /health`).
+    public let probe: HardwareKeyProbe
+
+    /// The wrapping key once opened.
+    private final class OpenedKey: Sendable {
+        let key = Mutex<PKCS11AESKey?>(nil)
+    }
 
     public init(uri: PKCS11URI, variable: String, module: HardwareModuleConfiguration) {
         self.uri = uri
         self.variable = variable
         self.module = module
+        self.probe = HardwareKeyProbe { [opened] in
+            opened.key.withLock { $0 }?.probe() ?? "\(variable): the wrapping key was not opened"
+        }
     }
 
     /// The wrapping named by `variable` in `environment`, or `nil` when it is unset.
@@ -37,7 +47,7 @@ public final class EncryptionKeyWrapping: Sendable {
     }
 
     /// The token holding the wrapping key, once it was opened (for health).
-    public var token: PKCS11Token? { key.withLock { $0?.token } }
+    public var token: PKCS11Token? { opened.key.withLock { $0?.token } }
 
     /// Opens the wrapping key now (a service calls it at start, so a missing module, PIN or key refuses the start
     /// even before a key file exists); returns its token.
@@ -76,9 +86,10 @@ public final class EncryptionKeyWrapping: Sendable {
     private static func associatedData(id: String) -> [UInt8] { Array("securepush-data-key:\(id)".utf8) }
 
     private func wrappingKey() throws(ConfigurationError) -> PKCS11AESKey {
-        if let key = key.withLock({ $0 }) { return key }
-        let opened = try module.wrappingKey(uri, variable: variable)
-        key.withLock { $0 = opened }
-        return opened
+        if let key = opened.key.withLock({ $0 }) { return key }
+        let key = try module.wrappingKey(uri, variable: variable)
+        // Two first uses at once may both find it; either finding is the same key.
+        opened.key.withLock { $0 = $0 ?? key }
+        return key
     }
 }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Metrics
 import PKCS11
@@ -36,8 +37,25 @@ public struct HardwareModuleConfiguration: Sendable {
     }
 
     /// The ECDSA P-256 private key `uri` (the value of `variable`) names.
+    /// Its public half is checked against it: a signature made in the module must verify under it.
     public func signingKey(_ uri: PKCS11URI, variable: String) throws(ConfigurationError) -> PKCS11ECPrivateKey {
-        try key(uri, variable: variable, find: PKCS11ECPrivateKey.find)
+        let key = try key(uri, variable: variable, find: PKCS11ECPrivateKey.find)
+        let message = Data("securepush key check".utf8)
+        let raw: [UInt8]
+        do {
+            raw = try key.sign(digest: Array(SHA256.hash(data: message)))
+        } catch {
+            throw ConfigurationError("\(variable): \(error)")
+        }
+        guard let publicKey = try? P256.Signing.PublicKey(x963Representation: key.publicKeyX963),
+            let signature = try? P256.Signing.ECDSASignature(rawRepresentation: raw),
+            publicKey.isValidSignature(signature, for: message)
+        else {
+            throw ConfigurationError(
+                "\(variable): the public key beside \(uri.object.map { "'\($0)'" } ?? "the key") does not verify its "
+                    + "signatures (a public object that belongs to another key)")
+        }
+        return key
     }
 
     /// The AES key `uri` (the value of `variable`) names.
@@ -73,7 +91,7 @@ public struct HardwareModuleConfiguration: Sendable {
         let pin = try readPIN(uri: uri)
         let token: PKCS11Token
         do {
-            token = try module.token(label: uri.token, pin: pin)
+            token = try module.token(uri, pin: pin)
         } catch  where error.isPINRefused {
             throw ConfigurationError(
                 "\(pinVariable(uri)): token '\(uri.token)' refused the PIN (\(error.codeName ?? "refused"))")

@@ -3,12 +3,16 @@ import PKCS11
 
 /// The `hsm` check of `GET /health`: present only when the service keeps a key in a PKCS#11 module.
 public enum HardwareModuleHealth {
-    /// `["hsm": "ok"]`, `["hsm": <reason>]` (the service answers 503) for the tokens holding the service's keys, or
-    /// nothing when none is in a module.
-    public static func checks(_ tokens: [PKCS11Token?]) -> [String: String] {
-        let tokens = tokens.compactMap { $0 }
-        guard !tokens.isEmpty else { return [:] }
-        return ["hsm": tokens.map { $0.readiness() }.first { $0 != "ok" } ?? "ok"]
+    /// `["hsm": "ok"]`, `["hsm": <reason>]` (the service answers 503) for the service's keys in a module, or
+    /// nothing when none is in one.
+    public static func checks(_ probes: [HardwareKeyProbe?]) async -> [String: String] {
+        let probes = probes.compactMap { $0 }
+        guard !probes.isEmpty else { return [:] }
+        for probe in probes {
+            let answer = await probe.readiness()
+            if answer != "ok" { return ["hsm": answer] }
+        }
+        return ["hsm": "ok"]
     }
 }
 

@@ -147,7 +147,7 @@ public struct AuthComponents: RPCServiceComponents {
     /// Readiness checks for `GET /health`.
     public func health() async -> [String: String] {
         ["database": await database.readiness()].merging(
-            HardwareModuleHealth.checks([service.signer.currentKey.moduleToken, audit.hardwareToken])
+            await HardwareModuleHealth.checks([service.signer.currentKey.moduleProbe, audit.hardwareProbe])
         ) { first, _ in first }
     }
 

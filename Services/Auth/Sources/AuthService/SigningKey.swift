@@ -22,10 +22,13 @@ public struct SigningKey: Sendable {
     public let publicJWK: Auth.PublicJWK
     /// The public key.
     public let publicKey: P256.Signing.PublicKey
+    /// The health check of a key in a module (`hsm` in `GET /health`); `nil` in memory.
+    public let moduleProbe: HardwareKeyProbe?
 
     private init(signer: Signer, publicKey: P256.Signing.PublicKey) {
         self.signer = signer
         self.publicKey = publicKey
+        if case .module(let key) = signer { moduleProbe = HardwareKeyProbe { key.probe() } } else { moduleProbe = nil }
         // x963: 0x04 ‖ x ‖ y, 32 bytes each.
         let point = publicKey.x963Representation
         let x = point.dropFirst().prefix(32).base64URLEncodedString()

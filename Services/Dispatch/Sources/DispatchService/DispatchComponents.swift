@@ -299,7 +299,8 @@ public struct DispatchComponents: RPCServiceComponents {
         [
             "database": await database.readiness(),
             "keys": await verifier.readiness,
-        ].merging(HardwareModuleHealth.checks([appsKeyWrapping?.token, audit.hardwareToken])) { first, _ in first }
+        ].merging(await HardwareModuleHealth.checks([appsKeyWrapping?.probe, audit.hardwareProbe])) { first, _ in first
+        }
     }
 
     /// The apps' browser origins, allowed by CORS beside `SECUREPUSH_CORS_ORIGINS` (a preflight names no app).

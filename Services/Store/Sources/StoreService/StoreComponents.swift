@@ -130,6 +130,6 @@ public struct StoreComponents: RPCServiceComponents {
         [
             "database": await database.readiness(),
             "keys": await verifier.readiness,
-        ].merging(HardwareModuleHealth.checks([keyWrapping?.token, audit.hardwareToken])) { first, _ in first }
+        ].merging(await HardwareModuleHealth.checks([keyWrapping?.probe, audit.hardwareProbe])) { first, _ in first }
     }
 }
