@@ -54,7 +54,7 @@ PROFILES = {
     },
     # the real thing (a few minutes)
     "full": {
-        "rounds": 3,
+        "rounds": 5,  # a ratio is the median of 5 rounds (issue 33)
         "metrics_rounds": 6,
         "fetch_requests": 100000,
         "fetch_warmup": 5000,
@@ -416,7 +416,9 @@ def machine():
 def tool_versions():
     versions = {}
     for name, argv in (("h2load", ["h2load", "--version"]), ("nginx", ["nginx", "-v"]),
-                       ("curl", ["curl", "--version"])):
+                       ("curl", ["curl", "--version"]), ("node", ["node", "--version"])):
+        if name == "node" and not shutil.which("node"):
+            continue
         try:
             res = run(argv, timeout=10, check=False)
             versions[name] = (res.stdout + res.stderr).decode(errors="replace").splitlines()[0].strip()
@@ -627,12 +629,54 @@ def fetch_target(work, label, url, user_id, access, writer_token, verify=None):
     return {"url": url + "/rpc", "body_file": body_file, "response": sample, "id": nid}
 
 
+def start_node_peers(ctx, auth_url, user_id, targets, port_clear, port_tls, access, cert, key, cacert):
+    """Starts Benchmarks/node_store_peer.mjs in cleartext and over TLS with auth's keys and the two notifications;
+    checks each answers a store.get; returns {mode: (process, base url, response length)}, or {} without node."""
+    node = shutil.which("node")
+    if not node:
+        summary("fetch.node skipped: node is not installed (the Node peer needs Node 20's node:http2)")
+        return {}
+    keys_file = os.path.join(ctx["work"], "node-keys.json")
+    records_file = os.path.join(ctx["work"], "node-records.json")
+    with open(keys_file, "w") as f:
+        json.dump(rpc(auth_url, "auth.keys", {}), f)
+    with open(records_file, "w") as f:
+        json.dump({t["id"]: {"recipientId": user_id, "result": json.loads(t["response"])["result"]}
+                   for t in targets.values()}, f)
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "node_store_peer.mjs")
+    peers = {}
+    for mode, port, tls in (("cleartext", port_clear, False), ("tls", port_tls, True)):
+        argv = [node, script, "--port", str(port), "--keys", keys_file, "--records", records_file]
+        if tls:
+            argv += ["--cert", cert, "--key", key]
+        proc = start(f"node-{mode}", argv, None, os.path.join(ctx["logs"], f"node-{mode}.log"))
+        url = f"{'https' if tls else 'http'}://127.0.0.1:{port}"
+        deadline = time.monotonic() + HEALTH_TIMEOUT
+        while True:
+            if proc.poll() is not None:
+                raise BenchError(f"node peer ({mode}) exited with {proc.returncode}; see {ctx['logs']}")
+            sample = rpc_raw(url, "store.get", {"notificationId": targets[mode]["id"]}, access,
+                             cacert if tls else None)
+            try:
+                reply = json.loads(sample) if sample else {}
+            except ValueError:
+                reply = {}
+            if reply.get("result") == json.loads(targets[mode]["response"])["result"]:
+                break
+            if time.monotonic() > deadline:
+                raise BenchError(f"node peer ({mode}) does not answer store.get: {sample[:300]!r}")
+            time.sleep(0.2)
+        peers[mode] = (proc, url, len(sample))
+    return peers
+
+
 def bench_fetch(ctx, prof):
     work, certs = ctx["work"], ctx["certs"]
     cacert = os.path.join(certs, "ca.pem")
     cert = os.path.join(certs, "notification-store.pem")
     key = os.path.join(certs, "notification-store-key.pem")
-    auth_port, clear_port, tls_port, dispatch_port, ng_clear, ng_tls, hd_clear, hd_tls = free_ports(8)
+    auth_port, clear_port, tls_port, dispatch_port, ng_clear, ng_tls, hd_clear, hd_tls, nd_clear, nd_tls = \
+        free_ports(10)
 
     auth, auth_url, _ = start_auth(ctx, "auth", auth_port, 10)
 
@@ -695,6 +739,10 @@ def bench_fetch(ctx, prof):
                 raise BenchError(f"{label} did not serve the static body: {res.stdout[:200]!r} {res.stderr[:200]!r}")
             time.sleep(0.2)
 
+    # the peer: the same store.get as a plain Node service (Benchmarks/node_store_peer.mjs), when node is installed
+    node_peers = start_node_peers(ctx, auth_url, user_id, targets, nd_clear, nd_tls, access, cert, key, cacert)
+    expected_len = {f"node.{mode}": length for mode, (_, _, length) in node_peers.items()}
+
     nginx_pids = [nginx.pid] + _child_pids(nginx.pid)  # master and workers
     runs = [("store", "cleartext", targets["cleartext"]["url"], targets["cleartext"]["body_file"], [store_clear.pid]),
             ("nginx", "cleartext", f"http://127.0.0.1:{ng_clear}/rpc", targets["cleartext"]["body_file"], nginx_pids),
@@ -703,6 +751,10 @@ def bench_fetch(ctx, prof):
             ("store", "tls", targets["tls"]["url"], targets["tls"]["body_file"], [store_tls.pid]),
             ("nginx", "tls", f"https://127.0.0.1:{ng_tls}/rpc", targets["tls"]["body_file"], nginx_pids),
             ("nghttpd", "tls", f"https://127.0.0.1:{hd_tls}/rpc", targets["tls"]["body_file"], [nghttpd_tls.pid])]
+    for mode, (proc, url, _) in node_peers.items():
+        # right after ours and nginx in each round, so a ratio compares runs made under the same load
+        at = max(i for i, run_ in enumerate(runs) if run_[1] == mode) + 1
+        runs.insert(at, ("node", mode, url + "/rpc", targets[mode]["body_file"], [proc.pid]))
     headers = ["content-type: application/json", f"authorization: Bearer {access}"]
     n, warm = prof["fetch_requests"], prof["fetch_warmup"]
     results = {f"{server}.{mode}": [] for server, mode, _, _, _ in runs}
@@ -710,14 +762,15 @@ def bench_fetch(ctx, prof):
     for rnd in range(1, prof["rounds"] + 1):
         for server, mode, url, body_file, pids in runs:
             label = f"{server}.{mode}"
+            length = expected_len.get(label, response_len)
             if warm:
                 w = h2load(url, warm, CLIENTS, STREAMS, body_file, headers)
-                check_h2load(f"{label} warm-up (round {rnd})", w, warm, response_len)
+                check_h2load(f"{label} warm-up (round {rnd})", w, warm, length)
             log_file = os.path.join(work, f"h2load-{server}-{mode}-{rnd}.log")
             cpu0, h2cpu0 = cpu_seconds(pids), children_cpu_seconds()
             r = h2load(url, n, CLIENTS, STREAMS, body_file, headers, log_file)
             cpu1, h2cpu1 = cpu_seconds(pids), children_cpu_seconds()
-            check_h2load(f"{label} (round {rnd})", r, n, response_len)
+            check_h2load(f"{label} (round {rnd})", r, n, length)
             r["server_cpu_us_per_request"] = round((cpu1 - cpu0) / n * 1e6, 1)
             r["h2load_cpu_us_per_request"] = round((h2cpu1 - h2cpu0) / n * 1e6, 1)
             r["latency"] = percentiles(log_file)
@@ -760,6 +813,14 @@ def bench_fetch(ctx, prof):
                           "nghttpd_rps": [r["rps"] for r in nghttpd_runs], "ratio": [round(x, 3) for x in ratios],
                           "store_p99_ms": [r["latency"]["p99_ms"] for r in store_runs]},
         }
+        node_runs = results.get(f"node.{mode}", [])
+        if node_runs:
+            fig["node_rps"] = round(statistics.median(r["rps"] for r in node_runs), 1)
+            fig["ratio_to_node"] = round(statistics.median(s["rps"] / d["rps"] for s, d in zip(store_runs, node_runs)),
+                                         3)
+            fig["node_p99_ms"] = round(statistics.median(r["latency"]["p99_ms"] for r in node_runs), 3)
+            fig["node_cpu_us_per_request"] = statistics.median(r["server_cpu_us_per_request"] for r in node_runs)
+            fig["per_round"]["node_rps"] = [r["rps"] for r in node_runs]
         fig["target_ratio_met"] = fig["ratio_to_nginx"] >= TARGET_RATIO
         fig["target_p99_met"] = fig["store_p99_ms"] < TARGET_P99_MS
         figures[mode] = fig
@@ -773,6 +834,9 @@ def bench_fetch(ctx, prof):
         "nghttpd": "nghttpd -d DIR (nghttp2's own server, one thread; the same bytes as a static file; TLS with the "
                    "store's certificate): the HTTP/2 library's own ceiling",
         "store_tls": "TLS 1.2/1.3 via swift-nio-ssl, ALPN h2, development CA", "auth_mode": "cleartext",
+        "node": "Benchmarks/node_store_peer.mjs on " + (ctx["tools"].get("node") or "(node not installed: skipped)")
+                + ": store.get as a plain node:http2 service (one process), ES256 verified once per token, the "
+                  "notification in memory; TLS with the store's certificate",
         "statistic": "median over rounds (ratio: median of per-round ratios, each round store and nginx back to back)",
         "order_per_round": [f"{s}.{m}" for s, m, _, _, _ in runs],
         "cpu_per_request": "server user+system CPU (all threads; nginx: master+workers) from /proc/<pid>/stat "
@@ -794,6 +858,9 @@ def bench_fetch(ctx, prof):
                 f"nghttpd p99 {f['nghttpd_p99_ms']:.2f} ms, {f['nghttpd_cpu_us_per_request']:.1f} us CPU/req)")
         summary(f"fetch.{mode}.cpu_us_per_request {f['store_cpu_us_per_request']:.0f} "
                 f"(nginx {f['nginx_cpu_us_per_request']:.0f})")
+        if "node_rps" in f:
+            summary(f"fetch.{mode}.node.rps {f['node_rps']:.0f} (store at {f['ratio_to_node']:.2f} x the Node peer; "
+                    f"Node p99 {f['node_p99_ms']:.2f} ms, {f['node_cpu_us_per_request']:.0f} us CPU/req)")
 
     # benchmark 5: memory (idle, after benchmark 1, growth across its rounds)
     after = rss_rounds[-1]
