@@ -655,8 +655,13 @@ def start_node_peers(ctx, auth_url, user_id, targets, port_clear, port_tls, acce
         while True:
             if proc.poll() is not None:
                 raise BenchError(f"node peer ({mode}) exited with {proc.returncode}; see {ctx['logs']}")
-            sample = rpc_raw(url, "store.get", {"notificationId": targets[mode]["id"]}, access,
-                             cacert if tls else None)
+            body = json.dumps({"jsonrpc": "2.0", "method": "store.get",
+                               "params": {"notificationId": targets[mode]["id"]}, "id": 1})
+            res = run(curl_base(url, cacert if tls else None)
+                      + ["--max-time", "2", "-H", "content-type: application/json", "-H",
+                         f"authorization: Bearer {access}", "--data-binary", body, url + "/rpc"],
+                      timeout=10, check=False)  # refused until node listens
+            sample = res.stdout if res.returncode == 0 else b""
             try:
                 reply = json.loads(sample) if sample else {}
             except ValueError:
