@@ -183,7 +183,8 @@ let package = Package(
         .target(
             name: "ServiceCore",
             dependencies: [
-                "JSONRPC", "SharedModels", "RPCServer", "HTTP2Client", "PrivateFiles", "PKCS11", grdb, postgresNIO,
+                "JSONRPC", "SharedModels", "RPCServer", "HTTP2Client", "PrivateFiles", "PKCS11", grdb,
+                .product(name: "GRDBSQLite", package: "GRDB.swift"), postgresNIO,
                 jwtKit, crypto,
                 serviceLifecycle, logging, metrics, prometheus, tracing, otel,
             ],

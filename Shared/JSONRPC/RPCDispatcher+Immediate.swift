@@ -20,8 +20,9 @@ extension RPCDispatcher {
         _ method: M.Type,
         handler: @escaping @Sendable (M.Params, RPCRequestContext) throws -> M.Result?
     ) {
+        let decode = Self.paramsDecoder(M.Params.self)
         immediateHandlers[M.name] = { params, context in
-            let decoded = try RPCDispatcher.decodeParams(M.Params.self, from: params)
+            let decoded = try decode(params)
             return try handler(decoded, context)
         }
     }

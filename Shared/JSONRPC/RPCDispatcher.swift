@@ -29,8 +29,9 @@ public struct RPCDispatcher: Sendable {
         _ method: M.Type,
         handler: @escaping @Sendable (M.Params, RPCRequestContext) async throws -> M.Result
     ) {
+        let decode = Self.paramsDecoder(M.Params.self)
         handlers[M.name] = { params, context in
-            let decoded = try RPCDispatcher.decodeParams(M.Params.self, from: params)
+            let decoded = try decode(params)
             return try await handler(decoded, context)
         }
     }
@@ -263,6 +264,7 @@ public struct RPCDispatcher: Sendable {
     /// Encodes one response. A result that cannot be encoded (a server bug, e.g. a NaN) is answered
     /// as `-32603` with the request's id; the reason goes to the log only.
     static func encode(_ response: RPCResponse, logger: Logger) -> Data {
+        if let direct = response.directlyEncoded() { return direct }
         do {
             return try RPCCodec.makeEncoder().encode(response)
         } catch {

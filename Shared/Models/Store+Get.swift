@@ -63,3 +63,35 @@ extension Store {
         }
     }
 }
+
+extension Store.StoredNotification: RPCDirectEncodable {
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.member("createdAt", createdAt)
+        writer.member("expiresAt", expiresAt)
+        writer.member("notificationId", notificationId)
+        writer.member("payload", payload)
+        writer.member("readAt", readAt)
+        if let sealed {
+            writer.key("sealed")
+            sealed.write(to: &writer)
+        }
+        writer.endObject()
+    }
+}
+
+extension Store.SealedCopy: RPCDirectEncodable {
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.member("ciphertext", ciphertext)
+        writer.member("deviceId", deviceId)
+        writer.member("enc", enc)
+        writer.endObject()
+    }
+}
+
+extension Store.Get.Params: RPCDirectDecodable {
+    public init(params: RPCParamsReader) throws(RPCError) {
+        self.init(notificationId: try params.string("notificationId"), deviceId: try params.optionalString("deviceId"))
+    }
+}

@@ -27,17 +27,12 @@ struct SQLiteReaderGateTests {
         return (directory, database, try #require(database.sql as? SQLiteSQLDatabase))
     }
 
-    @Test(
-        "with every reader held, a read on the calling thread answers nil at once and the async fallback waits its turn",
-        .timeLimit(.minutes(1)))
-    func busyReaders() async throws {
-        let (directory, _, sql) = try Self.probeDatabase()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        _ = try await sql.execute("INSERT INTO probe (id) VALUES (?)", ["a"])
+    /// Async reads whose bodies block their reader's queue until `release` is signalled once per task: the pool is
+    /// exhausted when this returns.
+    static func holdEveryReader(of sql: SQLiteSQLDatabase) async throws -> (
+        release: DispatchSemaphore, held: [Task<Void, any Error>]
+    ) {
         let capacity = sql.readers.capacity
-        #expect(capacity == 5, "GRDB's default pool of readers")
-
-        // Async reads whose bodies block their reader's queue until released: the pool is exhausted.
         let release = DispatchSemaphore(value: 0)
         let holders = Holders()
         let held = (0..<capacity).map { _ in
@@ -50,6 +45,40 @@ struct SQLiteReaderGateTests {
         }
         for _ in 0..<3000 where holders.count < capacity { try await Task.sleep(for: .milliseconds(10)) }
         #expect(holders.count == capacity)
+        return (release, held)
+    }
+
+    @Test(
+        "with every GRDB reader held, a read on the calling thread still answers at once on a direct connection",
+        .timeLimit(.minutes(1)))
+    func directReadersAnswerBesideBusyPool() async throws {
+        let (directory, _, sql) = try Self.probeDatabase()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        _ = try await sql.execute("INSERT INTO probe (id) VALUES (?)", ["a"])
+        let capacity = sql.readers.capacity
+        let (release, held) = try await Self.holdEveryReader(of: sql)
+        let answer = await Self.onOwnThread(within: .seconds(10)) { () -> [String]? in
+            try? sql.readImmediately("SELECT id FROM probe WHERE id = ?", ["a"])?.map { try $0.decode(0) }
+        }
+        #expect(answer == .some(["a"]), "read on a direct connection, beside the pool's busy readers")
+        #expect(sql.readers.count == capacity, "a direct read takes none of the pool's readers")
+        for _ in 0..<capacity { release.signal() }
+        for task in held { try await task.value }
+    }
+
+    @Test(
+        "with every reader held, a read on the calling thread answers nil at once and the async fallback waits its turn",
+        .timeLimit(.minutes(1)))
+    func busyReaders() async throws {
+        let (directory, _, direct) = try Self.probeDatabase()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // GRDB's readers only: what a read on the calling thread falls back to when every direct connection is in use.
+        let sql = SQLiteSQLDatabase(direct.writer, directReaders: 0)
+        _ = try await sql.execute("INSERT INTO probe (id) VALUES (?)", ["a"])
+        let capacity = sql.readers.capacity
+        #expect(capacity == 5, "GRDB's default pool of readers")
+
+        let (release, held) = try await Self.holdEveryReader(of: sql)
 
         // Before the gate this call blocked for a reader (forever, when the holders needed its thread to finish). It
         // runs on a thread of its own here, so that a regression fails this test instead of hanging the test run.

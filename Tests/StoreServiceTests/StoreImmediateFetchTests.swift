@@ -39,10 +39,16 @@ struct StoreImmediateFetchTests {
         return false
     }
 
-    @Test("once its token verified, a device's fetch is answered at once, byte for byte as the async path answers it")
-    func answeredOnceTokenVerified() async throws {
-        let harness = try await StoreHarness()
-        let put = try await harness.put(to: "alice", payload: "your code is 482913")
+    @Test(
+        "once its token verified, a device's fetch is answered at once, byte for byte as the async path answers it",
+        arguments: [false, true])
+    func answeredOnceTokenVerified(onFile: Bool) async throws {
+        // In memory: GRDB's one connection; on a file: the event loops' own read-only connections.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("immediate-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = onFile ? directory.appendingPathComponent("store.sqlite").path : nil
+        let harness = try await StoreHarness(configuration: StoreConfiguration(databasePath: path))
+        let put = try await harness.put(to: "alice", payload: "your code is 482913 \"quoted\" \\ é\n\u{1}")
         let token = try await harness.signer.userToken("alice")
         let body = Self.body(put.notificationId)
         // A token never seen before needs its signature checked (and maybe auth's keys): that suspends.
@@ -50,7 +56,12 @@ struct StoreImmediateFetchTests {
         let viaAsync = try #require(try await harness.transport.post(body, bearerToken: token))
         let now = try #require(Self.immediate(harness, body, token: token))
         #expect(now == viaAsync)
-        #expect(String(decoding: now, as: UTF8.self).contains("your code is 482913"))
+        #expect(String(decoding: now, as: UTF8.self).contains(#"your code is 482913 \"quoted\" \\ é\n\u0001"#))
+        // Both paths write the result directly (RPCDirectEncodable): the encoder's bytes are the reference.
+        let response = try RPCCodec.makeDecoder().decode(RPCResponseEnvelope<Store.StoredNotification>.self, from: now)
+        let encoded = try RPCCodec.makeEncoder().encode(
+            RPCResponse(id: .int(1), outcome: .result(try #require(response.result))))
+        #expect(now == encoded)
     }
 
     @Test("refusals come at once and are the async path's: someone else's notification, a bad id, a service token")

@@ -13,6 +13,9 @@ public struct SQLiteSQLDatabase: SQLDatabase, SQLImmediateReading {
     /// Connections in use and calls waiting (`nil`: metrics off): a read uses a reader from the moment GRDB runs its
     /// closure, a change or transaction uses the writer from the moment it holds ``AsyncLock``.
     private let pool: DatabasePoolMetrics?
+    /// Connections of its own that ``readImmediately(_:_:)`` reads on (a file database only: an in-memory
+    /// `DatabaseQueue` has one connection, GRDB's).
+    let direct: SQLiteDirectReaders?
 
     /// - Parameters:
     ///   - writer: a database opened with ``SQLiteDatabase/open(path:migrator:synchronous:)``, which allows the
@@ -21,12 +24,22 @@ public struct SQLiteSQLDatabase: SQLDatabase, SQLImmediateReading {
     ///
     /// Not public: the value holds the lock that keeps transactions apart, so there must be one per writer.
     /// ``ServiceDatabase`` makes it, with the writer, and everything else shares that one.
-    init(_ writer: any DatabaseWriter, metrics: any MetricsFactory = NOOPMetricsHandler.instance) {
+    ///   - directReaders: connections of ``direct``'s (`nil`: one per core and a spare; `0`: none, every read on
+    ///     GRDB's readers).
+    init(
+        _ writer: any DatabaseWriter, metrics: any MetricsFactory = NOOPMetricsHandler.instance,
+        directReaders: Int? = nil
+    ) {
         self.writer = writer
         pool = DatabasePoolMetrics.make(backend: .sqlite, factory: metrics)
         // A `DatabaseQueue` (in memory, tests) reads on its one connection's queue, which no read holds across an
         // await: its capacity only bounds how many reads on calling threads run at once.
         readers = ReaderGate(capacity: writer.configuration.maximumReaderCount)
+        // One per thread that may read at once: the event loops (one per core) and a spare.
+        let capacity = directReaders ?? ProcessInfo.processInfo.activeProcessorCount + 1
+        direct = (writer as? DatabasePool).flatMap {
+            capacity > 0 ? SQLiteDirectReaders(path: $0.path, capacity: capacity) : nil
+        }
     }
 
     public var dialect: SQLDialect { .sqlite }
@@ -53,11 +66,14 @@ public struct SQLiteSQLDatabase: SQLDatabase, SQLImmediateReading {
         }
     }
 
-    /// GRDB's synchronous read: a reader connection's serial queue runs the statement on the calling thread (no
-    /// thread hop), so a server can answer a read on its event loop; see docs/architecture.md, "The fetch path".
-    /// `nil`, at once, when no reader is idle (``ReaderGate``): the caller reads async instead, never blocking its
-    /// thread on a reader that only a task on another thread can give back.
+    /// A read on the calling thread, so a server can answer it on its event loop (docs/architecture.md, "The fetch
+    /// path"): on a connection of ``direct``'s with the statement prepared once, or, when all of those are in use (or
+    /// the database is in memory), GRDB's synchronous read, whose reader's serial queue runs the statement on the
+    /// calling thread. `nil`, at once, when no reader is idle (``ReaderGate``): the caller reads async instead, never
+    /// blocking its thread on a reader that only a task on another thread can give back. Direct reads never wait for
+    /// a connection, so the pool's gauges count GRDB's readers only.
     public func readImmediately(_ sql: String, _ binds: [any SQLBindable]) throws -> [SQLRow]? {
+        if let direct, let rows = try direct.read(sql, binds) { return rows }
         guard readers.tryEnter() else { return nil }
         defer { readers.leave() }
         let arguments = Self.arguments(binds)

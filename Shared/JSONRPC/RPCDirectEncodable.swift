@@ -1,0 +1,33 @@
+import Foundation
+
+/// A result written straight into its response with ``JSONWriter``, byte for byte what ``RPCCodec/makeEncoder()``
+/// writes for it (a contract test holds each conformance to that), so the hot methods skip the `JSONEncoder` round
+/// trip. Members are written in sorted key order, absent optionals left out.
+public protocol RPCDirectEncodable: Encodable, Sendable {
+    /// Writes the value as one JSON value.
+    func write(to writer: inout JSONWriter)
+}
+
+extension RPCResponse {
+    /// The response written with ``JSONWriter`` when its result is ``RPCDirectEncodable`` and its id a string, an
+    /// integer or null (`{"id":…,"jsonrpc":"2.0","result":…}`, the keys sorted as the encoder sorts them); `nil`
+    /// for anything else, which the encoder writes.
+    func directlyEncoded(capacity: Int = 512) -> Data? {
+        guard case .result(let value) = outcome, let result = value as? any RPCDirectEncodable else { return nil }
+        var writer = JSONWriter(capacity: capacity)
+        writer.beginObject()
+        writer.key("id")
+        switch id {
+        case .string(let text): writer.string(text)
+        case .int(let number): writer.integer(number)
+        case .null: writer.raw("null")
+        default: return nil
+        }
+        writer.key("jsonrpc")
+        writer.raw("\"2.0\"")
+        writer.key("result")
+        result.write(to: &writer)
+        writer.endObject()
+        return Data(writer.bytes)
+    }
+}
