@@ -115,8 +115,10 @@ public struct JSONWriter: Sendable {
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
-    /// Appends `string` as a JSON string, escaped as Foundation's `JSONEncoder` escapes it.
-    static func writeString(_ string: String, to output: inout [UInt8]) {
+    /// Appends `string` as a JSON string, escaped as Foundation's `JSONEncoder` escapes it; with `namingBackspace`
+    /// false, backspace and form feed are written `\u0008` and `\u000c` instead of `\b` and `\f` (the audit trail's
+    /// bodies, hashed as written since their first version).
+    public static func writeString(_ string: String, to output: inout [UInt8], namingBackspace: Bool = true) {
         output.append(UInt8(ascii: "\""))
         var string = string
         string.withUTF8 { utf8 in
@@ -129,8 +131,8 @@ public struct JSONWriter: Sendable {
                 output.append(UInt8(ascii: "\\"))
                 switch byte {
                 case UInt8(ascii: "\""), UInt8(ascii: "\\"): output.append(byte)
-                case 0x08: output.append(UInt8(ascii: "b"))
-                case 0x0C: output.append(UInt8(ascii: "f"))
+                case 0x08 where namingBackspace: output.append(UInt8(ascii: "b"))
+                case 0x0C where namingBackspace: output.append(UInt8(ascii: "f"))
                 case 0x0A: output.append(UInt8(ascii: "n"))
                 case 0x0D: output.append(UInt8(ascii: "r"))
                 case 0x09: output.append(UInt8(ascii: "t"))

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import JSONRPC
 
 /// Writes an entry's body as compact JSON straight into bytes — `{"v":1,"service":…,"chain":…,"seq":…,"at":…,
 /// "type":…,"prev":…,"fields":{…}}`, fields in name order — without building a tree of values first: the writer runs
@@ -66,26 +67,8 @@ struct AuditBodyWriter {
         bytes.append(contentsOf: text.utf8)
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    /// `text` as a JSON string (RFC 8259 escapes).
+    /// `text` as a JSON string (RFC 8259 escapes; controls other than tab, line feed and carriage return as `\u00xx`).
     private mutating func string(_ text: String) {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                bytes.append(UInt8(ascii: "\\"))
-                bytes.append(byte)
-            case 0x0A: append("\\n")
-            case 0x0D: append("\\r")
-            case 0x09: append("\\t")
-            case 0x00..<0x20:
-                append("\\u00")
-                bytes.append(Self.hexDigits[Int(byte >> 4)])
-                bytes.append(Self.hexDigits[Int(byte & 0x0F)])
-            default: bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
+        JSONWriter.writeString(text, to: &bytes, namingBackspace: false)
     }
 }

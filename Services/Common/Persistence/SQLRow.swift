@@ -8,6 +8,10 @@ public struct SQLRow: Sendable, Hashable {
     }
 
     /// Column `index` decoded as `T`; throws ``SQLDecodingError`` when it is missing or of another kind.
+    ///
+    /// Inlinable so that each caller's module specializes it for its `T` (a generic call instantiated `T?`'s
+    /// metadata at run time on every column of every fetch).
+    @inlinable
     public func decode<T: SQLDecodable>(_ index: Int, as type: T.Type = T.self) throws -> T {
         guard values.indices.contains(index), let value = T(sqlValue: values[index]) else {
             throw SQLDecodingError(
@@ -25,6 +29,13 @@ public struct SQLDecodingError: Error, CustomStringConvertible {
     public let expected: String
     /// What the column held; `nil` when the row has no such column.
     public let found: SQLValue?
+
+    @usableFromInline
+    init(column: Int, expected: String, found: SQLValue?) {
+        self.column = column
+        self.expected = expected
+        self.found = found
+    }
 
     public var description: String {
         "column \(column): expected \(expected), found \(found.map { "\($0)" } ?? "no column")"

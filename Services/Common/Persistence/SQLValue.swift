@@ -66,8 +66,9 @@ extension Optional: SQLBindable where Wrapped: SQLBindable {
 }
 
 extension Optional: SQLDecodable where Wrapped: SQLDecodable {
+    @inlinable
     public init?(sqlValue value: SQLValue) {
-        if value == .null {
+        if case .null = value {
             self = .none
         } else {
             guard let wrapped = Wrapped(sqlValue: value) else { return nil }

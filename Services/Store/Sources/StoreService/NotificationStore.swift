@@ -31,6 +31,8 @@ public struct NotificationStore: Sendable {
     public static let maxRecipientKeys = 100
 
     private let repository: any NotificationRepository
+    /// ``repository`` when it can answer a fetch without suspending (SQLite); cast once, not per fetch.
+    private let immediateRepository: (any ImmediateNotificationFetching)?
     private let replayCache: any ProofReplayCache
     private let limits: Limits
     private let now: @Sendable () -> Date
@@ -66,6 +68,7 @@ public struct NotificationStore: Sendable {
     ) {
         self.audit = audit
         self.repository = repository
+        immediateRepository = repository as? any ImmediateNotificationFetching
         self.replayCache = replayCache
         self.limits = limits
         self.now = now
@@ -275,7 +278,7 @@ public struct NotificationStore: Sendable {
     public func fetchImmediately(id: String, recipientID: String, deviceID: String?) throws
         -> Store.StoredNotification?
     {
-        guard deviceID == nil, let repository = repository as? any ImmediateNotificationFetching else { return nil }
+        guard deviceID == nil, let repository = immediateRepository else { return nil }
         let id = try Self.validID(id)
         guard let outcome = try repository.fetchImmediately(id: id, recipientID: recipientID, now: now()) else {
             return nil

@@ -8,6 +8,8 @@ import ServiceCore
 /// no server-readable copy.
 public struct SQLNotificationRepository: NotificationRepository, ImmediateNotificationFetching {
     let database: any SQLDatabase
+    /// ``database`` when it reads on the calling thread (SQLite); cast once, not per fetch.
+    private let immediateReader: (any SQLImmediateReading)?
     private let sealer: any PayloadSealer
     private let logger: Logger
 
@@ -20,6 +22,7 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
         logger: Logger = Logger(label: "securepush.store.repository")
     ) {
         self.database = database
+        immediateReader = database as? any SQLImmediateReading
         self.sealer = sealer
         self.logger = logger
     }
@@ -187,7 +190,7 @@ public struct SQLNotificationRepository: NotificationRepository, ImmediateNotifi
     }
 
     public func fetchImmediately(id: String, recipientID: String, now: Date) throws -> FetchOutcome? {
-        guard let reader = database as? any SQLImmediateReading,
+        guard let reader = immediateReader,
             let rows = try reader.readImmediately(Self.fetchSQL, [id, recipientID, now.millisecondsSince1970])
         else { return nil }
         return try plainFetch(rows.first)
