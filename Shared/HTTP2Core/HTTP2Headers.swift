@@ -35,14 +35,20 @@ public struct HTTP2Headers: Sendable, Hashable, ExpressibleByDictionaryLiteral {
 
     /// The first value of the field `name` (case-insensitive), if any.
     public subscript(_ name: String) -> String? {
-        let wanted = name.lowercased()
+        let wanted = Self.lowercased(name)
         return fields.first { $0.name == wanted }?.value
     }
 
     /// Every value of the field `name` (case-insensitive), in order.
     public func values(_ name: String) -> [String] {
-        let wanted = name.lowercased()
+        let wanted = Self.lowercased(name)
         return fields.filter { $0.name == wanted }.map(\.value)
+    }
+
+    /// `name` in lowercase; the name itself when it has no uppercase ASCII letter (every lookup of ours passes a
+    /// lowercase literal: no new string per request).
+    private static func lowercased(_ name: String) -> String {
+        name.utf8.contains { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) } ? name.lowercased() : name
     }
 
     /// How many fields there are.

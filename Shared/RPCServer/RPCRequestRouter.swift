@@ -116,7 +116,7 @@ struct RPCRequestRouter: Sendable {
     }
 
     private func rpc(_ request: HTTP2Request) -> HTTP2Reply {
-        if let contentType = request.headers["content-type"], !contentType.lowercased().hasPrefix("application/json") {
+        if let contentType = request.headers["content-type"], !Self.isJSON(contentType) {
             return .response(
                 Self.errorResponse(status: 415, .invalidRequest("Content-Type must be application/json")))
         }
@@ -159,6 +159,16 @@ struct RPCRequestRouter: Sendable {
                 answer = await dispatcher.handle(parsed: parsed, context: context)
             }
             return Self.rpcResponse(answer, metrics: metrics)
+        }
+    }
+
+    /// Whether a `Content-Type` is `application/json` (any case, parameters allowed), read without a lowercased copy.
+    static func isJSON(_ contentType: String) -> Bool {
+        let wanted = "application/json".utf8
+        let given = contentType.utf8
+        guard given.count >= wanted.count else { return false }
+        return zip(given, wanted).allSatisfy { given, wanted in
+            given == wanted || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(given) && given | 0x20 == wanted
         }
     }
 

@@ -56,6 +56,14 @@ struct CoreServerTests {
             ])
             #expect(wrongType.status == 415)
             #expect(wrongType.body.contains("Content-Type must be application/json"))
+            for (type, status) in [
+                ("Application/JSON; charset=utf-8", 200), ("APPLICATION/JSON", 200), ("application/jso", 415),
+                ("application/xml", 415), ("applicationjson", 415), ("text/plain; x=application/json", 415),
+            ] {
+                let answer = try await Curl.run(
+                    ["--http2-prior-knowledge", "-H", "content-type: \(type)", "-d", Self.call("test.sum"), url])
+                #expect(answer.status == status, "content-type '\(type)'")
+            }
             let notifications =
                 #"[{"jsonrpc":"2.0","method":"test.sum","params":[1]},{"jsonrpc":"2.0","method":"nope"}]"#
             let empty = try await Curl.run(Self.h2c + ["-d", notifications, url])
