@@ -69,10 +69,20 @@ final class RawHTTP2Connection {
     /// Reads frames until the server closes the connection or `timeout` passes; returns the frame types seen and
     /// whether the connection was closed.
     func readUntilClosed(timeout: Duration) -> (frames: [UInt8], closed: Bool) {
+        readUntilClosed(atLeast: timeout, atMost: timeout) { _ in true }
+    }
+
+    /// Reads for `atLeast`, then on until `enough` holds for the frame types read so far, the peer closes, or `atMost`
+    /// has passed: for what a loaded machine may deliver late (a keepalive timer) without a shorter wait.
+    func readUntilClosed(atLeast: Duration, atMost: Duration, until enough: ([UInt8]) -> Bool) -> (
+        frames: [UInt8], closed: Bool
+    ) {
         var buffer: [UInt8] = []
-        let deadline = ContinuousClock.now + timeout
+        let start = ContinuousClock.now
+        let deadline = start + atMost
         var chunk = [UInt8](repeating: 0, count: 16_384)
         while ContinuousClock.now < deadline {
+            if ContinuousClock.now - start >= atLeast, enough(Self.frameTypes(in: buffer)) { break }
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let remaining = max(1, Int32((deadline - ContinuousClock.now).components.seconds * 1000 + 1))
             guard poll(&poller, 1, min(remaining, 100)) > 0 else { continue }

@@ -69,9 +69,9 @@ struct SQLiteDirectReadersTests {
         let (directory, sql) = try Self.database()
         defer { try? FileManager.default.removeItem(at: directory) }
         let readers = try #require(sql.direct)
-        #expect(throws: SQLiteReadError.self) { try readers.read("INSERT INTO item (id) VALUES ('x')", []) }
+        #expect(throws: SQLiteStatementError.self) { try readers.read("INSERT INTO item (id) VALUES ('x')", []) }
         #expect(try await sql.read("SELECT id FROM item", []).isEmpty, "nothing was written")
-        let error = try #require(throws: SQLiteReadError.self) { try readers.read("SELECT id FROM nowhere", []) }
+        let error = try #require(throws: SQLiteStatementError.self) { try readers.read("SELECT id FROM nowhere", []) }
         #expect(error.description.contains("no such table: nowhere"))
         #expect(try readers.read("SELECT count(*) FROM item", []) == [SQLRow([.integer(0)])])
     }

@@ -6,10 +6,10 @@ import Synchronization
 /// statements prepared once: the fast path of ``SQLiteSQLDatabase/readImmediately(_:_:)``.
 ///
 /// GRDB's synchronous read runs on the calling thread too, but through the pool's semaphore and a reader's serial
-/// dispatch queue (a barrier sync, and a futex wake-up whenever another thread touched that queue), converting every
-/// value through `DatabaseValue`: a fifth of `store.get`'s CPU. Here a read takes a free connection with one atomic
-/// exchange, runs its cached statement, and gives the connection back; when every connection is in use (more
-/// threads than ``capacity`` reading at once) the caller reads async instead, never waiting.
+/// dispatch queue (a barrier sync, and a futex wake-up whenever another thread touched that queue): with GRDB's value
+/// conversions, a fifth of `store.get`'s CPU. Here a read takes a free connection with one atomic exchange, runs its
+/// cached statement (``SQLiteStatementRunner``), and gives the connection back; when every connection is in use
+/// (more threads than ``capacity`` reading at once) the caller reads on GRDB's readers instead, never waiting.
 ///
 /// Connections open lazily (`SQLITE_OPEN_READONLY`, so nothing read here can change the database) and close when
 /// the value is released. Each statement is its own snapshot, as on GRDB's readers (``SQLiteSQLDatabase`` reads
@@ -66,16 +66,6 @@ final class SQLiteDirectReaders: Sendable {
     }
 }
 
-/// A failed SQLite call on a direct reader: its result code and SQLite's message.
-public struct SQLiteReadError: Error, CustomStringConvertible {
-    /// SQLite's (extended) result code.
-    public let code: Int32
-    /// `sqlite3_errmsg` at the time.
-    public let message: String
-
-    public var description: String { "SQLite error \(code): \(message)" }
-}
-
 /// One read-only connection with its prepared statements; used by one thread at a time (``SQLiteDirectReaders``).
 final class SQLiteReadConnection {
     private let handle: OpaquePointer
@@ -89,7 +79,7 @@ final class SQLiteReadConnection {
         guard opened == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close_v2(handle)
-            throw SQLiteReadError(code: opened, message: message)
+            throw SQLiteStatementError(code: opened, message: message)
         }
         sqlite3_extended_result_codes(handle, 1)
         self.handle = handle
@@ -102,83 +92,17 @@ final class SQLiteReadConnection {
 
     /// Runs `sql` with `binds`; `nil` when SQLite is busy.
     func read(_ sql: String, _ binds: [any SQLBindable]) throws -> [SQLRow]? {
-        let statement = try prepared(sql)
-        defer {
-            sqlite3_reset(statement)
-            sqlite3_clear_bindings(statement)
-        }
-        for (offset, bind) in binds.enumerated() {
-            try check(Self.bind(bind.sqlValue, at: Int32(offset + 1), to: statement))
-        }
-        var rows: [SQLRow] = []
-        let columns = sqlite3_column_count(statement)
-        while true {
-            switch sqlite3_step(statement) {
-            case SQLITE_ROW:
-                var values: [SQLValue] = []
-                values.reserveCapacity(Int(columns))
-                for column in 0..<columns { values.append(Self.value(statement, column)) }
-                rows.append(SQLRow(values))
-            case SQLITE_DONE:
-                return rows
-            case let code where code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED:
-                return nil
-            case let code:
-                throw SQLiteReadError(code: code, message: String(cString: sqlite3_errmsg(handle)))
-            }
-        }
+        try SQLiteStatementRunner.run(try prepared(sql), binds, on: handle)
     }
 
     private func prepared(_ sql: String) throws -> OpaquePointer {
         for entry in statements where entry.sql == sql { return entry.statement }
         var statement: OpaquePointer?
-        try check(sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil))
-        guard let statement else { throw SQLiteReadError(code: SQLITE_MISUSE, message: "empty statement: \(sql)") }
+        let code = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard code == SQLITE_OK, let statement else {
+            throw SQLiteStatementError(code: code == SQLITE_OK ? SQLITE_MISUSE : code, connection: handle)
+        }
         statements.append((sql, statement))
         return statement
-    }
-
-    private func check(_ code: Int32) throws {
-        guard code == SQLITE_OK else {
-            throw SQLiteReadError(code: code, message: String(cString: sqlite3_errmsg(handle)))
-        }
-    }
-
-    /// SQLite copies the bytes before the call returns.
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-
-    private static func bind(_ value: SQLValue, at index: Int32, to statement: OpaquePointer) -> Int32 {
-        switch value {
-        case .null: return sqlite3_bind_null(statement, index)
-        case .integer(let integer): return sqlite3_bind_int64(statement, index, integer)
-        case .text(var text):
-            return text.withUTF8 { utf8 in
-                sqlite3_bind_text(statement, index, utf8.baseAddress, Int32(utf8.count), transient)
-            }
-        case .blob(let data):
-            return data.withUnsafeBytes { bytes in
-                // A zero-length blob still binds a blob, not NULL.
-                let start = bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)
-                return sqlite3_bind_blob(statement, index, start, Int32(bytes.count), transient)
-            }
-        }
-    }
-
-    /// Column values as ``SQLiteSQLDatabase/value(_:)`` converts GRDB's.
-    private static func value(_ statement: OpaquePointer, _ column: Int32) -> SQLValue {
-        switch sqlite3_column_type(statement, column) {
-        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, column))
-        // No column of ours is REAL; a stray one keeps its integral part rather than failing the read.
-        case SQLITE_FLOAT: return .integer(Int64(sqlite3_column_double(statement, column)))
-        case SQLITE_TEXT:
-            let count = Int(sqlite3_column_bytes(statement, column))
-            guard let text = sqlite3_column_text(statement, column) else { return .text("") }
-            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
-        case SQLITE_BLOB:
-            let count = Int(sqlite3_column_bytes(statement, column))
-            guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return .blob(Data()) }
-            return .blob(Data(bytes: bytes, count: count))
-        default: return .null
-        }
     }
 }

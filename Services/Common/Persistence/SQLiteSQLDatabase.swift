@@ -1,6 +1,7 @@
 import CoreMetrics
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// ``SQLDatabase`` on SQLite through GRDB. Every statement is a GRDB cached prepared statement, so the hot paths
 /// parse their SQL once per connection; reads go to the pool's readers, changes to its single writer.
@@ -45,8 +46,7 @@ public struct SQLiteSQLDatabase: SQLDatabase, SQLImmediateReading {
     public var dialect: SQLDialect { .sqlite }
 
     public func read(_ sql: String, _ binds: [any SQLBindable]) async throws -> [SQLRow] {
-        let arguments = Self.arguments(binds)
-        return try await onReader { db in try Self.rows(db, sql, arguments) }
+        try await onReader { db in try Self.rows(db, sql, binds) }
     }
 
     /// Runs `body`, which must run one statement, on a reader connection with GRDB's async read (it waits for a reader
@@ -76,26 +76,23 @@ public struct SQLiteSQLDatabase: SQLDatabase, SQLImmediateReading {
         if let direct, let rows = try direct.read(sql, binds) { return rows }
         guard readers.tryEnter() else { return nil }
         defer { readers.leave() }
-        let arguments = Self.arguments(binds)
         let turn = pool?.turn()
         defer { turn?.end() }
         return try writer.unsafeRead { db in  // one statement: see `onReader`
             turn?.start()
-            return try Self.rows(db, sql, arguments)
+            return try Self.rows(db, sql, binds)
         }
     }
 
     /// One statement in its own transaction, run on the calling thread while ``AsyncLock`` is held (the writer is
     /// idle then, as for ``transaction(_:)``'s statements): no hop to GRDB's writer queue and back.
     public func write(_ sql: String, _ binds: [any SQLBindable]) async throws -> [SQLRow] {
-        let arguments = Self.arguments(binds)
-        return try await onWriterLocked { try writer.write { db in try Self.rows(db, sql, arguments) } }
+        try await onWriterLocked { try writer.write { db in try Self.rows(db, sql, binds) } }
     }
 
     /// Like ``write(_:_:)``: one statement, on the calling thread while ``AsyncLock`` is held.
     public func execute(_ sql: String, _ binds: [any SQLBindable]) async throws -> Int {
-        let arguments = Self.arguments(binds)
-        return try await onWriterLocked { try writer.write { db in try Self.changes(db, sql, arguments) } }
+        try await onWriterLocked { try writer.write { db in try Self.changes(db, sql, binds) } }
     }
 
     /// Runs `body` holding the writer (``AsyncLock``), counted as waiting until it has the lock, then as in use.
@@ -162,48 +159,29 @@ public struct SQLiteSQLDatabase: SQLDatabase, SQLImmediateReading {
         var dialect: SQLDialect { .sqlite }
 
         func query(_ sql: String, _ binds: [any SQLBindable]) async throws -> [SQLRow] {
-            let arguments = SQLiteSQLDatabase.arguments(binds)
-            return try SQLiteSQLDatabase.onWriter(writer) { db in try SQLiteSQLDatabase.rows(db, sql, arguments) }
+            try SQLiteSQLDatabase.onWriter(writer) { db in try SQLiteSQLDatabase.rows(db, sql, binds) }
         }
 
         func execute(_ sql: String, _ binds: [any SQLBindable]) async throws -> Int {
-            let arguments = SQLiteSQLDatabase.arguments(binds)
-            return try SQLiteSQLDatabase.onWriter(writer) { db in try SQLiteSQLDatabase.changes(db, sql, arguments) }
+            try SQLiteSQLDatabase.onWriter(writer) { db in try SQLiteSQLDatabase.changes(db, sql, binds) }
         }
     }
 
-    static func rows(_ db: Database, _ sql: String, _ arguments: StatementArguments) throws -> [SQLRow] {
+    /// Runs `sql` (a GRDB cached statement: prepared once per connection) with `binds` through
+    /// ``SQLiteStatementRunner``; busy past GRDB's busy timeout is an error here.
+    static func rows(_ db: Database, _ sql: String, _ binds: [any SQLBindable]) throws -> [SQLRow] {
         let statement = try db.cachedStatement(sql: sql)
-        return try Row.fetchAll(statement, arguments: arguments).map { row in
-            SQLRow(row.databaseValues.map(Self.value(_:)))
+        guard let connection = db.sqliteConnection else {
+            throw SQLiteStatementError(code: SQLITE_MISUSE, message: "the database connection is closed")
         }
+        guard let rows = try SQLiteStatementRunner.run(statement.sqliteStatement, binds, on: connection) else {
+            throw SQLiteStatementError(code: SQLITE_BUSY, connection: connection)
+        }
+        return rows
     }
 
-    static func changes(_ db: Database, _ sql: String, _ arguments: StatementArguments) throws -> Int {
-        try db.cachedStatement(sql: sql).execute(arguments: arguments)
+    static func changes(_ db: Database, _ sql: String, _ binds: [any SQLBindable]) throws -> Int {
+        _ = try rows(db, sql, binds)
         return db.changesCount
-    }
-
-    static func arguments(_ binds: [any SQLBindable]) -> StatementArguments {
-        StatementArguments(
-            binds.map { bind -> (any DatabaseValueConvertible)? in
-                switch bind.sqlValue {
-                case .null: nil
-                case .integer(let value): value
-                case .text(let value): value
-                case .blob(let value): value
-                }
-            })
-    }
-
-    static func value(_ value: DatabaseValue) -> SQLValue {
-        switch value.storage {
-        case .null: .null
-        case .int64(let integer): .integer(integer)
-        // No column of ours is REAL; a stray one keeps its integral part rather than failing the read.
-        case .double(let double): .integer(Int64(double))
-        case .string(let text): .text(text)
-        case .blob(let data): .blob(data)
-        }
     }
 }
