@@ -45,10 +45,11 @@ public struct HTTP2Headers: Sendable, Hashable, ExpressibleByDictionaryLiteral {
         return fields.filter { $0.name == wanted }.map(\.value)
     }
 
-    /// `name` in lowercase; the name itself when it has no uppercase ASCII letter (every lookup of ours passes a
+    /// `name` in lowercase; the name itself when it is ASCII with no uppercase letter (every lookup of ours passes a
     /// lowercase literal: no new string per request).
     private static func lowercased(_ name: String) -> String {
-        name.utf8.contains { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) } ? name.lowercased() : name
+        name.utf8.contains { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || $0 >= 0x80 }
+            ? name.lowercased() : name
     }
 
     /// How many fields there are.

@@ -76,6 +76,28 @@ struct SQLiteDirectReadersTests {
         #expect(try readers.read("SELECT count(*) FROM item", []) == [SQLRow([.integer(0)])])
     }
 
+    @Test("the wrong number of arguments is refused on every path, as GRDB refused it, and writes nothing")
+    func argumentCount() async throws {
+        let (directory, sql) = try Self.database()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let insert = "INSERT INTO item (id, number) VALUES (?, ?)"
+        await #expect(throws: SQLiteStatementError.self) { try await sql.execute(insert, ["short"]) }
+        await #expect(throws: SQLiteStatementError.self) { try await sql.execute(insert, ["long", 1, 2]) }
+        await #expect(throws: SQLiteStatementError.self) {
+            try await sql.transaction { try await $0.execute(insert, ["short"]) }
+        }
+        #expect(throws: SQLiteStatementError.self) { try sql.readImmediately("SELECT id FROM item WHERE id = ?", []) }
+        await #expect(throws: SQLiteStatementError.self) { try await sql.read("SELECT id FROM item WHERE id = ?", []) }
+        #expect(try await sql.read("SELECT id FROM item", []).isEmpty, "nothing was written")
+    }
+
+    @Test("a connection that cannot be opened answers nil (GRDB's readers answer instead), never an error")
+    func unopenableFallsBack() throws {
+        let readers = SQLiteDirectReaders(path: "/nonexistent-\(UUID().uuidString)/db.sqlite", capacity: 1)
+        #expect(try readers.read("SELECT 1", []) == nil)
+        #expect(try readers.read("SELECT 1", []) == nil, "and again on the next read, the slot given back")
+    }
+
     @Test("reads from many threads at once each get a connection or nil, never another thread's statement")
     func concurrentReads() async throws {
         let (directory, sql) = try Self.database()

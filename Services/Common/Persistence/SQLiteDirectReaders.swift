@@ -34,10 +34,14 @@ final class SQLiteDirectReaders: Sendable {
 
     /// Runs one read-only statement on the calling thread; `nil` when every connection is in use or SQLite is busy
     /// (a WAL recovery by another process): the caller reads async instead.
+    ///
+    /// A connection that cannot be opened (no file descriptor left, say) is also `nil`, so GRDB's readers answer; the
+    /// slot tries to open one again on its next read. A statement SQLite refuses throws, as it would on GRDB's.
     func read(_ sql: String, _ binds: [any SQLBindable]) throws -> [SQLRow]? {
         for slot in slots where slot.tryTake() {
             defer { slot.give() }
-            return try slot.connection(path: path).read(sql, binds)
+            guard let connection = try? slot.connection(path: path) else { return nil }
+            return try connection.read(sql, binds)
         }
         return nil
     }

@@ -169,13 +169,17 @@ public struct SQLiteSQLDatabase: SQLDatabase, SQLImmediateReading {
 
     /// Runs `sql` (a GRDB cached statement: prepared once per connection) with `binds` through
     /// ``SQLiteStatementRunner``; busy past GRDB's busy timeout is an error here.
+    ///
+    /// GRDB's own bookkeeping of the statement (its `arguments`, its transaction observers) is bypassed: every
+    /// statement of ours runs here, none through GRDB's `execute`/`fetch` (which would bind its own stale
+    /// arguments), and the services observe nothing. Only BEGIN/COMMIT/ROLLBACK and migrations go through GRDB.
     static func rows(_ db: Database, _ sql: String, _ binds: [any SQLBindable]) throws -> [SQLRow] {
         let statement = try db.cachedStatement(sql: sql)
         guard let connection = db.sqliteConnection else {
             throw SQLiteStatementError(code: SQLITE_MISUSE, message: "the database connection is closed")
         }
         guard let rows = try SQLiteStatementRunner.run(statement.sqliteStatement, binds, on: connection) else {
-            throw SQLiteStatementError(code: SQLITE_BUSY, connection: connection)
+            throw SQLiteStatementError(code: sqlite3_extended_errcode(connection), connection: connection)
         }
         return rows
     }

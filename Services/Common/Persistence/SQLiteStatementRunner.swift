@@ -17,6 +17,15 @@ enum SQLiteStatementRunner {
             sqlite3_reset(statement)
             sqlite3_clear_bindings(statement)
         }
+        // GRDB refused a call with the wrong number of arguments; SQLite alone would run it with NULLs for the rest.
+        let parameters = Int(sqlite3_bind_parameter_count(statement))
+        guard binds.count == parameters else {
+            throw SQLiteStatementError(
+                code: SQLITE_RANGE,
+                message:
+                    "the statement takes \(parameters) arguments, \(binds.count) given: \(String(cString: sqlite3_sql(statement)))"
+            )
+        }
         for (offset, bind) in binds.enumerated() {
             let code = Self.bind(bind.sqlValue, at: Int32(offset + 1), to: statement)
             guard code == SQLITE_OK else { throw SQLiteStatementError(code: code, connection: connection) }
@@ -66,12 +75,14 @@ enum SQLiteStatementRunner {
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, column))
         case SQLITE_FLOAT: return .integer(Int64(sqlite3_column_double(statement, column)))
         case SQLITE_TEXT:
-            let count = Int(sqlite3_column_bytes(statement, column))
+            // The pointer first, then its length (SQLite's documented order).
             guard let text = sqlite3_column_text(statement, column) else { return .text("") }
+            let count = Int(sqlite3_column_bytes(statement, column))
             return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
         case SQLITE_BLOB:
+            let bytes = sqlite3_column_blob(statement, column)
             let count = Int(sqlite3_column_bytes(statement, column))
-            guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return .blob(Data()) }
+            guard count > 0, let bytes else { return .blob(Data()) }
             return .blob(Data(bytes: bytes, count: count))
         default: return .null
         }
