@@ -56,20 +56,6 @@ public struct JSONWriter: Sendable {
         date(value)
     }
 
-    /// Writes an integer member; nothing when `value` is `nil`.
-    public mutating func member(_ key: StaticString, _ value: Int64?) {
-        guard let value else { return }
-        self.key(key)
-        integer(value)
-    }
-
-    /// Writes a boolean member; nothing when `value` is `nil`.
-    public mutating func member(_ key: StaticString, _ value: Bool?) {
-        guard let value else { return }
-        self.key(key)
-        raw(value ? "true" : "false")
-    }
-
     // MARK: - Values
 
     /// Writes a JSON string.
@@ -93,17 +79,10 @@ public struct JSONWriter: Sendable {
         needsComma = true
     }
 
-    /// Writes text that is JSON already (a literal, or bytes written by another writer).
+    /// Writes a literal that is JSON already (`null`, `"2.0"`).
     public mutating func raw(_ text: StaticString) {
         separate()
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        needsComma = true
-    }
-
-    /// Writes bytes that are JSON already.
-    public mutating func raw(_ json: some Sequence<UInt8>) {
-        separate()
-        bytes.append(contentsOf: json)
         needsComma = true
     }
 

@@ -12,9 +12,9 @@ extension RPCResponse {
     /// The response written with ``JSONWriter`` when its result is ``RPCDirectEncodable`` and its id a string, an
     /// integer or null (`{"id":…,"jsonrpc":"2.0","result":…}`, the keys sorted as the encoder sorts them); `nil`
     /// for anything else, which the encoder writes.
-    func directlyEncoded(capacity: Int = 512) -> Data? {
+    func directlyEncoded() -> Data? {
         guard case .result(let value) = outcome, let result = value as? any RPCDirectEncodable else { return nil }
-        var writer = JSONWriter(capacity: capacity)
+        var writer = JSONWriter(capacity: 512)
         writer.beginObject()
         writer.key("id")
         switch id {
