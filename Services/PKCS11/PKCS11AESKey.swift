@@ -15,13 +15,10 @@ public struct PKCS11AESKey: Sendable {
     public static func find(_ uri: PKCS11URI, in token: PKCS11Token) throws(PKCS11Error) -> PKCS11AESKey {
         try token.run("find") { session, functions throws(PKCS11Error) in
             let template = uri.objectTemplate + [PKCS11Attribute(CKA_CLASS, ulong: CKO_SECRET_KEY)]
-            let keys = try findObjects(session: session, functions: functions, template: template, limit: 2)
-            guard let handle = keys.first else {
-                throw PKCS11Error("find key", reason: "no secret key \(uri.objectName) in token '\(uri.token)'")
-            }
-            guard keys.count == 1 else {
-                throw PKCS11Error("find key", reason: "more than one secret key \(uri.objectName): add 'id='")
-            }
+            let handle = try findSingleObject(
+                session: session, functions: functions, template: template,
+                missing: "no secret key \(uri.objectName) in token '\(uri.token)'",
+                ambiguous: "more than one secret key \(uri.objectName): add 'id='")
             let type = try attributeValue(session: session, functions: functions, object: handle, type: CKA_KEY_TYPE)
             guard type == withUnsafeBytes(of: CKK_AES, Array.init) else {
                 throw PKCS11Error("find key", reason: "the key \(uri.objectName) is not an AES key")

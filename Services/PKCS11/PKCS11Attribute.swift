@@ -50,6 +50,18 @@ func withTemplate<T>(
 /// `count` rounded up to a multiple of 8.
 private func aligned(_ count: Int) -> Int { (count + 7) & ~7 }
 
+/// The one object matching `template`: `missing` when there is none, `ambiguous` when there are more (both the
+/// reason of a "find key" error), so no other object can stand in for the one meant.
+func findSingleObject(
+    session: ck_session_handle_t, functions: UnsafeMutablePointer<ck_function_list>, template: [PKCS11Attribute],
+    missing: @autoclosure () -> String, ambiguous: @autoclosure () -> String
+) throws(PKCS11Error) -> ck_object_handle_t {
+    let handles = try findObjects(session: session, functions: functions, template: template, limit: 2)
+    guard let handle = handles.first else { throw PKCS11Error("find key", reason: missing()) }
+    guard handles.count == 1 else { throw PKCS11Error("find key", reason: ambiguous()) }
+    return handle
+}
+
 /// The handles of up to `limit` objects matching `template`.
 func findObjects(
     session: ck_session_handle_t, functions: UnsafeMutablePointer<ck_function_list>, template: [PKCS11Attribute],

@@ -17,28 +17,20 @@ public struct PKCS11ECPrivateKey: Sendable {
         try token.run("find") { session, functions throws(PKCS11Error) in
             let naming = uri.objectTemplate
             let template = naming + [PKCS11Attribute(CKA_CLASS, ulong: CKO_PRIVATE_KEY)]
-            let privateKeys = try findObjects(session: session, functions: functions, template: template, limit: 2)
-            guard let handle = privateKeys.first else {
-                throw PKCS11Error("find key", reason: "no private key \(uri.objectName) in token '\(uri.token)'")
-            }
-            guard privateKeys.count == 1 else {
-                throw PKCS11Error("find key", reason: "more than one private key \(uri.objectName): add 'id='")
-            }
+            let handle = try findSingleObject(
+                session: session, functions: functions, template: template,
+                missing: "no private key \(uri.objectName) in token '\(uri.token)'",
+                ambiguous: "more than one private key \(uri.objectName): add 'id='")
             // The public half is the public object with the private key's CKA_ID (and the URI's label, when given):
             // exactly one, so a leftover public key of the same label cannot stand in for it.
             let id = try attributeValue(session: session, functions: functions, object: handle, type: CKA_ID)
             let publicTemplate =
                 (uri.object.map { [PKCS11Attribute(CKA_LABEL, string: $0)] } ?? [])
                 + [PKCS11Attribute(CKA_ID, bytes: id), PKCS11Attribute(CKA_CLASS, ulong: CKO_PUBLIC_KEY)]
-            let publicKeys = try findObjects(
-                session: session, functions: functions, template: publicTemplate, limit: 2)
-            guard let publicHandle = publicKeys.first else {
-                throw PKCS11Error("find key", reason: "no public key \(uri.objectName) beside the private key")
-            }
-            guard publicKeys.count == 1 else {
-                throw PKCS11Error(
-                    "find key", reason: "more than one public key \(uri.objectName) with the private key's CKA_ID")
-            }
+            let publicHandle = try findSingleObject(
+                session: session, functions: functions, template: publicTemplate,
+                missing: "no public key \(uri.objectName) beside the private key",
+                ambiguous: "more than one public key \(uri.objectName) with the private key's CKA_ID")
             let parameters = try attributeValue(
                 session: session, functions: functions, object: publicHandle, type: CKA_EC_PARAMS)
             guard parameters == p256Parameters else {
