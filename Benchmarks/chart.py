@@ -136,7 +136,8 @@ def latency(ax, docs):
             groups.append((f"{label}\n{'TLS' if mode == 'tls' else mode}", values, p99_max if who == "store" else None))
             if who == "store" and any(values.values()):
                 targets["store.get"] = p99_max
-    for rate, tgt in (("rate200", None), ("rate1000", target(docs, "send", "fetched_p99_ms_max", 25.0))):
+    send_p99 = target(docs, "send", "fetched_p99_ms_max", 25.0)
+    for rate, tgt in (("rate200", None), ("rate1000", None), ("rate2000", send_p99)):
         values = {p: fig(docs, "send", rate, "fetched_ms", p) for p in PCT_COLORS}
         offered, achieved = fig(docs, "send", rate, "offered_per_second"), fig(docs, "send", rate, "achieved_per_second")
         rate_s = f"@{offered:g}/s" if offered else f"@? ({rate})"

@@ -8,11 +8,12 @@ import GRDBSQLite
 public struct SQLiteSQLDatabase: SQLDatabase, SQLImmediateReading {
     /// The GRDB database (a `DatabasePool` in production, a `DatabaseQueue` in memory for tests).
     public let writer: any DatabaseWriter
-    private let lock = AsyncLock()
+    /// The writer, one transaction at a time, concurrent ones sharing a commit.
+    let committer: SQLiteGroupCommitter
     /// Every read of the pool, so that ``readImmediately(_:_:)`` never waits for a reader (see ``ReaderGate``).
     let readers: ReaderGate
     /// Connections in use and calls waiting (`nil`: metrics off): a read uses a reader from the moment GRDB runs its
-    /// closure, a change or transaction uses the writer from the moment it holds ``AsyncLock``.
+    /// closure, a change or transaction uses the writer from the moment it holds it (``SQLiteGroupCommitter``).
     private let pool: DatabasePoolMetrics?
     /// Connections of its own that ``readImmediately(_:_:)`` reads on (a file database only: an in-memory
     /// `DatabaseQueue` has one connection, GRDB's).
@@ -32,6 +33,7 @@ public struct SQLiteSQLDatabase: SQLDatabase, SQLImmediateReading {
         directReaders: Int? = nil
     ) {
         self.writer = writer
+        committer = SQLiteGroupCommitter(writer: writer)
         pool = DatabasePoolMetrics.make(backend: .sqlite, factory: metrics)
         // A `DatabaseQueue` (in memory, tests) reads on its one connection's queue, which no read holds across an
         // await: its capacity only bounds how many reads on calling threads run at once.
@@ -84,43 +86,27 @@ public struct SQLiteSQLDatabase: SQLDatabase, SQLImmediateReading {
         }
     }
 
-    /// One statement in its own transaction, run on the calling thread while ``AsyncLock`` is held (the writer is
-    /// idle then, as for ``transaction(_:)``'s statements): no hop to GRDB's writer queue and back.
+    /// One statement in its own transaction (which may share its commit with concurrent ones), run on the calling
+    /// thread while the writer is held: no hop to GRDB's writer queue and back.
     public func write(_ sql: String, _ binds: [any SQLBindable]) async throws -> [SQLRow] {
-        try await onWriterLocked { try writer.write { db in try Self.rows(db, sql, binds) } }
+        try await transaction { db in try await db.query(sql, binds) }
     }
 
-    /// Like ``write(_:_:)``: one statement, on the calling thread while ``AsyncLock`` is held.
+    /// Like ``write(_:_:)``: one statement, on the calling thread while the writer is held.
     public func execute(_ sql: String, _ binds: [any SQLBindable]) async throws -> Int {
-        try await onWriterLocked { try writer.write { db in try Self.changes(db, sql, binds) } }
+        try await transaction { db in try await db.execute(sql, binds) }
     }
 
-    /// Runs `body` holding the writer (``AsyncLock``), counted as waiting until it has the lock, then as in use.
-    private func onWriterLocked<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
-        let turn = pool?.turn()
-        defer { turn?.end() }
-        return try await lock.withLock {
-            turn?.start()
-            defer { turn?.end() }
-            return try await body()
-        }
-    }
-
+    /// Runs `body` in one transaction on the writer (``SQLiteGroupCommitter``: it returns once the commit it shares
+    /// with the transactions that queued behind it succeeded), counted as waiting until it has the writer, then as in
+    /// use.
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) async throws -> T)
         async throws -> T
     {
-        try await onWriterLocked {
-            try Self.onWriter(writer) { db in try db.beginTransaction(.immediate) }
-            let result: T
-            do {
-                result = try await body(Transaction(writer: writer))
-                try Self.onWriter(writer) { db in try db.commit() }
-            } catch {
-                Self.rollback(writer)
-                throw error
-            }
-            return result
-        }
+        let turn = pool?.turn()
+        defer { turn?.end() }
+        let transaction = Transaction(writer: writer)
+        return try await committer.transaction(turn: turn) { try await body(transaction) }
     }
 
     public func exclusively<T: Sendable>(
@@ -133,24 +119,16 @@ public struct SQLiteSQLDatabase: SQLDatabase, SQLImmediateReading {
     /// content is zeroed, `secure_delete`) and the log is cut to nothing. A reader still on an old snapshot can keep
     /// the log from being cut; then the next checkpoint finishes the job.
     public func purgeErasedBytes() async throws {
-        try await onWriterLocked {
+        let turn = pool?.turn()
+        defer { turn?.end() }
+        try await committer.withoutTransaction(turn: turn) {
             try Self.onWriter(writer) { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
         }
     }
 
-    /// Runs `body` on the writer connection synchronously: GRDB's writer queue runs it on the calling thread when it
-    /// is idle, which it is while ``transaction(_:)`` holds the write lock. A transaction's statements take no thread
-    /// hop each (an async access costs two), so a transaction of several statements costs about what one closure
-    /// on GRDB's queue did: see docs/architecture.md, "How a transaction spans awaits on SQLite".
+    /// Runs `body` on the writer connection synchronously (see ``SQLiteGroupCommitter/onWriter(_:)``).
     static func onWriter<T>(_ writer: any DatabaseWriter, _ body: (Database) throws -> T) throws -> T {
         try writer.writeWithoutTransaction(body)
-    }
-
-    /// Synchronous, so that a cancelled task still rolls back before the lock is released.
-    private static func rollback(_ writer: any DatabaseWriter) {
-        try? writer.writeWithoutTransaction { db in
-            if db.isInsideTransaction { try db.rollback() }
-        }
     }
 
     /// The statements of a transaction ``transaction(_:)`` holds open on the writer.
