@@ -401,7 +401,7 @@ let package = Package(
                 // TestProcessLimits also for the sanitizer package (.ci/asan), whose test process has no other way in.
                 dependencies: [
                     "HTTP2Core", "DevelopmentPKI", "TestProcessLimits", "ChildProcesses", nioCore, nioPosix, nioSSL,
-                    logging,
+                    logging, .product(name: "NIOEmbedded", package: "swift-nio"),
                 ],
                 swiftSettings: swiftSettings
             ),

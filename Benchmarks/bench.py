@@ -66,7 +66,7 @@ PROFILES = {
         "fanout_devices": 1000,
         "fanout_users": 10000,
         "devices": 10000,
-        "devices_idle_seconds": 20,
+        "devices_idle_seconds": 30,  # two keepalive intervals (15 s): the steady state, not one or two rounds by chance
         "webhook_sends": 5000,
         "webhook_rounds": 3,
     },

@@ -72,7 +72,7 @@ let package = Package(
             name: "HTTP2CoreTests",
             dependencies: [
                 "HTTP2Core", "DevelopmentPKI", "TestProcessLimits", "ChildProcesses", nioCore, nioPosix, nioSSL,
-                logging,
+                logging, .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             path: "Tests/HTTP2CoreTests",
             swiftSettings: swiftSettings

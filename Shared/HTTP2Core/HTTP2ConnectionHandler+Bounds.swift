@@ -73,6 +73,17 @@ extension HTTP2ConnectionHandler {
 
     // MARK: Request deadline
 
+    /// Arms the connection's one request timer, unless it is armed, for the earliest deadline of the streams whose
+    /// requests are still arriving (none: no timer).
+    func armRequestCheck() {
+        guard requestTimer == nil else { return }
+        var next: NIODeadline?
+        for stream in streams.values where !stream.remoteEnded {
+            next = Swift.min(next ?? stream.receiveDeadline, stream.receiveDeadline)
+        }
+        if let next { scheduleRequestCheck(at: next) }
+    }
+
     /// Schedules the connection's one request timer; it checks every stream still arriving.
     func scheduleRequestCheck(at deadline: NIODeadline) {
         guard let context else { return }
@@ -133,10 +144,14 @@ extension HTTP2ConnectionHandler {
     func queuedOutbound(_ stream: HTTP2StreamState, _ count: Int) {
         pendingResponseBytes += count
         configuration.load.addResponseBytes(count)
-        if stream.waitingSince == nil {
-            stream.waitingSince = .now()
-            if stallTimer == nil { scheduleStallCheck(in: TimeAmount(limits.idleTimeout)) }
-        }
+        if stream.waitingSince == nil { stream.waitingSince = .now() }
+    }
+
+    /// After a round of writing: arms the stall timer when response bytes are still waiting (the peer's window or
+    /// the socket is full). Bytes that went out in the round need none: an event stream's keepalive written every
+    /// 15 s on each of 10,000 connections would otherwise keep 10,000 timers scheduled and firing.
+    func armStallCheck() {
+        if pendingResponseBytes > 0, stallTimer == nil { scheduleStallCheck(in: TimeAmount(limits.idleTimeout)) }
     }
 
     /// `count` response bytes went to nghttp2 (`count` may be 0: the provider was asked, nothing was waiting).

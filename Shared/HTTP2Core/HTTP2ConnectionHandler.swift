@@ -44,9 +44,14 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget, N
     var uncreditedBytes = 0
     /// Response bytes queued on this connection's streams, not yet handed to nghttp2.
     var pendingResponseBytes = 0
-    /// Fires at the earliest receive deadline of a stream whose request is still arriving.
+    /// Fires at the earliest receive deadline of a stream whose request is still arriving; armed at the end of a read
+    /// burst only if one is (a request that arrived whole in the burst, such as a `GET` holding an event stream,
+    /// needs none: 10,000 idle event streams would otherwise hold 10,000 timers that fire for nothing).
     var requestTimer: Scheduled<Void>?
-    /// Fires `idleTimeout` after response bytes started waiting: a stream whose bytes still wait then is stalled.
+    /// A stream opened during this read burst: ``channelReadComplete(context:)`` looks for requests still arriving.
+    var streamOpenedInBurst = false
+    /// Fires `idleTimeout` after response bytes were left waiting by a round of writing: a stream whose bytes still
+    /// wait then is stalled. Armed by ``armStallCheck()``.
     var stallTimer: Scheduled<Void>?
     /// Streams whose refusal has been sent while their request was unfinished: reset after this round of writing.
     var resetsDue: [Int32] = []
@@ -92,6 +97,10 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget, N
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
+        if streamOpenedInBurst {
+            streamOpenedInBurst = false
+            armRequestCheck()
+        }
         readComplete()
     }
 
@@ -121,6 +130,7 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget, N
         promisesToSucceed.removeAll()
         for promise in promises { promise.succeed() }
         resetRefusedStreams()
+        armStallCheck()
     }
 
     /// Bad client preface, a flood nghttp2 detected, out of memory.
@@ -229,7 +239,7 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget, N
     func streamOpened(_ id: Int32) {
         let deadline = NIODeadline.now() + TimeAmount(limits.requestTimeout)
         streams[id] = HTTP2StreamState(receiveDeadline: deadline)
-        if requestTimer == nil { scheduleRequestCheck(at: deadline) }
+        streamOpenedInBurst = true
         if !hasOpenedStream {
             hasOpenedStream = true
             // The handshake limit is met; the idle limit counts from when the last stream closes.
