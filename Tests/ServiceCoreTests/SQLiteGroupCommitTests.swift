@@ -8,7 +8,7 @@ import Testing
 /// Concurrent SQLite transactions share one commit (issue 33's send path): a caller returns only once what it wrote
 /// is committed, one transaction's failure loses only its own statements, and an error that ends SQLite's transaction
 /// fails every transaction of the group.
-@Suite("SQLite group commit")
+@Suite("SQLite group commit", .timeLimit(.minutes(1)))
 struct SQLiteGroupCommitTests {
     struct Refused: Error {}
 
@@ -110,8 +110,9 @@ struct SQLiteGroupCommitTests {
                 }
             }
             await #expect(throws: Refused.self) { try await breaker.value }
-            // "a" ran first and was told nothing yet: it learns that its group failed.
-            await #expect(throws: Refused.self) { try await holder.value }
+            // "a" ran first and was told nothing yet: it learns that its group was rolled back, and why.
+            let error = await #expect(throws: SQLiteGroupRollback.self) { try await holder.value }
+            #expect(error?.cause is Refused)
             #expect(try await Self.ids(sql).isEmpty)
             try await sql.transaction { db in try await Self.insert("c", db) }
             #expect(try await Self.ids(sql) == ["c"])
@@ -153,6 +154,42 @@ struct SQLiteGroupCommitTests {
             try await checkpoint.value
             #expect(try await Self.ids(sql) == ["a"])
             #expect(sql.committer.queuedCount == 0)
+        }
+    }
+
+    @Test("a group holds at most 32 transactions: 41 queued at once take exactly two commits")
+    func groupSizeIsCapped() async throws {
+        try await withDatabase { sql in
+            let before = sql.committer.commitCount
+            let holder = await Self.holdWriter(sql, until: 41, inserting: "holder")
+            let members = (0..<40).map { index in
+                Task { try await sql.transaction { db in try await Self.insert("m\(index)", db) } }
+            }
+            try await holder.value
+            for member in members { try await member.value }
+            #expect(try await Self.ids(sql).count == 41)
+            #expect(sql.committer.commitCount - before == 2)
+        }
+    }
+
+    @Test("a body that goes on after SQLite rolled its transaction back is told so; the next transaction commits alone")
+    func swallowedRollbackFailsTheGroup() async throws {
+        try await withDatabase { sql in
+            let inside = Atomic<Bool>(false)
+            let first = Task {
+                try await sql.transaction { db in
+                    try await Self.insert("a", db)
+                    inside.store(true, ordering: .relaxed)
+                    _ = await eventually { sql.committer.queuedCount >= 2 }
+                    // As SQLite does on SQLITE_FULL; a body that caught that error and returned would look like this.
+                    _ = try await db.execute("ROLLBACK", [])
+                }
+            }
+            #expect(await eventually { inside.load(ordering: .relaxed) })
+            let next = Task { try await sql.transaction { db in try await Self.insert("b", db) } }
+            await #expect(throws: SQLiteGroupRollback.self) { try await first.value }
+            try await next.value
+            #expect(try await Self.ids(sql) == ["b"])
         }
     }
 }

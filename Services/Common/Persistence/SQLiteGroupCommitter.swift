@@ -52,7 +52,7 @@ final class SQLiteGroupCommitter: Sendable {
                 turn?.end()
             }
             turn?.start()
-            guard let group = takeOpenGroup() else {
+            guard let group = takeOpenGroup(), groupTransactionIsOpen(group) else {
                 return try await beginGroup(body)
             }
             do {
@@ -71,7 +71,7 @@ final class SQLiteGroupCommitter: Sendable {
                 result = .failure(error)
                 guard rollBackMember() else {
                     // SQLite rolled the whole database transaction back: the group's earlier transactions with it.
-                    group.finish(.failure(error))
+                    group.finish(.failure(SQLiteGroupRollback(cause: error)))
                     return (result, nil)
                 }
             }
@@ -87,7 +87,11 @@ final class SQLiteGroupCommitter: Sendable {
     private func beginGroup<T: Sendable>(
         _ body: @Sendable () async throws -> T
     ) async throws -> (Result<T, any Error>, SQLiteCommitGroup?) {
-        try onWriter { db in try db.beginTransaction(.immediate) }
+        try onWriter { db in
+            // A transaction left open by a rollback that failed would refuse every BEGIN after it.
+            if db.isInsideTransaction { try db.rollback() }
+            try db.beginTransaction(.immediate)
+        }
         let group = SQLiteCommitGroup()
         group.members = 1
         do {
@@ -105,11 +109,21 @@ final class SQLiteGroupCommitter: Sendable {
     /// queued and the group has room (the next joins it, or ``withoutTransaction(turn:_:)`` commits it), else
     /// commits it now.
     private func settle(_ group: SQLiteCommitGroup) {
+        guard groupTransactionIsOpen(group) else { return }
         if queued.load(ordering: .relaxed) > 1, group.members < Self.maximumGroup {
             open.withLock { $0 = group }
         } else {
             commit(group)
         }
+    }
+
+    /// Whether `group`'s database transaction is still open. A body that caught an error after which SQLite rolled the
+    /// transaction back (`SQLITE_FULL`, `SQLITE_IOERR`…) and went on would otherwise leave a group with nothing behind
+    /// it, and the next transaction's statements would commit on their own: the group fails instead.
+    private func groupTransactionIsOpen(_ group: SQLiteCommitGroup) -> Bool {
+        if (try? onWriter({ db in db.isInsideTransaction })) == true { return true }
+        group.finish(.failure(SQLiteGroupRollback(cause: nil)))
+        return false
     }
 
     /// The open group, which the caller (holding the lock) now owns.
@@ -131,7 +145,7 @@ final class SQLiteGroupCommitter: Sendable {
                 turn?.end()
             }
             turn?.start()
-            if let group = takeOpenGroup() { commit(group) }
+            if let group = takeOpenGroup(), groupTransactionIsOpen(group) { commit(group) }
             return try await body()
         }
     }
