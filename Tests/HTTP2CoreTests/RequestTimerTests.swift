@@ -108,7 +108,11 @@ struct RequestTimerTests {
             stream.withLock { $0 = responder.startStream(headers: ["content-type": "text/event-stream"]) }
             return .deferred
         }
-        defer { _ = try? channel.finish() }
+        defer {
+            _ = try? channel.finish()
+            // The request handler's closure (kept by the handler) holds the response stream, which holds the handler.
+            stream.withLock { $0 = nil }
+        }
         try Self.send(
             Self.preface + Self.frame(type: 0x4, flags: 0, stream: 0)
                 + Self.headers(method: "GET", stream: 1, endStream: true), to: channel)
