@@ -152,7 +152,7 @@ final class SQLiteGroupCommitter: Sendable {
 
     /// Runs `body` on the writer connection synchronously: GRDB's writer queue runs it on the calling thread when it
     /// is idle, which it is while the lock is held. A transaction's statements take no thread hop each (an async
-    /// access costs two): see docs/architecture.md, "How a transaction spans awaits on SQLite".
+    /// access costs two): see [decision 8](docs/decisions/0008-sqlite-transactions-synchronous-statements.md).
     func onWriter<T>(_ body: (Database) throws -> T) throws -> T {
         try writer.writeWithoutTransaction(body)
     }

@@ -105,7 +105,7 @@ public struct SQLiteSQLDatabase: SQLDatabase, SQLImmediateReading {
     {
         let turn = pool?.turn()
         defer { turn?.end() }
-        let transaction = Transaction(writer: writer)
+        let transaction = Transaction(committer: committer)
         return try await committer.transaction(turn: turn) { try await body(transaction) }
     }
 
@@ -122,26 +122,21 @@ public struct SQLiteSQLDatabase: SQLDatabase, SQLImmediateReading {
         let turn = pool?.turn()
         defer { turn?.end() }
         try await committer.withoutTransaction(turn: turn) {
-            try Self.onWriter(writer) { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+            try committer.onWriter { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
         }
-    }
-
-    /// Runs `body` on the writer connection synchronously (see ``SQLiteGroupCommitter/onWriter(_:)``).
-    static func onWriter<T>(_ writer: any DatabaseWriter, _ body: (Database) throws -> T) throws -> T {
-        try writer.writeWithoutTransaction(body)
     }
 
     /// The statements of a transaction ``transaction(_:)`` holds open on the writer.
     struct Transaction: SQLTransaction {
-        let writer: any DatabaseWriter
+        let committer: SQLiteGroupCommitter
         var dialect: SQLDialect { .sqlite }
 
         func query(_ sql: String, _ binds: [any SQLBindable]) async throws -> [SQLRow] {
-            try SQLiteSQLDatabase.onWriter(writer) { db in try SQLiteSQLDatabase.rows(db, sql, binds) }
+            try committer.onWriter { db in try SQLiteSQLDatabase.rows(db, sql, binds) }
         }
 
         func execute(_ sql: String, _ binds: [any SQLBindable]) async throws -> Int {
-            try SQLiteSQLDatabase.onWriter(writer) { db in try SQLiteSQLDatabase.changes(db, sql, binds) }
+            try committer.onWriter { db in try SQLiteSQLDatabase.changes(db, sql, binds) }
         }
     }
 
