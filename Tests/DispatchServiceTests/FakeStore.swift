@@ -40,6 +40,13 @@ final class FakeStore: Sendable {
         var discarded: [String] = []
         var refusedPublishing: Set<String> = []
         var failAfterStoring = 0
+        var refusedRecipients: Set<String> = []
+    }
+
+    /// Every `store.put` for `recipientID` is refused with `-32602`, and every `store.putMany` holding one (naming the
+    /// item), as the store refuses an item it will not take.
+    func refuseRecipient(_ recipientID: String) {
+        state.withLock { _ = $0.refusedRecipients.insert(recipientID) }
     }
 
     /// Every `store.publish` naming `notificationID` is refused (`-32602`), as for an item the store will not take.
@@ -199,24 +206,38 @@ final class FakeStore: Sendable {
     /// Calls that reached `store.putMany`, each with its item count.
     var putManyCalls: [Int] { state.withLock { $0.putManyCalls } }
 
-    /// `store.putMany` as the real store answers it: all items or none, and an item whose idempotency key was stored
-    /// before gets that notification again. The first `failPutManyAfter` calls succeed, then every call fails.
+    /// `store.putMany` as the real store answers it: all items or none (an item it refuses, `-32602` naming it), an item
+    /// whose idempotency key was stored before gets that notification again, a held item is `held`. Refused tokens and
+    /// lost answers (``refuseTokens(_:)``, ``failAfterStoring(_:)``) as for `store.put`, one per call. The first
+    /// `failPutManyAfter` calls succeed, then every call fails.
     private func putMany(_ items: [Store.Put.Params], token: String?) throws -> Store.PutMany.Result {
         try state.withLock { state in
             guard state.mode == .up else { throw RPCError.internalError }
+            guard state.tokensToRefuse == 0 else {
+                state.tokensToRefuse -= 1
+                throw RPCError.unauthenticated("token expired or not valid here")
+            }
             if let limit = state.failPutManyAfter, state.putManyCalls.count >= limit { throw RPCError.internalError }
+            if let index = items.firstIndex(where: { state.refusedRecipients.contains($0.recipientId) }) {
+                throw RPCError.invalidParams(field: "items[\(index)].recipientId", "refused by the test")
+            }
             state.putManyCalls.append(items.count)
-            return Store.PutMany.Result(
-                results: items.map { item in
-                    if let key = item.idempotencyKey, let first = state.byKey[key] { return first }
-                    let id = UUID().uuidString.lowercased()
-                    state.calls.append(Call(params: item, token: token, notificationID: id))
-                    let result = Store.Put.Result(
-                        notificationId: id,
-                        expiresAt: clock.now.addingTimeInterval(TimeInterval(item.ttlSeconds ?? 604_800)))
-                    if let key = item.idempotencyKey { state.byKey[key] = result }
-                    return result
-                })
+            let results = items.map { item in
+                if let key = item.idempotencyKey, let first = state.byKey[key] { return first }
+                let id = UUID().uuidString.lowercased()
+                state.calls.append(Call(params: item, token: token, notificationID: id))
+                let result = Store.Put.Result(
+                    notificationId: id,
+                    expiresAt: clock.now.addingTimeInterval(TimeInterval(item.ttlSeconds ?? 604_800)),
+                    held: item.sendAt == nil ? nil : true)
+                if let key = item.idempotencyKey { state.byKey[key] = result }
+                return result
+            }
+            if state.failAfterStoring > 0 {
+                state.failAfterStoring -= 1
+                throw RPCError.internalError
+            }
+            return Store.PutMany.Result(results: results)
         }
     }
 
@@ -234,6 +255,10 @@ final class FakeStore: Sendable {
                 throw RPCError.unauthenticated("token expired or not valid here")
             }
             if let key = params.idempotencyKey, let first = state.byKey[key] { return first }
+            if state.refusedRecipients.contains(params.recipientId) {
+                state.calls.append(Call(params: params, token: token))
+                throw RPCError.invalidParams(field: "recipientId", "refused by the test")
+            }
             let id = UUID().uuidString.lowercased()
             state.calls.append(Call(params: params, token: token, notificationID: id))
             let expiresAt = clock.now.addingTimeInterval(TimeInterval(params.ttlSeconds ?? 604_800))
