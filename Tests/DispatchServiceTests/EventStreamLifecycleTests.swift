@@ -117,6 +117,8 @@ struct EventStreamLifecycleTests {
             let curl = try CurlStream(url: EventStreamTests.url(port, device), token: alice)
             defer { curl.stop() }
             #expect(await eventually { await harness.components.hub.streamCount(deviceID: device) == 1 })
+            // The opening drain (after the stream is registered) must be over, or it would find the send below.
+            #expect(await eventually { await harness.components.hub.drainingCount(deviceID: device) == 0 })
             #expect(try await sweep.run() == 0)
 
             // Recorded as another replica would, but its wake-up never arrives here.

@@ -108,6 +108,12 @@ public actor DirectHub {
     public func streamCount(deviceID: String) -> Int {
         streams[deviceID]?.count ?? 0
     }
+
+    /// How many of `deviceID`'s open streams are reading or writing its pending jobs now (for tests: a stream's
+    /// opening drain runs after it is registered).
+    func drainingCount(deviceID: String) -> Int {
+        streams[deviceID]?.filter(\.isDraining).count ?? 0
+    }
 }
 
 extension Array {

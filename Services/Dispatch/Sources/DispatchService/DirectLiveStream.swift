@@ -48,6 +48,8 @@ final class DirectLiveStream: Sendable {
     var ownerID: String { stream.ownerID }
     var sessionID: String? { stream.sessionID }
     var isClosed: Bool { state.withLock { $0.closed } }
+    /// Whether a drain runs (or is about to go round again).
+    var isDraining: Bool { state.withLock { $0.draining } }
 
     /// Drains until no wake-up came in while it ran; ends the stream when its token expired, the device is no longer
     /// its owner's, or the client is gone. Runs in the opening request's task, and in a task of its own after a batch
