@@ -18,6 +18,10 @@ public final class PKCS11Token: @unchecked Sendable {
     private let idleSessions = Mutex<[ck_session_handle_t]>([])
     private let observers = Mutex<[Observer]>([])
     private let pinRefusal = Mutex<PKCS11Error?>(nil)
+    /// Held while a key is generated: the label check and the generation are one step within this process, and two
+    /// generations never overlap (SoftHSM's file store failed both of two overlapping ones with `CKR_GENERAL_ERROR`).
+    /// Generating is rare (`securepush hsm keygen`, set-up, rotation), so nothing waits on it in service.
+    let generationLock = Mutex<Void>(())
 
     /// Sessions kept open when idle: more than the cores that use them at once; the module may limit sessions.
     static let maxIdleSessions = 16

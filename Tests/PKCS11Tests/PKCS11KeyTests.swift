@@ -52,6 +52,41 @@ struct PKCS11KeyTests {
         #expect(key.probe() == "ok")
     }
 
+    @Test("keys generated at once in one token all succeed; of eight asking for one label, exactly one gets it")
+    func concurrentGeneration() async throws {
+        let token = token
+        let made = await withTaskGroup(of: Bool.self) { group in
+            for index in 0..<8 {
+                group.addTask {
+                    let label = SoftHSM.uniqueLabel("together-\(index)")
+                    return index.isMultiple(of: 2)
+                        ? (try? token.generateAESKey(label: label)) != nil
+                        : (try? token.generateECKeyPair(label: label)) != nil
+                }
+            }
+            return await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+        }
+        #expect(made == 8)
+        let label = SoftHSM.uniqueLabel("one-label")
+        let outcomes = await withTaskGroup(of: Result<Void, PKCS11Error>.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    do throws(PKCS11Error) {
+                        _ = try token.generateAESKey(label: label)
+                        return .success(())
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+            }
+            return await group.reduce(into: [Result<Void, PKCS11Error>]()) { $0.append($1) }
+        }
+        #expect(outcomes.filter { (try? $0.get()) != nil }.count == 1)
+        for case .failure(let error) in outcomes {
+            #expect(String(describing: error).contains("already holds an object labelled"), "\(error)")
+        }
+    }
+
     @Test("missing pieces are refused with what is missing")
     func refusals() throws {
         #expect { try PKCS11Module.load(path: "/nonexistent/module.so") } throws: {
