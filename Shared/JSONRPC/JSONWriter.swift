@@ -56,6 +56,45 @@ public struct JSONWriter: Sendable {
         date(value)
     }
 
+    /// Writes an integer member; nothing when `value` is `nil`.
+    public mutating func member(_ key: StaticString, _ value: Int?) {
+        guard let value else { return }
+        self.key(key)
+        integer(Int64(value))
+    }
+
+    /// Writes a `true`/`false` member; nothing when `value` is `nil`.
+    public mutating func member(_ key: StaticString, _ value: Bool?) {
+        guard let value else { return }
+        self.key(key)
+        raw(value ? "true" : "false")
+    }
+
+    // MARK: - Arrays
+
+    /// Writes `[` and opens an array whose elements follow.
+    public mutating func beginArray() {
+        separate()
+        bytes.append(UInt8(ascii: "["))
+        needsComma = false
+    }
+
+    /// Writes `]`.
+    public mutating func endArray() {
+        bytes.append(UInt8(ascii: "]"))
+        needsComma = true
+    }
+
+    /// Writes an array member: each element as `element` writes it (`[]` when there are none).
+    public mutating func member<Element>(
+        _ key: StaticString, _ elements: [Element], _ element: (Element, inout JSONWriter) -> Void
+    ) {
+        self.key(key)
+        beginArray()
+        for value in elements { element(value, &self) }
+        endArray()
+    }
+
     // MARK: - Values
 
     /// Writes a JSON string.

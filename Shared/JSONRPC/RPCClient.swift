@@ -18,7 +18,7 @@ public struct RPCClient: Sendable {
         _ method: M.Type, _ params: M.Params, token: String? = nil, traceparent: String? = nil
     ) async throws -> M.Result {
         let request = RPCRequestEnvelope(method: M.name, params: params, id: .string(UUID.random().uuidString))
-        let body = try RPCCodec.makeEncoder().encode(request)
+        let body = try request.directlyEncoded() ?? RPCCodec.makeEncoder().encode(request)
         guard
             let data = try await transport.post(body, bearerToken: token, method: M.name, traceparent: traceparent)
         else {

@@ -17,3 +17,9 @@ extension Devices {
         public typealias Result = Empty
     }
 }
+
+extension Devices.Ack.Params: RPCDirectDecodable {
+    public init(params: RPCParamsReader) throws(RPCError) {
+        self.init(deviceId: try params.string("deviceId"), notificationId: try params.string("notificationId"))
+    }
+}

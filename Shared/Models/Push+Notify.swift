@@ -19,3 +19,12 @@ extension Push {
         public typealias Result = Empty
     }
 }
+
+extension Push.Notify.Params: RPCDirectEncodable {
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.member("notificationId", notificationId)
+        writer.member("traceparent", traceparent)
+        writer.endObject()
+    }
+}

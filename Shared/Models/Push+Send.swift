@@ -81,3 +81,22 @@ extension Push {
         }
     }
 }
+
+extension Push.Send.Result: RPCDirectEncodable {
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.member("deliveries", deliveries) { delivery, writer in delivery.write(to: &writer) }
+        writer.member("notificationId", notificationId)
+        writer.endObject()
+    }
+}
+
+extension Push.Send.Delivery: RPCDirectEncodable {
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.member("deviceId", deviceId)
+        writer.member("platform", platform.rawValue)
+        writer.member("status", status.rawValue)
+        writer.endObject()
+    }
+}

@@ -76,3 +76,21 @@ extension Push {
         }
     }
 }
+
+extension Push.SendToMany.Result: RPCDirectEncodable {
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.member("notifications", notifications) { sent, writer in sent.write(to: &writer) }
+        writer.member("unknownRecipientIds", unknownRecipientIds) { id, writer in writer.string(id) }
+        writer.endObject()
+    }
+}
+
+extension Push.RecipientNotification: RPCDirectEncodable {
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.member("notificationId", notificationId)
+        writer.member("recipientId", recipientId)
+        writer.endObject()
+    }
+}

@@ -68,3 +68,29 @@ extension Store {
         }
     }
 }
+
+extension Store.Put.Params: RPCDirectEncodable {
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.member("idempotencyKey", idempotencyKey)
+        writer.member("payload", payload)
+        writer.member("readOnce", readOnce)
+        writer.member("recipientId", recipientId)
+        if let recipientKeys {
+            writer.member("recipientKeys", recipientKeys) { key, writer in key.write(to: &writer) }
+        }
+        writer.member("sealedOnly", sealedOnly)
+        writer.member("sendAt", sendAt)
+        writer.member("ttlSeconds", ttlSeconds)
+        writer.endObject()
+    }
+}
+
+extension Store.RecipientKey: RPCDirectEncodable {
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.member("deviceId", deviceId)
+        writer.member("publicKey", publicKey)
+        writer.endObject()
+    }
+}

@@ -25,3 +25,11 @@ extension Store {
         }
     }
 }
+
+extension Store.PutMany.Params: RPCDirectEncodable {
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.member("items", items) { item, writer in item.write(to: &writer) }
+        writer.endObject()
+    }
+}

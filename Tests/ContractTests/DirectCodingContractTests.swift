@@ -110,4 +110,96 @@ struct DirectCodingContractTests {
             #expect(direct == viaDecoder, "params \(text)")
         }
     }
+    @Test("push.send's result (to one and to many): every field and escape as the encoder writes it")
+    func sendResults() throws {
+        let platforms: [Platform] = [.direct, .apns, .fcm, .wns, .webpush, Platform(rawValue: "x\"y")]
+        let statuses: [DeliveryStatus] = [.queued, .sent, .acknowledged, .retrying, DeliveryStatus(rawValue: "\u{1}")]
+        for (index, text) in Self.awkwardTexts.enumerated() {
+            let deliveries = (0..<(index % 4)).map {
+                Push.Send.Delivery(
+                    deviceId: Self.awkwardTexts[($0 + index) % Self.awkwardTexts.count],
+                    platform: platforms[($0 + index) % platforms.count],
+                    status: statuses[($0 + index) % statuses.count])
+            }
+            let one = Push.Send.Result(notificationId: text, deliveries: deliveries)
+            #expect(Self.written(one) == (try Self.encoded(one)))
+            #expect(one.directJSON() == (try Self.encoded(one)))
+            let many = Push.SendToMany.Result(
+                notifications: (0..<(index % 3)).map {
+                    Push.RecipientNotification(recipientId: text, notificationId: Self.awkwardTexts[$0])
+                },
+                unknownRecipientIds: Array(Self.awkwardTexts.prefix(index % 3)))
+            #expect(Self.written(many) == (try Self.encoded(many)))
+        }
+    }
+
+    @Test("{} for the methods that answer nothing, and push.notify's event data, as the encoder writes them")
+    func emptyAndNotify() throws {
+        #expect(Self.written(Empty()) == (try Self.encoded(Empty())))
+        for text in Self.awkwardTexts {
+            for traceparent in [nil, text] {
+                let params = Push.Notify.Params(notificationId: text, traceparent: traceparent)
+                #expect(Self.written(params) == (try Self.encoded(params)))
+            }
+        }
+    }
+
+    @Test("devices.ack's params: the same values and the same -32602 messages as the decoder")
+    func ackParams() throws {
+        let cases = [
+            #"{"deviceId":"d1","notificationId":"n1"}"#, #"{"deviceId":"d1","notificationId":"n1","extra":{}}"#,
+            #"{}"#, #"{"deviceId":"d1"}"#, #"{"notificationId":"n1"}"#, #"{"deviceId":null,"notificationId":"n1"}"#,
+            #"{"deviceId":"d1","notificationId":null}"#, #"{"deviceId":7,"notificationId":"n1"}"#,
+            #"{"deviceId":"d1","notificationId":[]}"#, #"{"deviceId":7,"notificationId":8}"#,
+            #"{"deviceId":null,"notificationId":8}"#, #"["d1","n1"]"#, #"{"deviceId":"\u0000é","notificationId":""}"#,
+        ]
+        for text in cases {
+            let params = try JSONValueParser.parse(Data(text.utf8))
+            #expect(
+                Result { () throws(RPCError) in try Devices.Ack.Params(params: RPCParamsReader(params)) }
+                    == Self.decoded(Devices.Ack.Params.self, from: params),
+                "params \(text)")
+        }
+    }
+
+    @Test("store.put and store.putMany's params, and the request around them, as the encoder writes them")
+    func putParamsAndRequest() throws {
+        var items: [Store.Put.Params] = []
+        for (index, text) in Self.awkwardTexts.enumerated() {
+            let flags: [Bool?] = [nil, true, false]
+            let item = Store.Put.Params(
+                recipientId: text, payload: text, ttlSeconds: [nil, 0, 60, Int.max, -1][index % 5],
+                recipientKeys: index % 3 == 0
+                    ? nil : (0..<(index % 4)).map { .init(deviceId: Self.awkwardTexts[$0], publicKey: text) },
+                sealedOnly: flags[index % 3], readOnce: flags[(index + 1) % 3],
+                idempotencyKey: index % 2 == 0 ? nil : text, sendAt: index % 2 == 0 ? Self.times[index % 8] : nil)
+            items.append(item)
+            #expect(Self.written(item) == (try Self.encoded(item)))
+        }
+        let many = Store.PutMany.Params(items: items)
+        #expect(Self.written(many) == (try Self.encoded(many)))
+        #expect(Self.written(Store.PutMany.Params(items: [])) == (try Self.encoded(Store.PutMany.Params(items: []))))
+        for id: JSONValue? in [.string("a\"b"), .int(7), .int(.min), nil] {
+            let request = RPCRequestEnvelope(method: Store.PutMany.name, params: many, id: id)
+            let direct = try #require(request.directlyEncoded())
+            #expect(direct == (try RPCCodec.makeEncoder().encode(request)), "id \(String(describing: id))")
+        }
+        // Ids the writer does not take, and params that are not direct, go through the encoder.
+        #expect(RPCRequestEnvelope(method: "m", params: many, id: .double(1.5)).directlyEncoded() == nil)
+        let notDirect = RPCRequestEnvelope(method: "m", params: Store.Get.Params(notificationId: "n"), id: nil)
+        #expect(notDirect.directlyEncoded() == nil)
+    }
+
+    /// What the `Decodable` path makes of `params`: the value, or the ``RPCError`` a caller would get.
+    static func decoded<P: Decodable>(_ type: P.Type, from params: JSONValue) -> Result<P, RPCError> {
+        Result { () throws(RPCError) -> P in
+            do {
+                return try RPCDispatcher.decodeParams(P.self, from: params)
+            } catch let error as RPCError {
+                throw error
+            } catch {
+                throw .internalError
+            }
+        }
+    }
 }

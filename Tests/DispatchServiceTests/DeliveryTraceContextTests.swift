@@ -19,9 +19,13 @@ struct DeliveryTraceContextTests {
 
     @Test("the direct channel's push.notify event carries the send's traceparent, and only when traced")
     func directEvent() throws {
-        let traced = String(buffer: try DirectEventStream.event(for: Self.job(traced: true)))
+        var tracedEvent = ByteBuffer()
+        DirectEventStream.write(Self.job(traced: true), to: &tracedEvent)
+        let traced = String(buffer: tracedEvent)
         #expect(traced.contains(#","traceparent":"\#(Self.traceParent)""#))
-        let plain = String(buffer: try DirectEventStream.event(for: Self.job(traced: false)))
+        var plainEvent = ByteBuffer()
+        DirectEventStream.write(Self.job(traced: false), to: &plainEvent)
+        let plain = String(buffer: plainEvent)
         #expect(
             plain
                 == "id: c0ffee00-1234-4abc-8def-0123456789ab\nevent: push.notify\ndata: "

@@ -74,8 +74,7 @@ struct DirectBatchDrain: Sendable {
             }
             var events = ByteBuffer()
             for job in jobs {
-                var event = try DirectEventStream.event(for: job)
-                events.writeBuffer(&event)
+                DirectEventStream.write(job, to: &events)
             }
             let spans = jobs.compactMap {
                 shared.tracing.start("direct.write", job: $0, platform: .direct, kind: .producer)

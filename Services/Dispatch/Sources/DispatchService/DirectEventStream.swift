@@ -84,8 +84,7 @@ struct DirectEventStream: Sendable {
             // One write and one transaction per batch, not per id: under load a wake-up finds many jobs.
             var events = ByteBuffer()
             for job in jobs {
-                var event = try Self.event(for: job)
-                events.writeBuffer(&event)
+                Self.write(job, to: &events)
                 // A queued job may sort before `last` (another replica committed it late): never move back.
                 last = max(last, job.sequence)
             }
@@ -120,10 +119,22 @@ struct DirectEventStream: Sendable {
 
     /// `id: <notificationId>`, `event: push.notify`, and the JSON-RPC notification as `data` (with the send's
     /// `traceparent` when it was traced: the device echoes it on `store.get`).
-    static func event(for job: DeliveryJob) throws -> ByteBuffer {
+    static func write(_ job: DeliveryJob, to events: inout ByteBuffer) {
         let params = Push.Notify.Params(notificationId: job.notificationID, traceparent: job.traceParent?.description)
-        let notification = RPCRequestEnvelope(method: Push.Notify.name, params: params, id: nil)
-        let data = String(decoding: try RPCCodec.makeEncoder().encode(notification), as: UTF8.self)
-        return ByteBuffer(string: "id: \(job.notificationID)\nevent: \(Push.Notify.name)\ndata: \(data)\n\n")
+        events.writeString("id: \(job.notificationID)\nevent: \(Push.Notify.name)\ndata: \(data(of: params))\n\n")
+    }
+
+    /// The `push.notify` JSON-RPC notification (no `id`) as the event's `data`, byte for byte what the encoder
+    /// writes for `RPCRequestEnvelope(method: "push.notify", params: params, id: nil)`.
+    static func data(of params: Push.Notify.Params) -> String {
+        var writer = JSONWriter(capacity: 160)
+        writer.beginObject()
+        writer.key("jsonrpc")
+        writer.raw("\"2.0\"")
+        writer.member("method", Push.Notify.name)
+        writer.key("params")
+        params.write(to: &writer)
+        writer.endObject()
+        return String(decoding: writer.bytes, as: UTF8.self)
     }
 }

@@ -34,7 +34,7 @@ enum PushSendCall: RPCMethod {
         }
     }
 
-    enum Result: Codable, Sendable {
+    enum Result: Codable, Sendable, RPCDirectEncodable {
         case one(Push.Send.Result)
         case many(Push.SendToMany.Result)
 
@@ -49,6 +49,13 @@ enum PushSendCall: RPCMethod {
             switch self {
             case .one(let result): try result.encode(to: encoder)
             case .many(let result): try result.encode(to: encoder)
+            }
+        }
+
+        func write(to writer: inout JSONWriter) {
+            switch self {
+            case .one(let result): result.write(to: &writer)
+            case .many(let result): result.write(to: &writer)
             }
         }
     }

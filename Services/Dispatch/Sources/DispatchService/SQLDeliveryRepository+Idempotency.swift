@@ -90,7 +90,7 @@ extension SQLDeliveryRepository {
     public func complete(_ claim: IdempotencyClaim, firstNotificationID: String, result: Push.SendToMany.Result)
         async throws -> Bool
     {
-        let json = String(decoding: try RPCCodec.makeEncoder().encode(result), as: UTF8.self)
+        let json = result.directJSON()
         return try await database.execute(
             """
             UPDATE idempotency_key SET state = 'done', notification_id = ?, result = ?

@@ -141,7 +141,6 @@ public struct SQLDeliveryRepository: DeliveryRepository {
     static func insert(_ sends: [(SendRecord, [TargetDevice])], _ db: any SQLTransaction) async throws
         -> (results: [Push.Send.Result], jobs: [DeliveryJob])
     {
-        let encoder = RPCCodec.makeEncoder()
         var results: [Push.Send.Result] = []
         var rows: [[any SQLBindable]] = []
         for (send, devices) in sends {
@@ -151,7 +150,7 @@ public struct SQLDeliveryRepository: DeliveryRepository {
             results.append(result)
             rows.append([
                 send.notificationID, send.clientID, send.recipientID, send.expiresAt.millisecondsSince1970,
-                send.createdAt.millisecondsSince1970, String(decoding: try encoder.encode(result), as: UTF8.self),
+                send.createdAt.millisecondsSince1970, result.directJSON(),
                 send.appID, send.priority?.rawValue, send.collapseID, send.sendAt == nil ? "sent" : "scheduled",
                 send.sendAt?.millisecondsSince1970, send.sealedOnly ? 1 : 0, send.traceParent?.description,
             ])
