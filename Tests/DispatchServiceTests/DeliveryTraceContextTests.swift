@@ -33,6 +33,18 @@ struct DeliveryTraceContextTests {
                 + "\n\n")
     }
 
+    @Test("the event's data is the encoder's push.notify notification byte for byte, ids and trace context escaped")
+    func eventDataMatchesTheEncoder() throws {
+        for id in ["c0ffee00-1234-4abc-8def-0123456789ab", "", "quote\" back\\slash/", "\u{1}\n\u{7f} é 😀"] {
+            for traceparent in [nil, Self.traceParent.description, "\"\u{0}"] {
+                let params = Push.Notify.Params(notificationId: id, traceparent: traceparent)
+                let envelope = RPCRequestEnvelope(method: Push.Notify.name, params: params, id: nil)
+                let encoded = String(decoding: try RPCCodec.makeEncoder().encode(envelope), as: UTF8.self)
+                #expect(DirectEventStream.data(of: params) == encoded, "id \(id)")
+            }
+        }
+    }
+
     @Test("the APNs payload and the FCM data map add a traceparent field beside secureId, and only when traced")
     func providerPayloads() throws {
         let apns = APNsPayload(
