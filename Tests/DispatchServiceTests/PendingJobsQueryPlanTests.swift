@@ -21,6 +21,32 @@ struct PendingJobsQueryPlanTests {
         #expect(!plan.contains { $0.contains("push_send") }, "plan: \(plan)")
     }
 
+    @Test("SQLite plans the drain's read of pending and expired jobs on the partial index, without a sort")
+    func pendingOrExpiredUsesPartialIndex() async throws {
+        let database = try SQLiteDatabase.open(path: nil, migrator: DispatchMigrations.all.sqliteMigrator)
+        let plan = try await database.read { db in
+            try Row.fetchAll(
+                db, sql: "EXPLAIN QUERY PLAN " + SQLDeliveryRepository.pendingOrExpiredJobsSQL,
+                arguments: ["d", 0, 0, 100]
+            ).map { $0["detail"] as String }
+        }
+        #expect(plan.contains { $0.contains("delivery_unfinished_by_device") }, "plan: \(plan)")
+        #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "plan: \(plan)")
+        #expect(!plan.contains { $0.contains("push_send") }, "plan: \(plan)")
+    }
+
+    @Test("SQLite plans the scheduled sends' look before a claim on the partial index of waiting sends")
+    func dueScheduleReadUsesPartialIndex() async throws {
+        let database = try SQLiteDatabase.open(path: nil, migrator: DispatchMigrations.all.sqliteMigrator)
+        let plan = try await database.read { db in
+            try Row.fetchAll(
+                db, sql: "EXPLAIN QUERY PLAN " + SQLDeliveryRepository.dueScheduleSQL, arguments: [1, 1]
+            ).map { $0["detail"] as String }
+        }
+        #expect(plan.contains { $0.contains("push_send_due") }, "plan: \(plan)")
+        #expect(!plan.contains { $0 == "SCAN push_send" }, "plan: \(plan)")
+    }
+
     @Test("SQLite plans the due scheduled sends' claim on the partial index of waiting sends")
     func scheduleClaimUsesPartialIndex() async throws {
         let database = try SQLiteDatabase.open(path: nil, migrator: DispatchMigrations.all.sqliteMigrator)

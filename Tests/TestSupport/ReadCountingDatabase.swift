@@ -1,9 +1,9 @@
 import ServiceCore
 import Synchronization
 
-/// Wraps a database and counts its async reads (``SQLDatabase/read(_:_:)``); it does not offer reads on the
-/// calling thread, as PostgreSQL does not. ``ImmediateReadCountingDatabase`` does, as SQLite does.
-/// Everything else goes straight through.
+/// Wraps a database and counts its async reads (``SQLDatabase/read(_:_:)``) and its writes (statements and
+/// transactions); it does not offer reads on the calling thread, as PostgreSQL does not.
+/// ``ImmediateReadCountingDatabase`` does, as SQLite does. Everything goes through to the wrapped database.
 public class ReadCountingDatabase: SQLDatabase, @unchecked Sendable {  // Immutable but for the Mutex.
     /// What was read, by path.
     public struct Counts: Sendable, Equatable {
@@ -20,6 +20,7 @@ public class ReadCountingDatabase: SQLDatabase, @unchecked Sendable {  // Immuta
 
     let base: any SQLDatabase
     let counts = Mutex(Counts())
+    private let writeCount = Mutex(0)
 
     /// - Parameter base: the database the calls go to.
     public init(_ base: any SQLDatabase) {
@@ -29,6 +30,9 @@ public class ReadCountingDatabase: SQLDatabase, @unchecked Sendable {  // Immuta
     /// The reads so far.
     public var reads: Counts { counts.withLock { $0 } }
 
+    /// The writes so far: each `write`, `execute`, `transaction` and `exclusively` call counts once.
+    public var writes: Int { writeCount.withLock { $0 } }
+
     public var dialect: SQLDialect { base.dialect }
 
     public func read(_ sql: String, _ binds: [any SQLBindable]) async throws -> [SQLRow] {
@@ -37,17 +41,20 @@ public class ReadCountingDatabase: SQLDatabase, @unchecked Sendable {  // Immuta
     }
 
     public func write(_ sql: String, _ binds: [any SQLBindable]) async throws -> [SQLRow] {
-        try await base.write(sql, binds)
+        writeCount.withLock { $0 += 1 }
+        return try await base.write(sql, binds)
     }
 
     public func execute(_ sql: String, _ binds: [any SQLBindable]) async throws -> Int {
-        try await base.execute(sql, binds)
+        writeCount.withLock { $0 += 1 }
+        return try await base.execute(sql, binds)
     }
 
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) async throws -> T)
         async throws -> T
     {
-        try await base.transaction(body)
+        writeCount.withLock { $0 += 1 }
+        return try await base.transaction(body)
     }
 
     public func purgeErasedBytes() async throws {
@@ -57,7 +64,8 @@ public class ReadCountingDatabase: SQLDatabase, @unchecked Sendable {  // Immuta
     public func exclusively<T: Sendable>(
         _ name: String, _ body: @escaping @Sendable (any SQLTransaction) async throws -> T
     ) async throws -> T? {
-        try await base.exclusively(name, body)
+        writeCount.withLock { $0 += 1 }
+        return try await base.exclusively(name, body)
     }
 }
 

@@ -19,3 +19,16 @@ extension SQLDatabase {
         return try await read(sql, binds)
     }
 }
+
+extension SQLDatabase {
+    /// Reads by at most this many keys are short enough for ``read(_:_:keys:)`` to run on the calling thread.
+    public static var immediateReadKeyLimit: Int { 8 }
+
+    /// A read by `keys` keys in one statement: on the calling thread, as ``readImmediatelyIfPossible(_:_:)``, when
+    /// they are few (a wake-up of one device is the usual case); async when they are many (a send to a user with
+    /// thousands of connected devices reads them all at once, which may take milliseconds).
+    public func read(_ sql: String, _ binds: [any SQLBindable], keys: Int) async throws -> [SQLRow] {
+        keys <= Self.immediateReadKeyLimit
+            ? try await readImmediatelyIfPossible(sql, binds) : try await read(sql, binds)
+    }
+}

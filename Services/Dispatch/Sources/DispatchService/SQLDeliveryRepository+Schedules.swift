@@ -13,6 +13,12 @@ extension SQLDeliveryRepository {
 
     public func claimDueSchedules(owner: String, now: Date, leaseUntil: Date, limit: Int) async throws -> [SendRecord] {
         let nowMS = now.millisecondsSince1970
+        // A read first: the round runs every 250 ms on every replica and almost always finds nothing due, and the read
+        // (on SQLite, on the calling thread) takes no writer, lock or commit. A send that falls due after it waits
+        // for the next round, as it would have without it.
+        guard try await !database.readImmediatelyIfPossible(Self.dueScheduleSQL, [nowMS, nowMS]).isEmpty else {
+            return []
+        }
         // One statement claims: on PostgreSQL SKIP LOCKED makes replicas claiming at once take different rows, and
         // a row is re-checked after its lock, so a send is never claimed twice. A claim whose owner died (its lease
         // lapsed) is claimed again. The inner SELECT reads the partial index `push_send_due` (waiting sends only),
@@ -22,14 +28,20 @@ extension SQLDeliveryRepository {
         ).map(Self.scheduledSend(from:)).sorted { ($0.sendAt ?? .distantPast) < ($1.sendAt ?? .distantPast) }
     }
 
+    /// The scheduled sends a claim may take at a time (now, now): due, and waiting or their claimer's lease lapsed.
+    static let dueScheduleFilter = """
+        state IN ('scheduled', 'publishing') AND send_at <= ? AND (state = 'scheduled' OR lease_until <= ?)
+        """
+
+    /// Whether any scheduled send is claimable (now, now).
+    static let dueScheduleSQL = "SELECT 1 FROM push_send WHERE \(dueScheduleFilter) LIMIT 1"
+
     /// The claim (owner, lease until, now, now, limit).
     static func claimSchedulesSQL(_ dialect: SQLDialect) -> String {
         """
         UPDATE push_send SET state = 'publishing', lease_owner = ?, lease_until = ?
         WHERE notification_id IN (
-            SELECT notification_id FROM push_send
-            WHERE state IN ('scheduled', 'publishing') AND send_at <= ?
-                AND (state = 'scheduled' OR lease_until <= ?)
+            SELECT notification_id FROM push_send WHERE \(dueScheduleFilter)
             ORDER BY send_at LIMIT ? \(dialect.claimRows))
         RETURNING \(scheduledColumns)
         """

@@ -41,15 +41,6 @@ public struct SQLDeliveryRepository: DeliveryRepository {
         """
     /// Jobs with their devices: one primary-key lookup per job.
     static let jobSource = "delivery LEFT JOIN device ON device.id = delivery.device_id"
-    /// A device's pending jobs (device id, sequence, limit): reads the partial index `delivery_unfinished_by_device`,
-    /// so the cost follows the device's unfinished jobs, not its history.
-    static let pendingJobsSQL = """
-        SELECT \(jobColumns) FROM \(jobSource)
-        WHERE delivery.device_id = ? AND delivery.status IN \(unfinished)
-            AND (delivery.status = 'queued' OR (delivery.status = 'sent' AND delivery.sequence > ?))
-        ORDER BY delivery.sequence LIMIT ?
-        """
-
     public func recordSend(_ send: SendRecord, claim: IdempotencyClaim?) async throws -> RecordedSend {
         try await database.transaction { db in
             let devices = try await Self.activeDevices(of: [send.recipientID], appID: send.appID, db)
@@ -296,51 +287,6 @@ public struct SQLDeliveryRepository: DeliveryRepository {
             [notificationID]
         ).flatMap { try? $0.decode(0, as: String.self) }
         return stored.flatMap(TraceParent.init)
-    }
-
-    public func pendingJobs(deviceID: String, after sequence: Int64, now: Date, limit: Int) async throws
-        -> [DeliveryJob]
-    {
-        let nowMS = now.millisecondsSince1970
-        // Two statements, no transaction: a job that ends `expired` here stays so (`now` does not move), and the read
-        // (on SQLite, a reader beside the writer) sees what the change committed.
-        _ = try await database.execute(
-            """
-            UPDATE delivery SET status = 'expired', updated_at = ?, lease_until = NULL, lease_owner = NULL
-            WHERE device_id = ? AND status IN \(Self.unfinished) AND \(Self.expirable) AND expires_at <= ?
-            """, [nowMS, deviceID, nowMS])
-        return try await database.read(Self.pendingJobsSQL, [deviceID, sequence, limit]).map(Self.job(from:))
-    }
-
-    public func pendingJobs(after sequences: [String: Int64], now: Date, limit: Int) async throws
-        -> [String: [DeliveryJob]]
-    {
-        guard let lowest = sequences.values.min() else { return [:] }
-        let nowMS = now.millisecondsSince1970
-        let ids = String(decoding: try JSONEncoder().encode(Array(sequences.keys)), as: UTF8.self)
-        let devices = database.dialect.jsonTextArray
-        _ = try await database.execute(
-            """
-            UPDATE delivery SET status = 'expired', updated_at = ?, lease_until = NULL, lease_owner = NULL
-            WHERE device_id IN (\(devices)) AND status IN \(Self.unfinished) AND \(Self.expirable) AND expires_at <= ?
-            """, [nowMS, ids, nowMS])
-        // The lowest sequence of the set reads a little more than each device needs: trimmed per device below.
-        let rows = try await database.read(
-            """
-            SELECT \(Self.jobColumns) FROM \(Self.jobSource)
-            WHERE delivery.device_id IN (\(devices)) AND delivery.status IN \(Self.unfinished)
-                AND (delivery.status = 'queued' OR (delivery.status = 'sent' AND delivery.sequence > ?))
-            ORDER BY delivery.sequence
-            """, [ids, lowest])
-        var jobs: [String: [DeliveryJob]] = [:]
-        for row in rows {
-            let job = try Self.job(from: row)
-            guard let after = sequences[job.deviceID], job.status == .queued || job.sequence > after,
-                jobs[job.deviceID, default: []].count < limit
-            else { continue }
-            jobs[job.deviceID, default: []].append(job)
-        }
-        return jobs
     }
 
     public func acknowledge(deviceID: String, notificationID: String, now: Date) async throws

@@ -213,7 +213,8 @@ public struct SQLDeviceRepository: DeviceRepository {
         guard !ids.isEmpty else { return [] }
         let list = String(decoding: try JSONEncoder().encode(ids), as: UTF8.self)
         return try await database.read(
-            "SELECT \(Self.columns) FROM device WHERE id IN (\(database.dialect.jsonTextArray))", [list]
+            "SELECT \(Self.columns) FROM device WHERE id IN (\(database.dialect.jsonTextArray))", [list],
+            keys: ids.count
         ).map(Self.device(from:))
     }
 
