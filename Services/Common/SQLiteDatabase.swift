@@ -26,10 +26,22 @@ public enum SQLiteDatabase {
         } else {
             writer = try DatabaseQueue(configuration: configuration)
         }
+        try writer.barrierWriteWithoutTransaction { db in try db.execute(sql: writerTempStore) }
         let migrator = migrator
         try migrator.migrate(writer)
         return writer
     }
+
+    /// Set on the writer connection: its transactions' rollback journals for savepoints and statements stay in memory.
+    ///
+    /// Every member of a group commit after the first runs in a `SAVEPOINT` (``SQLiteGroupCommitter``), whose
+    /// sub-journal keeps the original of each page the member changes; SQLite moves such a journal to a temporary
+    /// file once it passes 64 KiB, which a group of sends did every time: push-dispatch wrote more pages there than
+    /// into its WAL (docs/benchmarks.md, issue 33's fifth round), and those pages, deleted rows included, landed in the
+    /// temporary directory's free blocks, out of `secure_delete`'s reach. Nothing in them is needed after the
+    /// transaction (the WAL alone makes commits atomic), so memory holds them: at most the pages one transaction
+    /// changes, freed when it ends.
+    static let writerTempStore = "PRAGMA temp_store = MEMORY"
 
     /// Creates the data directory (0700) and the database file (0600) before SQLite opens it, so that the file and
     /// its `-wal`/`-shm` companions (which SQLite creates with the database's mode) are readable by the owner only:
