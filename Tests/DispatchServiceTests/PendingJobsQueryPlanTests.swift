@@ -7,55 +7,36 @@ import Testing
 
 @Suite("A device stream's query reads only the device's unfinished jobs")
 struct PendingJobsQueryPlanTests {
-    @Test("SQLite plans the pending-jobs query on the partial index, without a sort")
-    func usesPartialIndex() async throws {
+    /// SQLite's plan for `sql` with `arguments` on a freshly migrated push-dispatch database, one detail per step.
+    static func plan(_ sql: String, _ arguments: StatementArguments) async throws -> [String] {
         let database = try SQLiteDatabase.open(path: nil, migrator: DispatchMigrations.all.sqliteMigrator)
-        let plan = try await database.read { db in
-            try Row.fetchAll(
-                db, sql: "EXPLAIN QUERY PLAN " + SQLDeliveryRepository.pendingJobsSQL, arguments: ["d", 0, 100]
-            ).map { $0["detail"] as String }
+        return try await database.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
         }
+    }
+
+    @Test(
+        "SQLite plans a drain's reads (pending jobs; pending and expired ones) on the partial index, without a sort",
+        arguments: [false, true])
+    func usesPartialIndex(withExpired: Bool) async throws {
+        let plan =
+            withExpired
+            ? try await Self.plan(SQLDeliveryRepository.pendingOrExpiredJobsSQL, ["d", 0, 0, 100])
+            : try await Self.plan(SQLDeliveryRepository.pendingJobsSQL, ["d", 0, 100])
         #expect(plan.contains { $0.contains("delivery_unfinished_by_device") }, "plan: \(plan)")
         #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "plan: \(plan)")
         // The send's creation time and trace context are on the job: the sends are not read at all.
         #expect(!plan.contains { $0.contains("push_send") }, "plan: \(plan)")
     }
 
-    @Test("SQLite plans the drain's read of pending and expired jobs on the partial index, without a sort")
-    func pendingOrExpiredUsesPartialIndex() async throws {
-        let database = try SQLiteDatabase.open(path: nil, migrator: DispatchMigrations.all.sqliteMigrator)
-        let plan = try await database.read { db in
-            try Row.fetchAll(
-                db, sql: "EXPLAIN QUERY PLAN " + SQLDeliveryRepository.pendingOrExpiredJobsSQL,
-                arguments: ["d", 0, 0, 100]
-            ).map { $0["detail"] as String }
-        }
-        #expect(plan.contains { $0.contains("delivery_unfinished_by_device") }, "plan: \(plan)")
-        #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "plan: \(plan)")
-        #expect(!plan.contains { $0.contains("push_send") }, "plan: \(plan)")
-    }
-
-    @Test("SQLite plans the scheduled sends' look before a claim on the partial index of waiting sends")
-    func dueScheduleReadUsesPartialIndex() async throws {
-        let database = try SQLiteDatabase.open(path: nil, migrator: DispatchMigrations.all.sqliteMigrator)
-        let plan = try await database.read { db in
-            try Row.fetchAll(
-                db, sql: "EXPLAIN QUERY PLAN " + SQLDeliveryRepository.dueScheduleSQL, arguments: [1, 1]
-            ).map { $0["detail"] as String }
-        }
-        #expect(plan.contains { $0.contains("push_send_due") }, "plan: \(plan)")
-        #expect(!plan.contains { $0 == "SCAN push_send" }, "plan: \(plan)")
-    }
-
-    @Test("SQLite plans the due scheduled sends' claim on the partial index of waiting sends")
-    func scheduleClaimUsesPartialIndex() async throws {
-        let database = try SQLiteDatabase.open(path: nil, migrator: DispatchMigrations.all.sqliteMigrator)
-        let plan = try await database.read { db in
-            try Row.fetchAll(
-                db, sql: "EXPLAIN QUERY PLAN " + SQLDeliveryRepository.claimSchedulesSQL(.sqlite),
-                arguments: ["owner", 1, 1, 1, 10]
-            ).map { $0["detail"] as String }
-        }
+    @Test(
+        "SQLite plans the scheduled sends' look and their claim on the partial index of waiting sends",
+        arguments: [false, true])
+    func scheduleReadsUsePartialIndex(claim: Bool) async throws {
+        let plan =
+            claim
+            ? try await Self.plan(SQLDeliveryRepository.claimSchedulesSQL(.sqlite), ["owner", 1, 1, 1, 10])
+            : try await Self.plan(SQLDeliveryRepository.dueScheduleSQL, [1, 1])
         #expect(plan.contains { $0.contains("push_send_due") }, "plan: \(plan)")
         #expect(!plan.contains { $0 == "SCAN push_send" }, "plan: \(plan)")
     }
@@ -64,14 +45,11 @@ struct PendingJobsQueryPlanTests {
         "SQLite reads a send's devices by their owners' index, never the app's whole index (one owner or many)",
         arguments: [1, 2])
     func sendDevicesUseOwnerIndex(owners: Int) async throws {
-        let database = try SQLiteDatabase.open(path: nil, migrator: DispatchMigrations.all.sqliteMigrator)
         let sql =
             owners == 1
             ? SQLDeliveryRepository.activeDevicesOfOneSQL(.sqlite) : SQLDeliveryRepository.activeDevicesSQL(.sqlite)
         let arguments: StatementArguments = owners == 1 ? ["ada", "default"] : [#"["ada","bob"]"#, "default"]
-        let plan = try await database.read { db in
-            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
-        }
+        let plan = try await Self.plan(sql, arguments)
         #expect(plan.contains { $0.contains("device_by_owner") }, "plan: \(plan)")
         #expect(!plan.contains { $0.contains("device_by_app") }, "plan: \(plan)")
     }
