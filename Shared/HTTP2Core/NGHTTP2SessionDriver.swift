@@ -105,8 +105,10 @@ extension NGHTTP2SessionDriver {
                 return
             }
             guard length > 0, let frames else { break }
-            // `frames` points into nghttp2's own buffer, valid only until the next nghttp2 call: copy it now.
-            var buffer = pending ?? context.channel.allocator.buffer(capacity: Swift.max(length, 16_384))
+            // `frames` points into nghttp2's own buffer, valid only until the next nghttp2 call: copy it now. The
+            // buffer is taken out of `pending`, so it is the storage's one reference: while `pending` held it too,
+            // each write after the flush's first frame copied the whole buffer (copy-on-write), twice a response.
+            var buffer = pending.take() ?? context.channel.allocator.buffer(capacity: Swift.max(length, 16_384))
             buffer.writeBytes(UnsafeRawBufferPointer(start: frames, count: length))
             if buffer.readableBytes >= 65_536 {
                 context.write(NIOAny(buffer), promise: nil)
