@@ -113,7 +113,6 @@ extension NGHTTP2SessionDriver {
             if buffer.readableBytes >= 65_536 {
                 context.write(NIOAny(buffer), promise: nil)
                 wrote = true
-                pending = nil
             } else {
                 pending = buffer
             }
