@@ -1,15 +1,14 @@
 internal import CPKCS11
-import Synchronization
 
 extension PKCS11Token {
     /// Generates an ECDSA P-256 key pair labelled `label` in the token (`securepush hsm keygen`): the private key is
     /// sensitive and not extractable, so it signs inside the module and is never read out. Refuses when an object
     /// with that label exists.
     public func generateECKeyPair(label: String) throws(PKCS11Error) -> PKCS11ECPrivateKey {
-        try generationLock.withLock { _ throws(PKCS11Error) in try unlockedGenerateECKeyPair(label: label) }
+        try access.exclusive { () throws(PKCS11Error) in try exclusivelyGenerateECKeyPair(label: label) }
     }
 
-    private func unlockedGenerateECKeyPair(label: String) throws(PKCS11Error) -> PKCS11ECPrivateKey {
+    private func exclusivelyGenerateECKeyPair(label: String) throws(PKCS11Error) -> PKCS11ECPrivateKey {
         try refuseExisting(label: label)
         _ = try run("generate") { session, functions throws(PKCS11Error) in
             let id = Array(label.utf8)
@@ -44,10 +43,10 @@ extension PKCS11Token {
     /// Generates an AES-256 key labelled `label` in the token, sensitive and not extractable, that encrypts and
     /// decrypts (wraps the data keys). Refuses when an object with that label exists.
     public func generateAESKey(label: String) throws(PKCS11Error) -> PKCS11AESKey {
-        try generationLock.withLock { _ throws(PKCS11Error) in try unlockedGenerateAESKey(label: label) }
+        try access.exclusive { () throws(PKCS11Error) in try exclusivelyGenerateAESKey(label: label) }
     }
 
-    private func unlockedGenerateAESKey(label: String) throws(PKCS11Error) -> PKCS11AESKey {
+    private func exclusivelyGenerateAESKey(label: String) throws(PKCS11Error) -> PKCS11AESKey {
         try refuseExisting(label: label)
         _ = try run("generate") { session, functions throws(PKCS11Error) in
             let template = [

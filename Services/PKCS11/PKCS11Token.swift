@@ -18,10 +18,10 @@ public final class PKCS11Token: @unchecked Sendable {
     private let idleSessions = Mutex<[ck_session_handle_t]>([])
     private let observers = Mutex<[Observer]>([])
     private let pinRefusal = Mutex<PKCS11Error?>(nil)
-    /// Held while a key is generated: the label check and the generation are one step within this process, and two
-    /// generations never overlap (SoftHSM's file store failed both of two overlapping ones with `CKR_GENERAL_ERROR`).
-    /// Generating is rare (`securepush hsm keygen`, set-up, rotation), so nothing waits on it in service.
-    let generationLock = Mutex<Void>(())
+    /// Operations share the token; a key generation has it alone: the label check, the generation and finding the
+    /// new key are one step within this process, and no other thread's operation runs beside it (SoftHSM's file store
+    /// failed a generation overlapping another, or a find or a sign, with `CKR_GENERAL_ERROR`).
+    let access = PKCS11TokenAccess()
 
     /// Sessions kept open when idle: more than the cores that use them at once; the module may limit sessions.
     static let maxIdleSessions = 16
@@ -65,6 +65,14 @@ public final class PKCS11Token: @unchecked Sendable {
     /// A session whose operation failed for a reason that is not the data's (the token gone, the module broken) is
     /// closed, not reused.
     func run<T>(
+        _ operation: String,
+        _ body: (ck_session_handle_t, UnsafeMutablePointer<ck_function_list>) throws(PKCS11Error) -> T
+    ) throws(PKCS11Error) -> T {
+        try access.shared { () throws(PKCS11Error) -> T in try runSharingAccess(operation, body) }
+    }
+
+    /// ``run(_:_:)`` once ``access`` is held.
+    private func runSharingAccess<T>(
         _ operation: String,
         _ body: (ck_session_handle_t, UnsafeMutablePointer<ck_function_list>) throws(PKCS11Error) -> T
     ) throws(PKCS11Error) -> T {

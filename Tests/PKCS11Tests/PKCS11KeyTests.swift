@@ -87,6 +87,67 @@ struct PKCS11KeyTests {
         }
     }
 
+    @Test("keys generated while other threads seal, open, sign and find keys all succeed, and so do those operations")
+    func generationBesideOperations() async throws {
+        let token = token
+        let aesLabel = SoftHSM.uniqueLabel("busy-aes")
+        let aes = try token.generateAESKey(label: aesLabel)
+        let ec = try token.generateECKeyPair(label: SoftHSM.uniqueLabel("busy-ec"))
+        let uri = try PKCS11URI(hsm.uri(aesLabel))
+        // Detached threads, not tasks: each blocks in the module, and the test's tasks must not wait for a free
+        // thread of the cooperative pool.
+        let failures = await withTaskGroup(of: [String].self) { group in
+            for worker in 0..<4 {
+                group.addTask {
+                    await Self.onThread {
+                        var failures: [String] = []
+                        for round in 0..<40 {
+                            do {
+                                switch (worker + round) % 3 {
+                                case 0:
+                                    let secret = Array(repeating: UInt8(round), count: 32)
+                                    let sealed = try aes.seal(secret, associatedData: [])
+                                    if try aes.open(sealed, associatedData: []) != secret { failures.append("open") }
+                                case 1: _ = try ec.sign(digest: Array(repeating: UInt8(round), count: 32))
+                                default: _ = try PKCS11AESKey.find(uri, in: token)
+                                }
+                            } catch {
+                                failures.append("\(error)")
+                            }
+                        }
+                        return failures
+                    }
+                }
+            }
+            for index in 0..<6 {
+                group.addTask {
+                    await Self.onThread {
+                        do {
+                            let label = SoftHSM.uniqueLabel("beside-\(index)")
+                            if index.isMultiple(of: 2) {
+                                _ = try token.generateAESKey(label: label)
+                            } else {
+                                _ = try token.generateECKeyPair(label: label)
+                            }
+                            return []
+                        } catch {
+                            return ["generate: \(error)"]
+                        }
+                    }
+                }
+            }
+            return await group.reduce(into: [String]()) { $0 += $1 }
+        }
+        #expect(failures.isEmpty, "\(failures)")
+    }
+
+    /// Runs `body` on a thread of its own and returns what it returned.
+    static func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: body()) }
+        }
+    }
+
     @Test("missing pieces are refused with what is missing")
     func refusals() throws {
         #expect { try PKCS11Module.load(path: "/nonexistent/module.so") } throws: {
