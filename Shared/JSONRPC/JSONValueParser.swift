@@ -134,16 +134,21 @@ public struct JSONValueParser {
     private mutating func parseString() throws(SyntaxError) -> String {
         index += 1  // opening quote
         let start = index
-        // Fast path: no escapes.
+        // Fast path: no escapes. The bytes' high bits are gathered on the way: a string of ASCII alone (every key,
+        // id and token of the protocol) is valid UTF-8 as it stands and needs no validating pass.
+        var highBits: UInt8 = 0
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                let text = try utf8String(bytes[start..<index])
+                let text =
+                    highBits & 0x80 == 0
+                    ? asciiString(start..<index) : try utf8String(bytes[start..<index])
                 index += 1
                 return text
             }
             if byte == UInt8(ascii: "\\") { break }
             guard byte >= 0x20 else { throw error("control character in a string") }
+            highBits |= byte
             index += 1
         }
         var scalars = Array(bytes[start..<index])
@@ -212,6 +217,12 @@ public struct JSONValueParser {
             index += 1
         }
         return value
+    }
+
+    /// The bytes in `range`, known to be ASCII, as a string: from contiguous bytes, which the standard library copies
+    /// after its ASCII check (``utf8String(_:)``'s `String(validating:as:)` looks up generic metadata per string).
+    private func asciiString(_ range: Range<Int>) -> String {
+        bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }
     }
 
     private func utf8String(_ slice: ArraySlice<UInt8>) throws(SyntaxError) -> String {

@@ -125,7 +125,7 @@ struct RPCRequestRouter: Sendable {
             return .response(Self.tooLarge(limit: maxBodyBytes))
         }
         var logger = self.logger
-        logger[metadataKey: "request.id"] = "\(requestIDs.next())"
+        logger[metadataKey: "request.id"] = .string(String(requestIDs.next()))
         let context = RPCRequestContext(
             bearerToken: RPCRequestContext.bearerToken(fromAuthorization: request.headers["authorization"]),
             logger: logger,

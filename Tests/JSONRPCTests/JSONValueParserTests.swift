@@ -43,10 +43,26 @@ struct JSONValueParserTests {
         #expect(throws: JSONValueParser.SyntaxError.self) { try parse(text) }
     }
 
-    @Test("refuses invalid UTF-8 in strings")
-    func invalidUTF8() {
-        let bytes: [UInt8] = [UInt8(ascii: "\""), 0xC3, 0x28, UInt8(ascii: "\"")]
-        #expect(throws: JSONValueParser.SyntaxError.self) { try JSONValueParser.parse(bytes) }
+    @Test(
+        "refuses invalid UTF-8 in strings, after ASCII, alone, before an escape, and as a key",
+        arguments: [
+            [0xC3, 0x28], Array("ascii first ".utf8) + [0xFF], [0x80], [0xED, 0xA0, 0x80],
+            [0xC0, 0xAF] + Array(#"\n"#.utf8),
+        ] as [[UInt8]])
+    func invalidUTF8(_ content: [UInt8]) {
+        let quoted = [UInt8(ascii: "\"")] + content + [UInt8(ascii: "\"")]
+        #expect(throws: JSONValueParser.SyntaxError.self) { try JSONValueParser.parse(quoted) }
+        let asKey = Array("{".utf8) + quoted + Array(":1}".utf8)
+        #expect(throws: JSONValueParser.SyntaxError.self) { try JSONValueParser.parse(asKey) }
+    }
+
+    @Test("ASCII strings and keys come out as the same strings, whatever their length")
+    func asciiStrings() throws {
+        for length in [0, 1, 15, 16, 17, 255, 4_096] {
+            let text = String((0..<length).map { Character(Unicode.Scalar(UInt8(0x20 + $0 % 95))) })
+                .replacingOccurrences(of: "\"", with: "'").replacingOccurrences(of: "\\", with: "/")
+            #expect(try parse("{\"\(text)\":\"\(text)\"}") == .object([text: .string(text)]))
+        }
     }
 
     @Test("refuses nesting deeper than the limit instead of exhausting the stack")
