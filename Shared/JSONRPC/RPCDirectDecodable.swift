@@ -40,9 +40,16 @@ extension RPCDispatcher {
     /// How a method's params are decoded, chosen once when it is registered: ``RPCDirectDecodable`` reads them from
     /// the parsed tree, anything else goes through `JSONDecoder` (``decodeParams(_:from:)``).
     static func paramsDecoder<P: Decodable & Sendable>(_ type: P.Type) -> @Sendable (JSONValue) throws -> P {
-        if let direct = type as? any RPCDirectDecodable.Type {
-            return { params in try direct.init(params: RPCParamsReader(params)) as! P }
-        }
+        if let direct = type as? any RPCDirectDecodable.Type { return directParamsDecoder(direct, as: P.self) }
         return { params in try decodeParams(P.self, from: params) }
+    }
+
+    /// Reads `Direct`, which is `P` (checked here once), so that no call boxes the params in an existential and casts
+    /// them back.
+    private static func directParamsDecoder<Direct: RPCDirectDecodable, P>(
+        _: Direct.Type, as _: P.Type
+    ) -> @Sendable (JSONValue) throws -> P {
+        precondition(Direct.self == P.self, "\(Direct.self) is not \(P.self)")
+        return { params in unsafeBitCast(try Direct(params: RPCParamsReader(params)), to: P.self) }
     }
 }

@@ -61,6 +61,12 @@ extension RPCResponse {
     /// for anything else, which the encoder writes.
     func directlyEncoded() -> Data? {
         guard case .result(let value) = outcome, let result = value as? any RPCDirectEncodable else { return nil }
+        return Self.directlyEncoded(id: id, result: result)
+    }
+
+    /// The response of call `id` with `result`, written with ``JSONWriter`` (see ``directlyEncoded()``); `nil` for an
+    /// id that is not a string, an integer or null.
+    static func directlyEncoded(id: JSONValue, result: any RPCDirectEncodable) -> Data? {
         var writer = JSONWriter(capacity: 512)
         writer.beginObject()
         writer.key("id")

@@ -10,7 +10,22 @@ public enum RPCImmediateAnswer: Sendable {
 
 extension RPCDispatcher {
     /// A type-erased immediate handler: decodes params, then answers now or returns `nil` (suspend instead).
-    typealias ImmediateHandler = @Sendable (JSONValue, RPCRequestContext) throws -> (any Encodable & Sendable)?
+    typealias ImmediateHandler = @Sendable (JSONValue, RPCRequestContext) throws -> ImmediateResult?
+
+    /// What an immediate handler answered: a result written straight into the response (its method's result type
+    /// is ``RPCDirectEncodable``, found out once when it was registered) or one the encoder writes.
+    enum ImmediateResult: Sendable {
+        case direct(any RPCDirectEncodable)
+        case encodable(any Encodable & Sendable)
+
+        /// The result, as ``RPCResponse/Outcome/result(_:)`` holds it.
+        var value: any Encodable & Sendable {
+            switch self {
+            case .direct(let value): value
+            case .encodable(let value): value
+            }
+        }
+    }
 
     /// Registers an answer that needs no suspension for a method whose async handler is registered with
     /// ``register(_:handler:)``: `handler` returns exactly what that handler would (or throws what it would throw), or
@@ -21,9 +36,25 @@ extension RPCDispatcher {
         handler: @escaping @Sendable (M.Params, RPCRequestContext) throws -> M.Result?
     ) {
         let decode = Self.paramsDecoder(M.Params.self)
-        immediateHandlers[M.name] = { params, context in
-            let decoded = try decode(params)
-            return try handler(decoded, context)
+        if let direct = M.Result.self as? any RPCDirectEncodable.Type {
+            immediateHandlers[M.name] = Self.immediateHandler(writing: direct, decode: decode, handler: handler)
+        } else {
+            immediateHandlers[M.name] = { params, context in
+                try handler(decode(params), context).map { .encodable($0) }
+            }
+        }
+    }
+
+    /// An immediate handler whose results are written straight into the response: `Direct` is `Value`, checked here
+    /// once, so that no call casts its result (a conformance look-up and a second existential box per call).
+    private static func immediateHandler<Params, Value, Direct: RPCDirectEncodable>(
+        writing _: Direct.Type, decode: @escaping @Sendable (JSONValue) throws -> Params,
+        handler: @escaping @Sendable (Params, RPCRequestContext) throws -> Value?
+    ) -> ImmediateHandler {
+        precondition(Value.self == Direct.self, "\(Value.self) is not \(Direct.self)")
+        return { params, context in
+            guard let result = try handler(decode(params), context) else { return nil }
+            return .direct(unsafeBitCast(result, to: Direct.self))
         }
     }
 
@@ -52,9 +83,11 @@ extension RPCDispatcher {
         }
         guard let handler = immediateHandlers[request.method] else { return .suspend(parsed) }
         let outcome: RPCResponse.Outcome
+        var direct: (any RPCDirectEncodable)?
         do {
             guard let result = try handler(request.params, context) else { return .suspend(parsed) }
-            outcome = .result(result)
+            if case .direct(let value) = result { direct = value }
+            outcome = .result(result.value)
         } catch {
             outcome = Self.outcome(of: error, method: request.method, logger: context.logger)
         }
@@ -63,6 +96,7 @@ extension RPCDispatcher {
             observer.callEnded(method: request.method, errorCode: code, duration: ContinuousClock.now - start)
         }
         guard let id = request.id else { return .answered(nil) }
+        if let direct, let data = RPCResponse.directlyEncoded(id: id, result: direct) { return .answered(data) }
         return .answered(Self.encode(RPCResponse(id: id, outcome: outcome), logger: context.logger))
     }
 }

@@ -124,13 +124,13 @@ public struct RPCDispatcher: Sendable {
     /// A handler that ends with `CancellationError` because its call was cancelled (the client went away, so nobody
     /// reads the answer) is logged at debug: it is not a server failure, and a send benchmark's disconnects would
     /// otherwise fill the error log. A `CancellationError` with no cancellation behind it is still an error.
-    static func outcome(of error: any Error, method: String, logger: Logger) -> RPCResponse.Outcome {
+    static func outcome(of error: any Error, method: String, logger: @autoclosure () -> Logger) -> RPCResponse.Outcome {
         if let error = error as? any RPCErrorConvertible { return .error(error.rpcError) }
         if error is CancellationError, Task.isCancelled {
-            logger.debug("rpc.handler.cancelled", metadata: ["rpc.method": "\(method)"])
+            logger().debug("rpc.handler.cancelled", metadata: ["rpc.method": "\(method)"])
             return .error(.internalError)
         }
-        logger.error(
+        logger().error(
             "rpc.handler.failed", metadata: ["rpc.method": "\(method)", "error": "\(String(reflecting: error))"])
         return .error(.internalError)
     }
@@ -263,20 +263,20 @@ public struct RPCDispatcher: Sendable {
 
     /// Encodes one response. A result that cannot be encoded (a server bug, e.g. a NaN) is answered
     /// as `-32603` with the request's id; the reason goes to the log only.
-    static func encode(_ response: RPCResponse, logger: Logger) -> Data {
+    static func encode(_ response: RPCResponse, logger: @autoclosure () -> Logger) -> Data {
         if let direct = response.directlyEncoded() { return direct }
         do {
             return try RPCCodec.makeEncoder().encode(response)
         } catch {
-            logger.error("rpc.result.unencodable", metadata: ["error": "\(String(reflecting: error))"])
+            logger().error("rpc.result.unencodable", metadata: ["error": "\(String(reflecting: error))"])
             return encode(RPCResponse(id: response.id, outcome: .error(.internalError)))
         }
     }
 
     /// Encodes the responses of a batch; a result that cannot be encoded spoils only its own response.
-    static func encode(_ responses: [RPCResponse], logger: Logger) -> Data {
+    static func encode(_ responses: [RPCResponse], logger: @autoclosure () -> Logger) -> Data {
         if let data = try? RPCCodec.makeEncoder().encode(responses) { return data }
-        let encoded = responses.map { encode($0, logger: logger) }
+        let encoded = responses.map { encode($0, logger: logger()) }
         return Data("[".utf8) + Data(encoded.joined(separator: Data(",".utf8))) + Data("]".utf8)
     }
 }

@@ -6,7 +6,26 @@ public struct RPCRequestContext: Sendable {
     /// The token from `Authorization: Bearer <token>`, if any. Tokens never travel in params.
     public var bearerToken: String?
     /// A logger carrying this request's `request.id`.
-    public var logger: Logger
+    ///
+    /// The id is added when the logger is read, not when the request arrives: most requests log nothing, and adding
+    /// metadata copies the log handler (2.4% of the store's samples per `store.get` when it was added up front). A
+    /// logger assigned here is kept as it is.
+    public var logger: Logger {
+        get {
+            guard let requestID else { return baseLogger }
+            var logger = baseLogger
+            logger[metadataKey: Self.requestIDKey] = .string(String(requestID))
+            return logger
+        }
+        set {
+            baseLogger = newValue
+            requestID = nil
+        }
+    }
+    /// The logger ``logger`` adds the `request.id` to.
+    private var baseLogger: Logger
+    /// The number the server gave this request, written as the logger's `request.id`; `nil`: none.
+    public private(set) var requestID: UInt64?
     /// The caller's IP address (the socket's peer, or the client a trusted proxy names); `nil` in process.
     public var clientAddress: String?
     /// The `SecurePush-Device-Proof` header, if any: how a device fetches its sealed copy without a token.
@@ -16,14 +35,21 @@ public struct RPCRequestContext: Sendable {
     /// Whether `origin` is the service's own (a page it serves, such as the web inbox, calling it).
     public var isOwnOrigin: Bool
 
+    /// The logger metadata key of ``requestID``.
+    public static let requestIDKey = "request.id"
+
+    /// - Parameters:
+    ///   - logger: where the handler logs; ``logger`` adds `request.id` to it when `requestID` is given.
+    ///   - requestID: the number the server gave the request (`nil`: none, e.g. calls made in process).
     public init(
-        bearerToken: String?, logger: Logger, clientAddress: String? = nil, deviceProof: String? = nil,
-        origin: String? = nil, isOwnOrigin: Bool = false
+        bearerToken: String?, logger: Logger, requestID: UInt64? = nil, clientAddress: String? = nil,
+        deviceProof: String? = nil, origin: String? = nil, isOwnOrigin: Bool = false
     ) {
         self.origin = origin
         self.isOwnOrigin = isOwnOrigin
         self.bearerToken = bearerToken
-        self.logger = logger
+        self.baseLogger = logger
+        self.requestID = requestID
         self.clientAddress = clientAddress
         self.deviceProof = deviceProof
     }

@@ -124,16 +124,16 @@ struct RPCRequestRouter: Sendable {
         guard request.body.readableBytes <= maxBodyBytes else {
             return .response(Self.tooLarge(limit: maxBodyBytes))
         }
-        var logger = self.logger
-        logger[metadataKey: "request.id"] = .string(String(requestIDs.next()))
         let context = RPCRequestContext(
             bearerToken: RPCRequestContext.bearerToken(fromAuthorization: request.headers["authorization"]),
-            logger: logger,
+            logger: logger, requestID: requestIDs.next(),
             clientAddress: clientAddress(of: request),
             deviceProof: request.headers["securepush-device-proof"],
             origin: request.headers["origin"]?.lowercased(),
             isOwnOrigin: request.headers["origin"].map { isOwnOrigin($0, of: request) } ?? false)
-        let body = Data(request.body.readableBytesView)
+        // Copied as raw bytes: `Data(_:)` of the buffer's view goes through the generic sequence initializer, which
+        // casts the view at run time (1.5% of the store's samples per `store.get`).
+        let body = request.body.withUnsafeReadableBytes { Data($0) }
         let (dispatcher, metrics, tracing) = (self.dispatcher, self.metrics, self.tracing)
         metrics?.requestBytes.increment(by: body.count)
         // What needs no suspension is answered here, on the event loop: no task, no thread hop (see

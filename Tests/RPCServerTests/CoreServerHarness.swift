@@ -31,7 +31,7 @@ struct Slow: RPCMethod {
 }
 
 /// `test.intask`: whether the handler that answered ran in a Swift task. An immediate handler answers unless its
-/// param is 0; the async handler always runs in one.
+/// param is 0; the async handler always runs in one. Both log `test.intask` with the request's logger.
 struct InTask: RPCMethod {
     typealias Params = [Int]
     typealias Result = Bool
@@ -57,10 +57,12 @@ struct CoreServerHarness {
         metrics: ServiceMetrics = .disabled,
         tracer: (any Tracer)? = nil,
         routes: [RPCServerRoute] = [],
+        logger: Logger = .quiet,
         _ body: (CoreServerHarness) async throws -> T
     ) async throws -> T {
         let harness = try await start(
-            configuration: configuration, health: health, metrics: metrics, tracer: tracer, routes: routes)
+            configuration: configuration, health: health, metrics: metrics, tracer: tracer, routes: routes,
+            logger: logger)
         do {
             let result = try await body(harness)
             await harness.stop()
@@ -73,7 +75,7 @@ struct CoreServerHarness {
 
     static func start(
         configuration: RPCServerConfiguration, health: @escaping @Sendable () async -> [String: String],
-        metrics: ServiceMetrics, tracer: (any Tracer)?, routes: [RPCServerRoute]
+        metrics: ServiceMetrics, tracer: (any Tracer)?, routes: [RPCServerRoute], logger: Logger = .quiet
     ) async throws -> CoreServerHarness {
         let slowCallStarted = Signal()
         var dispatcher = RPCDispatcher()
@@ -82,9 +84,14 @@ struct CoreServerHarness {
                 bearer: context.bearerToken, clientAddress: context.clientAddress, deviceProof: context.deviceProof)
         }
         dispatcher.register(Sum.self) { params, _ in params.reduce(0, +) }
-        dispatcher.register(InTask.self) { _, _ in withUnsafeCurrentTask { $0 != nil } }
-        dispatcher.registerImmediate(InTask.self) { params, _ in
-            params.first == 0 ? nil : withUnsafeCurrentTask { $0 != nil }
+        dispatcher.register(InTask.self) { _, context in
+            context.logger.info("test.intask")
+            return withUnsafeCurrentTask { $0 != nil }
+        }
+        dispatcher.registerImmediate(InTask.self) { params, context in
+            guard params.first != 0 else { return nil }
+            context.logger.info("test.intask")
+            return withUnsafeCurrentTask { $0 != nil }
         }
         dispatcher.register(Slow.self) { params, _ in
             slowCallStarted.fire()
@@ -94,7 +101,7 @@ struct CoreServerHarness {
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let app = try RPCServerBuilder.buildApplication(
             serviceName: "test-service", dispatcher: dispatcher, configuration: configuration, health: health,
-            logger: .quiet, metrics: metrics, tracer: tracer, routes: routes,
+            logger: logger, metrics: metrics, tracer: tracer, routes: routes,
             onServerRunning: { continuation.yield($0) })
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: .quiet))
         let task = Task {

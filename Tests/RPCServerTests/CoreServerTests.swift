@@ -39,6 +39,22 @@ struct CoreServerTests {
         }
     }
 
+    @Test("what a handler logs carries its request's own request.id, on the event loop and in a task")
+    func requestIDInLogs() async throws {
+        let log = RecordedLog()
+        try await CoreServerHarness.with(logger: log.logger()) { server in
+            let url = "\(server.url)/rpc"
+            for (id, param) in [(1, 1), (2, 0), (3, 1)] {
+                let answer = try await Curl.run(Self.h2c + ["-d", Self.call("test.intask", "[\(param)]", id: id), url])
+                #expect(answer.status == 200)
+            }
+        }
+        let ids = log.all.filter { $0.message == "test.intask" }.map { $0.metadata["request.id"]?.description }
+        #expect(ids.count == 3)
+        #expect(ids.allSatisfy { $0.flatMap(UInt64.init) != nil }, "\(ids)")
+        #expect(Set(ids).count == 3, "\(ids)")
+    }
+
     @Test("an oversized body gets 413 with a JSON-RPC error, a wrong content type 415, an all-notification batch 204")
     func limits() async throws {
         var configuration = RPCServerConfiguration(port: 0)

@@ -48,7 +48,7 @@ public final class AESGCMPayloadSealer: PayloadSealer {
 
     public func seal(_ payload: Data, notificationID: String) throws -> SealedPayload {
         let key = ring.current
-        let box = try AES.GCM.seal(payload, using: key.key, authenticating: Data(notificationID.utf8))
+        let box = try AES.GCM.seal(payload, using: key.key, authenticating: Array(notificationID.utf8))
         // `combined` is non-nil for the default 12-byte nonce.
         return SealedPayload(bytes: box.combined!, scheme: Self.scheme(for: key))
     }
@@ -64,7 +64,7 @@ public final class AESGCMPayloadSealer: PayloadSealer {
         }
         do {
             let box = try AES.GCM.SealedBox(combined: sealed)
-            return try AES.GCM.open(box, using: key.key, authenticating: Data(notificationID.utf8))
+            return try AES.GCM.open(box, using: key.key, authenticating: Array(notificationID.utf8))
         } catch {
             throw PayloadSealerError.authenticationFailed(keyID: keyID, notificationID: notificationID)
         }
