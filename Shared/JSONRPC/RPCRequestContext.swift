@@ -24,7 +24,8 @@ public struct RPCRequestContext: Sendable {
     }
     /// The logger ``logger`` adds the `request.id` to.
     private var baseLogger: Logger
-    /// The number the server gave this request, written as the logger's `request.id`; `nil`: none.
+    /// The number the server gave this request, which ``logger`` adds as `request.id`; `nil`: none, or ``logger`` was
+    /// assigned or changed in place since (a logger changed in place already carries the id in its own metadata).
     public private(set) var requestID: UInt64?
     /// The caller's IP address (the socket's peer, or the client a trusted proxy names); `nil` in process.
     public var clientAddress: String?
