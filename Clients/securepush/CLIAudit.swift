@@ -32,12 +32,12 @@ enum CLIAudit {
     /// Records `type` with `fields` (and `by: cli`) in `trail`'s audit trail, the database found as the services
     /// find it (`SECUREPUSH_DATABASE_URL`, else `--data-dir` / `SECUREPUSH_DATA_DIR`). The command's work is done
     /// already: a failure is reported on standard error and does not undo it.
-    static func record(_ type: String, _ fields: [String: AuditValue], in trail: Trail, dataDir: String?) async {
+    static func record(_ type: String, _ fields: AuditFields, in trail: Trail, dataDir: String?) async {
         var environment = ServiceEnvironment()
         if let dataDir { environment.values["SECUREPUSH_DATA_DIR"] = dataDir }
         do {
             try await AuditTrail.recordAlone(
-                type, fields.merging(["by": .text("cli")]) { first, _ in first }, schema: trail.schema,
+                type, (["by": .text("cli")] as AuditFields).merging(fields), schema: trail.schema,
                 sqliteFile: trail.file, environment: environment, logger: cliLogger(),
                 keyring: { database -> any AuditKeyring in
                     trail == .auth ? SQLAuditKeyring(database: database) : EphemeralAuditKeyring()

@@ -48,8 +48,10 @@ public struct HTTP2Headers: Sendable, Hashable, ExpressibleByDictionaryLiteral {
     /// `name` in lowercase; the name itself when it is ASCII with no uppercase letter (every lookup of ours passes a
     /// lowercase literal: no new string per request).
     private static func lowercased(_ name: String) -> String {
-        name.utf8.contains { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || $0 >= 0x80 }
-            ? name.lowercased() : name
+        let plain = name.utf8.withContiguousStorageIfAvailable { bytes in
+            !bytes.contains { $0 &- UInt8(ascii: "A") < 26 || $0 >= 0x80 }
+        }
+        return plain == true ? name : name.lowercased()
     }
 
     /// How many fields there are.

@@ -167,7 +167,7 @@ public struct JSONWriter: Sendable {
     }
 
     /// Appends the decimal digits of `value`.
-    static func writeInteger(_ value: Int64, to output: inout [UInt8]) {
+    public static func writeInteger(_ value: Int64, to output: inout [UInt8]) {
         if value < 0 { output.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in

@@ -163,12 +163,20 @@ struct RPCRequestRouter: Sendable {
     }
 
     /// Whether a `Content-Type` is `application/json` (any case, parameters allowed), read without a lowercased copy.
+    /// The bytes are compared in place (iterating two `UTF8View`s in step cost 0.5% of the store's samples).
     static func isJSON(_ contentType: String) -> Bool {
-        let wanted = "application/json".utf8
-        let given = contentType.utf8
-        guard given.count >= wanted.count else { return false }
-        return zip(given, wanted).allSatisfy { given, wanted in
-            given == wanted || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(given) && given | 0x20 == wanted
+        var contentType = contentType
+        return contentType.withUTF8 { given in
+            let wanted: StaticString = "application/json"
+            return wanted.withUTF8Buffer { wanted in
+                guard given.count >= wanted.count else { return false }
+                for index in wanted.indices where given[index] != wanted[index] {
+                    guard given[index] &- UInt8(ascii: "A") < 26, given[index] | 0x20 == wanted[index] else {
+                        return false
+                    }
+                }
+                return true
+            }
         }
     }
 

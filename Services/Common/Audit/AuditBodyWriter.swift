@@ -15,7 +15,7 @@ struct AuditBodyWriter {
     /// The body of entry `sequence` of `chain`, after the entry whose hash is `previous`.
     mutating func body(
         service: String, chain: String, sequence: Int64, at recordedAt: Int64, type: String, previous: String,
-        fields: [String: AuditValue], pseudonyms: inout AuditPseudonymizer
+        fields: AuditFields, pseudonyms: inout AuditPseudonymizer
     ) -> [UInt8] {
         bytes.removeAll(keepingCapacity: true)
         append(#"{"v":1,"service":"#)
@@ -23,21 +23,21 @@ struct AuditBodyWriter {
         append(#","chain":"#)
         string(chain)
         append(#","seq":"#)
-        append(String(sequence))
+        integer(sequence)
         append(#","at":"#)
-        append(String(recordedAt))
+        integer(recordedAt)
         append(#","type":"#)
         string(type)
         append(#","prev":"#)
         string(previous)
         append(#","fields":{"#)
         var first = true
-        for name in fields.keys.sorted() {
+        for (name, fieldValue) in fields.sorted {
             if !first { bytes.append(UInt8(ascii: ",")) }
             first = false
             string(name)
             bytes.append(UInt8(ascii: ":"))
-            value(fields[name]!, &pseudonyms)
+            value(fieldValue, &pseudonyms)
         }
         append("}}")
         return bytes
@@ -58,9 +58,14 @@ struct AuditBodyWriter {
                 string(text)
             }
             bytes.append(UInt8(ascii: "]"))
-        case .integer(let number): append(String(number))
+        case .integer(let number): integer(number)
         case .flag(let flag): append(flag ? "true" : "false")
         }
+    }
+
+    /// `number` in decimal (no `String` made for it).
+    private mutating func integer(_ number: Int64) {
+        JSONWriter.writeInteger(number, to: &bytes)
     }
 
     private mutating func append(_ text: String) {

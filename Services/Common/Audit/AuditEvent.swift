@@ -8,7 +8,7 @@ public struct AuditEvent: Sendable {
     /// The action, dotted and stable, e.g. `auth.signin.succeeded`, `push.send`, `store.fetch`.
     public var type: String
     /// What the action concerned; person identifiers are pseudonymised before anything is stored.
-    public var fields: [String: AuditValue]
+    public var fields: AuditFields
     /// When it happened.
     public var time: Date
 
@@ -16,12 +16,9 @@ public struct AuditEvent: Sendable {
     ///   - type: the action's stable name.
     ///   - fields: its fields (see ``AuditValue``).
     ///   - time: when it happened; now by default.
-    public init(_ type: String, _ fields: [String: AuditValue] = [:], time: Date = Date()) {
+    public init(_ type: String, _ fields: AuditFields = [:], time: Date = Date()) {
         self.type = type
         self.fields = fields
         self.time = time
     }
-
-    /// The users whose keys this event's fields need.
-    var owners: some Sequence<String> { fields.values.lazy.compactMap(\.owner) }
 }

@@ -15,9 +15,13 @@ struct AuditPseudonymizer {
     /// The pseudonym of `id`, owned by `owner` (`nil`: an address, or someone without a key).
     mutating func pseudonym(_ id: String, owner: String?) -> String {
         if let owner, let key = userKeys[owner] {
-            return cache.pseudonym(id, tag: "u\u{0}" + owner) { Self.mac(id, key: key, prefix: "u:") }
+            return cache.pseudonym(.init(underUserKey: true, keyName: owner, id: id)) {
+                Self.mac(id, key: key, prefix: "u:")
+            }
         }
-        return cache.pseudonym(id, tag: "d\u{0}" + addressKeyTag) { Self.mac(id, key: addressKey, prefix: "d:") }
+        return cache.pseudonym(.init(underUserKey: false, keyName: addressKeyTag, id: id)) {
+            Self.mac(id, key: addressKey, prefix: "d:")
+        }
     }
 
     static func mac(_ text: String, key: SymmetricKey, prefix: String) -> String {
@@ -30,12 +34,19 @@ struct AuditPseudonymizer {
 struct AuditPseudonymCache {
     /// Most pseudonyms kept.
     static let capacity = 50_000
-    private var entries: [String: String] = [:]
+    /// What a pseudonym was computed from: the key (a user's, named by the user id, or the day's address key, named
+    /// by its tag) and the identifier.
+    struct Key: Hashable {
+        var underUserKey: Bool
+        var keyName: String
+        var id: String
+    }
+
+    private var entries: [Key: String] = [:]
     /// Grows with every ``removeAll()``: a copy taken before it must not be stored back.
     private(set) var generation = 0
 
-    mutating func pseudonym(_ id: String, tag: String, _ compute: () -> String) -> String {
-        let key = tag + "\u{0}" + id
+    mutating func pseudonym(_ key: Key, _ compute: () -> String) -> String {
         if let known = entries[key] { return known }
         if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
         let computed = compute()

@@ -10,7 +10,7 @@ extension AuditTrail {
     /// - Parameter keyring: the keys people's identifiers are pseudonymised with, given the database (a process of
     ///   auth's own has auth's); by default a day key of this process's own.
     public static func recordAlone(
-        _ type: String, _ fields: [String: AuditValue], schema: ServiceSchema, sqliteFile: String,
+        _ type: String, _ fields: AuditFields, schema: ServiceSchema, sqliteFile: String,
         environment: ServiceEnvironment, logger: Logger,
         keyring: @Sendable (any SQLDatabase) -> any AuditKeyring = { _ in EphemeralAuditKeyring() }
     ) async throws {

@@ -97,7 +97,7 @@ public final class AuditTrail: Service, Sendable {
     }
 
     /// Records `type` with `fields`, now.
-    public func record(_ type: String, _ fields: [String: AuditValue]) {
+    public func record(_ type: String, _ fields: AuditFields) {
         record(AuditEvent(type, fields))
     }
 
@@ -303,7 +303,10 @@ public final class AuditTrail: Service, Sendable {
     /// ``AuditConfiguration/keyWait``; after that it is written under this process's own day key, so that entries
     /// are never lost for want of a key (they are then unlinkable across processes).
     private func pseudonymizer(for events: [AuditEvent]) async throws -> AuditPseudonymizer {
-        let owners = Set(events.lazy.flatMap(\.owners))
+        var owners = Set<String>()
+        for event in events {
+            for field in event.fields.sorted { if let owner = field.value.owner { owners.insert(owner) } }
+        }
         let day = AuditDay.of(Date())
         do {
             let userKeys = owners.isEmpty ? [:] : try await keyring.userKeys(owners)

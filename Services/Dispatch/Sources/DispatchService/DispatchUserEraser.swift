@@ -25,9 +25,7 @@ struct DispatchUserEraser: Sendable {
         } catch {
             logger.warning("dispatch.erasure.purge_failed", metadata: ["error": "\(error)"])
         }
-        audit?.record(
-            "devices.user.erased",
-            ["user": .user(userID)].merging(erased.mapValues { .integer(Int64($0)) }) { first, _ in first })
+        audit?.record("devices.user.erased", .erasure(of: userID, removed: erased))
         logger.notice("dispatch.user.erased", metadata: erased.mapValues { "\($0)" })
         return Devices.EraseUser.Result(erased: erased, deviceIds: deviceIDs)
     }

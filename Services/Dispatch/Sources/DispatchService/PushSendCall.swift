@@ -76,7 +76,7 @@ extension PushSendCall {
         client: String, recipient: String, notification: String, app: String?, sealedOnly: Bool?, readOnce: Bool?,
         sendAt: Date?, deliveries: Int?, address: String?
     ) -> AuditEvent {
-        var fields: [String: AuditValue] = [
+        var fields: AuditFields = [
             "client": .text(client), "recipient": .user(recipient), "notification": .text(notification),
             "app": .text(app ?? ""), "sealedOnly": .flag(sealedOnly ?? false), "readOnce": .flag(readOnce ?? false),
             "address": .address(address),

@@ -550,9 +550,7 @@ public struct NotificationStore: Sendable {
         }
         let erased = try await repository.eraseUser(userID, deviceIDs: devices)
         audit?.forget(userID)
-        audit?.record(
-            "store.user.erased",
-            ["user": .user(userID)].merging(erased.mapValues { .integer(Int64($0)) }) { first, _ in first })
+        audit?.record("store.user.erased", .erasure(of: userID, removed: erased))
         logger.notice("store.user.erased", metadata: erased.mapValues { "\($0)" })
         return erased
     }

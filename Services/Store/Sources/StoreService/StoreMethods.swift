@@ -23,7 +23,7 @@ public enum StoreMethods {
         var methods = MethodRegistry(verifier: verifier, maxBatchLength: maxBatchLength)
         /// A fetch with a user's token, or its refusal.
         @Sendable func recordFetch(_ params: Store.Get.Params, user: String?, address: String?, error: (any Error)?) {
-            var fields: [String: AuditValue] = [
+            var fields: AuditFields = [
                 "by": .text("token"), "notification": .text(params.notificationId), "address": .address(address),
             ]
             if let user { fields["user"] = .user(user) }

@@ -9,8 +9,8 @@ struct WebhookMethods: Sendable {
     var audit: AuditTrail?
 
     /// Records `type` about `webhookID` for `client`.
-    private func record(_ type: String, client: String, webhookID: String, _ extra: [String: AuditValue] = [:]) {
-        audit?.record(type, extra.merging(["client": .text(client), "webhook": .text(webhookID)]) { $1 })
+    private func record(_ type: String, client: String, webhookID: String, _ extra: AuditFields = [:]) {
+        audit?.record(type, extra.merging(["client": .text(client), "webhook": .text(webhookID)]))
     }
 
     func register(on methods: inout MethodRegistry) {

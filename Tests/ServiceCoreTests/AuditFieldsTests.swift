@@ -1,0 +1,97 @@
+import Crypto
+import Foundation
+import Testing
+
+@testable import ServiceCore
+
+/// An event's fields are what its entry's body lists, in name order, each name once.
+@Suite("Audit event fields")
+struct AuditFieldsTests {
+    @Test("a literal keeps its fields in name order whatever order they were written in")
+    func literalOrder() {
+        let fields: AuditFields = ["z": .flag(true), "address": .address(nil), "by": .text("token"), "a": .integer(1)]
+        #expect(fields.sorted.map(\.name) == ["a", "address", "by", "z"])
+        #expect(fields["by"] == .text("token"))
+        #expect(fields["missing"] == nil)
+        #expect(fields.count == 4)
+    }
+
+    @Test("a name given twice keeps its last value, as a dictionary's subscript does")
+    func repeatedName() {
+        let fields: AuditFields = ["reason": .text("first"), "user": .user("u1"), "reason": .text("second")]
+        #expect(fields.sorted.map(\.name) == ["reason", "user"])
+        #expect(fields["reason"] == .text("second"))
+    }
+
+    @Test("assigning through the subscript adds, replaces and (with nil) removes, keeping the order")
+    func subscriptAssignment() {
+        var fields: AuditFields = ["m": .integer(1)]
+        fields["b"] = .integer(2)
+        fields["x"] = .integer(3)
+        fields["m"] = .integer(4)
+        fields["b"] = nil
+        fields["absent"] = nil
+        #expect(fields.sorted.map(\.name) == ["m", "x"])
+        #expect(fields == ["x": .integer(3), "m": .integer(4)])
+        #expect(fields != ["x": .integer(3), "m": .integer(1)])
+    }
+
+    @Test("merging keeps the other side's value where both name a field")
+    func merging() {
+        let base: AuditFields = ["client": .text("spoofed"), "host": .text("example.com")]
+        let merged = base.merging(["client": .text("c1"), "webhook": .text("w1")])
+        #expect(merged == ["client": .text("c1"), "host": .text("example.com"), "webhook": .text("w1")])
+    }
+
+    @Test("an entry's body lists the fields as a dictionary of the same fields did (names sorted, last value kept)")
+    func bodyMatchesDictionaryOrder() {
+        let pairs: [(String, AuditValue)] = [
+            ("notification", .text("n1")), ("by", .text("token")), ("address", .address("127.0.0.1")),
+            ("user", .user("u1")), ("device", .device("d1", owner: "u1")), ("Zeta", .integer(-9)),
+            ("é", .flag(false)), ("by", .text("proof")),
+        ]
+        var fields = AuditFields()
+        var dictionary: [String: AuditValue] = [:]
+        for (name, value) in pairs {
+            fields[name] = value
+            dictionary[name] = value
+        }
+        #expect(fields.sorted.map(\.name) == dictionary.keys.sorted())
+        #expect(fields.sorted.map(\.value) == dictionary.keys.sorted().map { dictionary[$0]! })
+    }
+}
+
+/// The table-driven base64url the trail writes hashes and pseudonyms with.
+@Suite("Audit base64url")
+struct AuditBase64URLTests {
+    @Test("RFC 4648's test vectors, without padding, and the two characters that differ from base64")
+    func vectors() {
+        let vectors = [
+            "": "", "f": "Zg", "fo": "Zm8", "foo": "Zm9v", "foob": "Zm9vYg", "fooba": "Zm9vYmE", "foobar": "Zm9vYmFy",
+        ]
+        for (text, encoded) in vectors { #expect(AuditBase64URL.encode(Array(text.utf8)) == encoded) }
+        #expect(AuditBase64URL.encode([0xfb, 0xff]) == "-_8")
+        #expect(AuditBase64URL.encode([0xfb, 0xef, 0xbe]) == "----")
+        #expect(AuditBase64URL.encode([0xff, 0xff, 0xff]) == "____")
+    }
+
+    @Test("a SHA-256 digest and an HMAC encode as Foundation's base64 does, made URL-safe and unpadded")
+    func digests() {
+        let digest = SHA256.hash(data: Data("audit".utf8))
+        let mac = HMAC<SHA256>.authenticationCode(for: Data("id".utf8), using: SymmetricKey(size: .bits256))
+        for bytes in [Data(digest), Data(mac)] {
+            let expected = bytes.base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            #expect(AuditBase64URL.encode(bytes) == expected)
+        }
+        #expect(AuditBase64URL.encode(digest) == AuditBase64URL.encode(Data(digest)))
+    }
+}
+
+extension AuditFieldsTests {
+    @Test("an erasure's fields: the user, and each table's count, a table named user not overriding the person")
+    func erasure() {
+        let fields = AuditFields.erasure(of: "u1", removed: ["notification": 3, "receipt": 0, "user": 9])
+        #expect(fields == ["notification": .integer(3), "receipt": .integer(0), "user": .user("u1")])
+    }
+}
