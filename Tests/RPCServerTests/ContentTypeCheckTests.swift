@@ -13,6 +13,8 @@ struct ContentTypeCheckTests {
         for type in [
             "", "application/jso", "application/xml", "applicationjson", "text/plain; x=application/json",
             "application/jsön", "ápplication/json",
+            // 0x0F | 0x20 is "/": only capital letters may differ from the lowercase form.
+            "application\u{0F}json", "APPLICATION\u{0F}JSON",
             "application/json".uppercased().replacingOccurrences(of: "J", with: "Ĵ"),
         ] {
             #expect(!RPCRequestRouter.isJSON(type), "\(type)")

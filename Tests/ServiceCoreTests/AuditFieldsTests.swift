@@ -61,6 +61,37 @@ struct AuditFieldsTests {
     }
 }
 
+extension AuditFieldsTests {
+    @Test("a body with people and an address: names in order, each pseudonym the HMAC under its key, as before")
+    func bodyWithPseudonyms() {
+        let userKey = SymmetricKey(data: Data(repeating: 7, count: 32))
+        let dayKey = SymmetricKey(data: Data(repeating: 9, count: 32))
+        func mac(_ text: String, _ key: SymmetricKey, _ prefix: String) -> String {
+            let code = Data(HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: key))
+            return prefix
+                + code.base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        }
+        var writer = AuditBodyWriter()
+        var pseudonyms = AuditPseudonymizer(
+            userKeys: ["u1": userKey], addressKey: dayKey, addressKeyTag: "2026-12-06", cache: .init())
+        let fields: AuditFields = [
+            "notification": .text("n1"), "user": .user("u1"), "by": .text("token"), "address": .address("127.0.0.1"),
+            "device": .device("d1", owner: "u1"), "stranger": .username("eve", owner: nil), "é": .integer(0),
+            "gone": .address(nil),
+        ]
+        let body = writer.body(
+            service: "store", chain: "c1", sequence: 2, at: 5, type: "store.fetch", previous: "h", fields: fields,
+            pseudonyms: &pseudonyms)
+        let expected =
+            #"{"v":1,"service":"store","chain":"c1","seq":2,"at":5,"type":"store.fetch","prev":"h","fields":{"#
+            + #""address":"\#(mac("127.0.0.1", dayKey, "d:"))","by":"token","device":"\#(mac("d1", userKey, "u:"))","#
+            + #""gone":null,"notification":"n1","stranger":"\#(mac("eve", dayKey, "d:"))","#
+            + #""user":"\#(mac("u1", userKey, "u:"))","é":0}}"#
+        #expect(String(decoding: body, as: UTF8.self) == expected)
+    }
+}
+
 /// The table-driven base64url the trail writes hashes and pseudonyms with.
 @Suite("Audit base64url")
 struct AuditBase64URLTests {
