@@ -12,12 +12,7 @@ extension Data {
     }
 
     /// Base64url without padding (RFC 7515): JWT parts, Web Push keys, opaque tokens, list cursors.
-    public func base64URLEncodedString() -> String {
-        base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
+    public func base64URLEncodedString() -> String { Base64URL.encode(self) }
 
     /// Decodes strict base64url without padding (RFC 7515 §2), as the sealed-notification contract requires: no `=`,
     /// no `+` or `/`, no whitespace; `nil` otherwise.

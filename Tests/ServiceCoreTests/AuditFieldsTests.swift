@@ -92,33 +92,6 @@ extension AuditFieldsTests {
     }
 }
 
-/// The table-driven base64url the trail writes hashes and pseudonyms with.
-@Suite("Audit base64url")
-struct AuditBase64URLTests {
-    @Test("RFC 4648's test vectors, without padding, and the two characters that differ from base64")
-    func vectors() {
-        let vectors = [
-            "": "", "f": "Zg", "fo": "Zm8", "foo": "Zm9v", "foob": "Zm9vYg", "fooba": "Zm9vYmE", "foobar": "Zm9vYmFy",
-        ]
-        for (text, encoded) in vectors { #expect(AuditBase64URL.encode(Array(text.utf8)) == encoded) }
-        #expect(AuditBase64URL.encode([0xfb, 0xff]) == "-_8")
-        #expect(AuditBase64URL.encode([0xfb, 0xef, 0xbe]) == "----")
-        #expect(AuditBase64URL.encode([0xff, 0xff, 0xff]) == "____")
-    }
-
-    @Test("a SHA-256 digest and an HMAC encode as Foundation's base64 does, made URL-safe and unpadded")
-    func digests() {
-        let digest = SHA256.hash(data: Data("audit".utf8))
-        let mac = HMAC<SHA256>.authenticationCode(for: Data("id".utf8), using: SymmetricKey(size: .bits256))
-        for bytes in [Data(digest), Data(mac)] {
-            let expected = bytes.base64EncodedString().replacingOccurrences(of: "+", with: "-")
-                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-            #expect(AuditBase64URL.encode(bytes) == expected)
-        }
-        #expect(AuditBase64URL.encode(digest) == AuditBase64URL.encode(Data(digest)))
-    }
-}
-
 extension AuditFieldsTests {
     @Test("an erasure's fields: the user, and each table's count, a table named user not overriding the person")
     func erasure() {

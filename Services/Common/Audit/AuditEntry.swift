@@ -40,7 +40,7 @@ public struct AuditEntry: Sendable, Hashable {
 
     /// base64url(SHA-256(`bytes`)).
     public static func hash(of bytes: some DataProtocol) -> String {
-        AuditBase64URL.encode(SHA256.hash(data: bytes))
+        Base64URL.encode(SHA256.hash(data: bytes))
     }
 
     /// The body, parsed; `nil` when it is not a JSON object.

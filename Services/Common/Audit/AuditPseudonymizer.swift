@@ -25,7 +25,7 @@ struct AuditPseudonymizer {
     }
 
     static func mac(_ text: String, key: SymmetricKey, prefix: String) -> String {
-        prefix + AuditBase64URL.encode(HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: key))
+        prefix + Base64URL.encode(HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: key))
     }
 }
 

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Logging
+import SharedModels
 
 extension AuditTrail {
     /// Records `type` with `fields` in a chain of its own in the trail of the service whose schema is `schema`,
@@ -47,6 +48,6 @@ public struct ServiceDatabaseLocation: ServiceDatabaseConfiguration {
 /// base64url(SHA-256(user id)).
 public enum UserDigest {
     public static func of(_ userID: String) -> String {
-        AuditBase64URL.encode(SHA256.hash(data: Data(userID.utf8)))
+        Base64URL.encode(SHA256.hash(data: Data(userID.utf8)))
     }
 }

@@ -1,12 +1,13 @@
 import Foundation
 
-/// base64url without padding (RFC 4648 §5) of a few bytes, written with a table: every entry's hash and every new
-/// pseudonym is one, and Foundation's base64 with three string replacements cost several microseconds each.
-enum AuditBase64URL {
+/// base64url without padding (RFC 4648 §5, as RFC 7515 uses it), written with a table straight into the `String`:
+/// the one encoder behind `Data.base64URLEncodedString()`, audit hashes and pseudonyms, JWT parts and Web Push keys.
+/// (Foundation's base64 followed by three string replacements cost several microseconds for a 32-byte digest.)
+public enum Base64URL {
     private static let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 
-    /// The encoding of `bytes` (a digest or a MAC: read in place, not copied first).
-    static func encode(_ bytes: some ContiguousBytes) -> String {
+    /// The encoding of `bytes` (a digest, a MAC, a `Data` or an array: read in place, not copied first).
+    public static func encode(_ bytes: some ContiguousBytes) -> String {
         bytes.withUnsafeBytes { input in
             String(unsafeUninitializedCapacity: (input.count * 4 + 2) / 3) { output in
                 alphabet.withUTF8Buffer { alphabet in
