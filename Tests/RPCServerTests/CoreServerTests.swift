@@ -75,6 +75,7 @@ struct CoreServerTests {
             for (type, status) in [
                 ("Application/JSON; charset=utf-8", 200), ("APPLICATION/JSON", 200), ("application/jso", 415),
                 ("application/xml", 415), ("applicationjson", 415), ("text/plain; x=application/json", 415),
+                ("application/json-seq", 415), ("application/jsonx", 415), ("application/json ;charset=utf-8", 200),
             ] {
                 let answer = try await Curl.run(
                     ["--http2-prior-knowledge", "-H", "content-type: \(type)", "-d", Self.call("test.sum"), url])
