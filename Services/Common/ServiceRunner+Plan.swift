@@ -28,5 +28,16 @@ extension ServiceRunner {
         ) {
             self.init(services: resources + [DeferredService(application)], shutdownTimeout: shutdownTimeout)
         }
+
+        /// This plan, running `hook` once its application is built and before it runs (when start-up is over); a
+        /// plan with no application built at start (``init(services:shutdownTimeout:)``) never runs it.
+        public func whenApplicationBuilt(_ hook: @escaping @Sendable () -> Void) -> Plan {
+            var plan = self
+            plan.services = services.map { service in
+                guard let application = service as? DeferredService else { return service }
+                return application.whenBuilt(hook)
+            }
+            return plan
+        }
     }
 }

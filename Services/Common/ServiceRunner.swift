@@ -49,6 +49,8 @@ public enum ServiceRunner {
         #if canImport(Glibc)
             // Before anything runs: a crash must not keep the ports for minutes (SWIFT_BACKTRACE is read at start).
             CrashBacktrace.configure()
+            // The executable and the libraries the dynamic loader mapped: the files whose read-only pages go back.
+            let pages = MappedFilePages()
         #endif
         let logger: Logger
         let tracing: ServiceTracing
@@ -60,15 +62,29 @@ public enum ServiceRunner {
             refuse(name: name, error, logger: Logger(label: label), environment: environment)
         }
         #if canImport(Glibc)
-            // The dynamic loader is done with the relocation table: its ~4 MB of pages go back (docs/benchmarks.md).
-            let released = RelocationTablePages.release()
-            logger.debug("process.relocations.released", metadata: ["bytes": "\(released)"])
+            // The dynamic loader is done: the relocation table's ~4 MB, and the code it ran, go back
+            // (docs/benchmarks.md).
+            let released = pages.release()
+            logger.debug("process.pages.released", metadata: ["bytes": "\(released)", "after": "loading"])
             let tuned = MallocTuning.apply(environment: environment.values)
             logger.debug("process.malloc.tuned", metadata: ["applied": "\(tuned)"])
         #endif
         do {
             try SettingCatalog.checkDeclared(environment, logger: logger)
             var plan = try await build(environment, logger, tracing)
+            #if canImport(Glibc)
+                // Start-up is over a few seconds after the application is built: it has bound its port, reached its
+                // peers (the store fetches auth's keys) and looked up its types' conformances. The code only that ran
+                // need not stay mapped; what serving runs faults back in from the page cache (docs/benchmarks.md).
+                plan = plan.whenApplicationBuilt {
+                    Task {
+                        try? await Task.sleep(for: MappedFilePages.startUpSettling)
+                        let released = pages.release()
+                        logger.debug(
+                            "process.pages.released", metadata: ["bytes": "\(released)", "after": "start-up"])
+                    }
+                }
+            #endif
             // First to start, last to stop: spans of the whole shutdown are still exported.
             plan.services.insert(contentsOf: tracing.services, at: 0)
             try await run(plan, logger: logger)

@@ -32,7 +32,9 @@ struct CrashBacktraceTests {
             portVariable: "SECUREPUSH_AUTH_PORT", logger: logger, unset: [CrashBacktrace.variable])
         let pid = service.process.processIdentifier
         // The process ran itself again with the variable set: same pid, so its supervisor (this test) sees one.
-        let environ = try String(contentsOfFile: "/proc/\(pid)/environ", encoding: .utf8).split(separator: "\0")
+        // Read to its end: /proc files report no size, and String(contentsOfFile:) keeps only its first read (~4 kB).
+        let environment = try #require(FileHandle(forReadingAtPath: "/proc/\(pid)/environ")).readToEnd() ?? Data()
+        let environ = String(decoding: environment, as: UTF8.self).split(separator: "\0")
         #expect(environ.contains("\(CrashBacktrace.variable)=\(CrashBacktrace.settings)"[...]))
         // ... and keeps its name (`ps -C auth-service`, `pkill auth-service`).
         let name = try String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)

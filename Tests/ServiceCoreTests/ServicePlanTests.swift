@@ -31,16 +31,21 @@ struct ServicePlanTests {
 
     let logger = Logger(label: "test.plan")
 
-    @Test("the application is built when the group starts it, not while planning, and its resources stop after it")
-    func buildsAfterResources() async throws {
-        let journal = Journal()
-        let plan = ServiceRunner.Plan(
+    /// A database resource and an application, both recording into `journal`, the application's build too.
+    static func recordingPlan(_ journal: Journal) -> ServiceRunner.Plan {
+        ServiceRunner.Plan(
             resources: [RecordingService(name: "database", journal: journal)],
             application: {
                 journal.add("application built")
                 return RecordingService(name: "application", journal: journal)
             },
             shutdownTimeout: .seconds(5))
+    }
+
+    @Test("the application is built when the group starts it, not while planning, and its resources stop after it")
+    func buildsAfterResources() async throws {
+        let journal = Journal()
+        let plan = Self.recordingPlan(journal)
         #expect(journal.all.isEmpty)
         let group = ServiceGroup(
             configuration: .init(services: plan.services, gracefulShutdownSignals: [], logger: logger))
@@ -59,6 +64,43 @@ struct ServicePlanTests {
         #expect(Set(entries.prefix(3)) == ["database started", "application built", "application started"])
         #expect(entries.firstIndex(of: "application built")! < entries.firstIndex(of: "application started")!)
         #expect(entries.suffix(2) == ["application stopped", "database stopped"])
+    }
+
+    @Test("a hook for the end of start-up runs once, after the application is built and before it runs")
+    func hookAfterBuild() async throws {
+        let journal = Journal()
+        let plan = Self.recordingPlan(journal)
+            .whenApplicationBuilt { journal.add("start-up over") }
+            .whenApplicationBuilt { journal.add("start-up over, second hook") }
+        #expect(journal.all.isEmpty)
+        let group = ServiceGroup(
+            configuration: .init(services: plan.services, gracefulShutdownSignals: [], logger: logger))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            #expect(await eventually { journal.all.contains("application started") })
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+        let application = journal.all.filter { !$0.hasPrefix("database") }
+        #expect(
+            application == [
+                "application built", "start-up over", "start-up over, second hook", "application started",
+                "application stopped",
+            ])
+    }
+
+    @Test("a plan whose application cannot be built never runs the hook")
+    func noHookWithoutBuild() async throws {
+        let journal = Journal()
+        let plan = ServiceRunner.Plan(
+            resources: [], application: { throw ConfigurationError("SECUREPUSH_EXAMPLE is wrong") },
+            shutdownTimeout: .seconds(5)
+        )
+        .whenApplicationBuilt { journal.add("start-up over") }
+        let group = ServiceGroup(
+            configuration: .init(services: plan.services, gracefulShutdownSignals: [], logger: logger))
+        await #expect(throws: ConfigurationError.self) { try await group.run() }
+        #expect(journal.all.isEmpty)
     }
 
     @Test("an application that cannot be built ends the group with its error, and its resources stop")
