@@ -9,45 +9,83 @@ import Testing
     struct MappedFilePagesTests {
         static let page = Int(sysconf(Int32(_SC_PAGESIZE)))
 
-        @Test("only private, read-only mappings of a file with no anonymous or locked byte are releasable")
+        @Test("only private, read-only mappings of a file with no anonymous, swapped or locked byte are releasable")
         func releasableMappings() {
             let smaps = """
                 5600000000-5600001000 r--p 00000000 fe:00 11 /opt/app/store-service
                 Size:                  4 kB
                 Rss:                   4 kB
                 Anonymous:             0 kB
+                Swap:                  0 kB
                 Locked:                0 kB
+                THPeligible:           0
+                ProtectionKey:         0
                 VmFlags: rd mr mw me
                 5600001000-5600009000 r-xp 00001000 fe:00 11 /opt/app/store-service
                 Rss:                  32 kB
                 Anonymous:             0 kB
+                Swap:                  0 kB
+                Locked:                0 kB
                 VmFlags: rd ex mr mw me
                 5600009000-560000b000 r--p 00009000 fe:00 11 /opt/app/store-service
                 Rss:                   8 kB
                 Anonymous:             8 kB
-                VmFlags: rd mr mw me ac
-                560000b000-560000c000 rw-p 0000b000 fe:00 11 /opt/app/store-service
+                Swap:                  0 kB
+                Locked:                0 kB
+                560000b000-560000d000 r--p 0000b000 fe:00 11 /opt/app/store-service
                 Rss:                   4 kB
                 Anonymous:             0 kB
+                Swap:                  4 kB
+                Locked:                0 kB
+                560000d000-560000e000 rw-p 0000d000 fe:00 11 /opt/app/store-service
+                Rss:                   4 kB
+                Anonymous:             0 kB
+                Swap:                  0 kB
+                Locked:                0 kB
                 7f0000000000-7f0000002000 r--s 00000000 fe:00 12 /data/store.sqlite
                 Rss:                   8 kB
                 Anonymous:             0 kB
+                Swap:                  0 kB
+                Locked:                0 kB
                 7f0000002000-7f0000003000 r--p 00000000 fe:00 13 /usr/lib/locked.so
                 Rss:                   4 kB
                 Anonymous:             0 kB
+                Swap:                  0 kB
                 Locked:                4 kB
                 7f0000003000-7f0000005000 r-xp 00000000 00:00 0
                 Rss:                   8 kB
                 Anonymous:             8 kB
+                Swap:                  0 kB
+                Locked:                0 kB
                 7f0000005000-7f0000006000 r-xp 00000000 00:00 0                          [vdso]
                 Rss:                   4 kB
                 Anonymous:             0 kB
+                Swap:                  0 kB
+                Locked:                0 kB
                 7f0000006000-7f0000008000 r--p 00000000 fe:00 14 /srv/my app/lib with spaces.so
                 Rss:                   8 kB
                 Anonymous:             0 kB
+                Swap:                  0 kB
+                Locked:                0 kB
                 7f0000008000-7f0000009000 r--p 00000000 fe:00 15 /usr/lib/odd.so
                 Rss:                   4 kB
                 Anonymous:           n/a
+                Swap:                  0 kB
+                Locked:                0 kB
+                7f0000009000-7f000000a000 r--p 00000000 fe:00 16 /usr/lib/no-swap-field.so
+                Rss:                   4 kB
+                Anonymous:             0 kB
+                Locked:                0 kB
+                7f000000a000-7f000000c000 r--p 00000000 fe:00 17 /usr/lib/last.so
+                Rss:                   8 kB
+                Anonymous:             0 kB
+                Swap:                  0 kB
+                Locked:                0 kB
+                ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0                  [vsyscall]
+                Rss:                  16 kB
+                Anonymous:             0 kB
+                Swap:                  0 kB
+                Locked:                0 kB
                 """
             let mappings = MappedFilePages.releasable(smaps: smaps)
             #expect(
@@ -57,11 +95,13 @@ import Testing
                     .init(
                         range: 0x7f00_0000_6000..<0x7f00_0000_8000, residentBytes: 8192,
                         path: "/srv/my app/lib with spaces.so"),
+                    // The [vsyscall] entry after it, above Int.max, does not parse: its fields count for no mapping.
+                    .init(range: 0x7f00_0000_a000..<0x7f00_0000_c000, residentBytes: 8192, path: "/usr/lib/last.so"),
                 ])
         }
 
-        @Test("the code objects are the files with a private executable mapping")
-        func codeObjects() {
+        @Test("the regions are every mapping of the files with a private executable mapping")
+        func codeObjectMappings() {
             let smaps = """
                 5600000000-5600001000 r--p 00000000 fe:00 11 /opt/app/store-service
                 Rss:                   4 kB
@@ -72,7 +112,12 @@ import Testing
                 7f0000002000-7f0000003000 r-xs 00000000 fe:00 14 /dev/shm/shared-code
                 7f0000003000-7f0000004000 r-xp 00000000 00:00 0                          [vdso]
                 """
-            #expect(MappedFilePages.codeObjects(smaps: smaps) == ["/opt/app/store-service", "/usr/lib/libc.so.6"])
+            #expect(
+                MappedFilePages.codeObjectMappings(smaps: smaps) == [
+                    .init(range: 0x56_0000_0000..<0x56_0000_1000, residentBytes: 0, path: "/opt/app/store-service"),
+                    .init(range: 0x56_0000_1000..<0x56_0000_9000, residentBytes: 0, path: "/opt/app/store-service"),
+                    .init(range: 0x7f00_0000_0000..<0x7f00_0000_1000, residentBytes: 0, path: "/usr/lib/libc.so.6"),
+                ])
         }
 
         @Test("this test process's executable and its C library, mapped far apart, are code objects mapped at start")
@@ -84,7 +129,7 @@ import Testing
             #expect(objects.contains { $0.hasSuffix("/libc.so.6") }, "\(objects)")
         }
 
-        @Test("a read-only mapping of a file is given back and reads the same; a written copy keeps what was written")
+        @Test("a recorded read-only mapping is released, reads the same; a written one, a later one, another file stay")
         func releasesOnlyTheFilesPages() throws {
             let path = try Self.temporaryFile()
             defer { unlink(path) }
@@ -116,12 +161,23 @@ import Testing
             defer { munmap(unnamed, length) }
             #expect(unnamed.load(as: UInt8.self) == bytes[0])
 
+            // The regions recorded before the release: the two mappings of the file so far.
+            let regions = [readOnly, written].map {
+                MappedFilePages.Mapping(
+                    range: Int(bitPattern: $0)..<(Int(bitPattern: $0) + length), residentBytes: 0, path: path)
+            }
+            // The same file mapped again afterwards, elsewhere: outside the regions, so not released.
+            let later = try #require(mmap(nil, length, PROT_READ, MAP_PRIVATE, descriptor, 0))
+            try #require(later != MAP_FAILED)
+            defer { munmap(later, length) }
+            #expect(later.load(as: UInt8.self) == bytes[0])
+
             let before = Array(UnsafeRawBufferPointer(start: readOnly, count: length))
             #expect(before == bytes)
             #expect(try Self.isResident(readOnly))
             #expect(try Self.isResident(written + Self.page))
 
-            #expect(MappedFilePages(objects: [path]).release() >= Self.page)
+            #expect(MappedFilePages(regions: regions).release() >= Self.page)
 
             #expect(try !Self.isResident(readOnly))
             // The file's bytes come back from the file.
@@ -131,6 +187,7 @@ import Testing
             #expect(written.load(fromByteOffset: Self.page, as: UInt8.self) == 0xAB)
             #expect(written.load(fromByteOffset: 2 * Self.page, as: UInt8.self) == bytes[2 * Self.page])
             #expect(try Self.isResident(unnamed))
+            #expect(try Self.isResident(later))
         }
 
         /// A new file of four pages of known bytes; returns its path.
