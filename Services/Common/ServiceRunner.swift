@@ -72,7 +72,9 @@ public enum ServiceRunner {
         do {
             try SettingCatalog.checkDeclared(environment, logger: logger)
             var plan = try await build(environment, logger, tracing)
-            #if canImport(Glibc)
+            #if canImport(Glibc) && !DEBUG
+                // Release builds only: a debug build's unoptimised executable (~175 MB) faults back tens of MB after
+                // this, and `swift test` runs dozens of them beside timing-sensitive tests on two cores.
                 // Start-up is over a few seconds after the application is built: it has bound its port, reached its
                 // peers (the store fetches auth's keys) and looked up its types' conformances. The code only that ran
                 // need not stay mapped; what serving runs faults back in from the page cache (docs/benchmarks.md).
