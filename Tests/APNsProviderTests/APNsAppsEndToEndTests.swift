@@ -27,7 +27,7 @@ struct APNsAppsEndToEndTests {
         try await withAPNsMock(
             state: state, otherApps: [(retailKey, Self.retailTopic), (rotatedKey, Self.retailTopic)]
         ) { mock in
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            let directory = TemporaryDirectory.processRootURL.appendingPathComponent(
                 "apps-e2e-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: directory) }
             let logger = Logger(label: "apps-e2e") { _ in SwiftLogNoOpLogHandler() }

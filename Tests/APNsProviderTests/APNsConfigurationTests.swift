@@ -2,6 +2,7 @@ import APNsMock
 import DispatchService
 import Foundation
 import ServiceCore
+import TestSupport
 import Testing
 
 @Suite("APNs configuration from the environment")
@@ -13,7 +14,7 @@ struct APNsConfigurationTests {
         var path: String { directory.appendingPathComponent("AuthKey_\(key.keyID).p8").path }
 
         init(contents: String? = nil) throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("apns-\(UUID().uuidString)")
+            directory = TemporaryDirectory.processRootURL.appendingPathComponent("apns-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             try Data((contents ?? key.p8).utf8).write(to: URL(fileURLWithPath: path))
         }

@@ -111,7 +111,7 @@ func withAPNsStack(
     against mock: APNsMock, devices count: Int, tracer: (any Tracer)? = nil,
     _ body: ([SecurePushDevice], SecurePushBackend) async throws -> Void
 ) async throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("apns-e2e-\(UUID().uuidString)")
+    let directory = TemporaryDirectory.processRootURL.appendingPathComponent("apns-e2e-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: directory) }
     let backendSecret = "backend-secret-\(UUID().uuidString)"
     let logger = Logger(label: "apns-e2e") { _ in SwiftLogNoOpLogHandler() }

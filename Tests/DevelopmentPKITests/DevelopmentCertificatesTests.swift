@@ -1,12 +1,13 @@
 import Crypto
 import DevelopmentPKI
 import Foundation
+import TestSupport
 import Testing
 import X509
 
 @Suite("Development certificates on disk")
 struct DevelopmentCertificatesTests {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pki-\(UUID().uuidString)").path
+    let directory = TemporaryDirectory.processRootURL.appendingPathComponent("pki-\(UUID().uuidString)").path
 
     func pki() -> DevelopmentCertificates {
         DevelopmentCertificates(certificatesDirectory: directory + "/certs", caKeyDirectory: directory + "/ca")

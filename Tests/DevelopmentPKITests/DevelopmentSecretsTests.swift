@@ -1,13 +1,14 @@
 import Crypto
 import DevelopmentPKI
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("Generated deployment secrets (securepush certs --secrets-dir)")
 struct DevelopmentSecretsTests {
     @Test("each secret is generated once, private to its owner, long enough for production, and kept after")
     func generatesOnce() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("secrets-\(UUID().uuidString)")
+        let directory = TemporaryDirectory.processRootURL.appendingPathComponent("secrets-\(UUID().uuidString)")
             .path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let secrets = DevelopmentSecrets(directory: directory)

@@ -10,7 +10,7 @@ import Testing
 
 @Suite("Issued certificates over real TLS, checked by the health probe")
 struct IssuedCertificateTLSTests {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pki-tls-\(UUID().uuidString)").path
+    let directory = TemporaryDirectory.processRootURL.appendingPathComponent("pki-tls-\(UUID().uuidString)").path
     let logger = Logger(label: "pki-tests", factory: { _ in SwiftLogNoOpLogHandler() })
 
     /// A server presenting the `auth` certificate from `pki`, answering GET /health with `health` and `status`.

@@ -186,7 +186,7 @@ struct KeyFileReplica {
     let administration: AppAdministration
 
     init() async throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("apps-\(UUID().uuidString)")
+        directory = TemporaryDirectory.processRootURL.appendingPathComponent("apps-\(UUID().uuidString)")
         let path = directory.appendingPathComponent("apps-keys").path
         file = EncryptionKeyFile(path: path, purpose: .apps)
         #expect(try file.create(with: old))

@@ -22,7 +22,7 @@ final class CurlStream: @unchecked Sendable {
     let headersFile: URL
 
     init(url: String, token: String?, maxSeconds: Int = 30) throws {
-        headersFile = FileManager.default.temporaryDirectory.appendingPathComponent(
+        headersFile = TemporaryDirectory.processRootURL.appendingPathComponent(
             "dispatch-sse-\(UUID().uuidString).headers")
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         var arguments = ["--http2-prior-knowledge", "-N", "-s", "--max-time", "\(maxSeconds)", "-D", headersFile.path]

@@ -51,7 +51,7 @@ struct DispatchMigrationsTests {
     func previousDatabaseOpens(backend: TestDatabaseBackend) async throws {
         switch backend {
         case .sqlite:
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            let directory = TemporaryDirectory.processRootURL.appendingPathComponent(
                 "dispatch-migrations-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }

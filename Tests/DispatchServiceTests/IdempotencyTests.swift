@@ -1,6 +1,7 @@
 import DispatchService
 import Foundation
 import SharedModels
+import TestSupport
 import Testing
 
 @Suite("push.send idempotency")
@@ -76,7 +77,7 @@ struct IdempotencyTests {
     @Test(
         "on SQLite a reservation left pending by a process that died is released at start: its retry succeeds at once")
     func pendingReleasedAtStart() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("idempotency-\(UUID())")
+        let directory = TemporaryDirectory.processRootURL.appendingPathComponent("idempotency-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("dispatch.sqlite").path

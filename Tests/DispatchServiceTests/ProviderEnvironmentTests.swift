@@ -4,13 +4,14 @@ import Foundation
 import Logging
 import ServiceCore
 import SharedModels
+import TestSupport
 import Testing
 
 @Suite("Push providers from the environment")
 struct ProviderEnvironmentTests {
     @Test("configured providers are created, unconfigured ones are left out")
     func configuredProviders() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vapid-\(UUID().uuidString)")
+        let directory = TemporaryDirectory.processRootURL.appendingPathComponent("vapid-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let keyFile = directory.appendingPathComponent("vapid.pem").path

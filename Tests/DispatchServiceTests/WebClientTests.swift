@@ -23,7 +23,7 @@ struct WebClientTests {
 
     /// A curl call's status, headers (lowercased names) and body.
     static func curl(_ arguments: [String]) async throws -> (status: Int, headers: [String: String], body: String) {
-        let headerFile = FileManager.default.temporaryDirectory.appendingPathComponent("headers-\(UUID())").path
+        let headerFile = TemporaryDirectory.processRootURL.appendingPathComponent("headers-\(UUID())").path
         defer { try? FileManager.default.removeItem(atPath: headerFile) }
         let result = try await Curl.run(["--dump-header", headerFile] + arguments)
         var headers: [String: String] = [:]

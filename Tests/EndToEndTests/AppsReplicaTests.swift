@@ -78,7 +78,7 @@ struct AppsReplicaTests {
         #expect(unknown?.data == .object(["field": "appId"]))
 
         let key = P256.Signing.PrivateKey()
-        let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("apps-\(UUID().uuidString).p8").path
+        let keyFile = TemporaryDirectory.processRootURL.appendingPathComponent("apps-\(UUID().uuidString).p8").path
         try key.pemRepresentation.write(toFile: keyFile, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: keyFile) }
         let created = try await StoreKeysCLITests.securepush(

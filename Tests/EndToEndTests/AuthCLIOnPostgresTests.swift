@@ -16,7 +16,7 @@ struct AuthCLIOnPostgresTests {
         let base = try #require(TestPostgres.url)
         let schema = "cli_\(UUID().uuidString.prefix(8).lowercased())"
         let urlString = base + (base.contains("?") ? "&" : "?") + "schema=\(schema)"
-        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let dataDirectory = TemporaryDirectory.processRootURL.appendingPathComponent(
             "securepush-cli-pg-\(UUID().uuidString)"
         ).path
         defer { try? FileManager.default.removeItem(atPath: dataDirectory) }

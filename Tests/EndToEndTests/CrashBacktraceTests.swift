@@ -20,7 +20,7 @@ struct CrashBacktraceTests {
         "a service started without SWIFT_BACKTRACE runs itself with the fast settings; a real fault ends it with only the crashed thread's backtrace"
     )
     func faultFreesPort() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crash-\(UUID().uuidString)")
+        let directory = TemporaryDirectory.processRootURL.appendingPathComponent("crash-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let service = try await ServiceProcess.start(
             "auth-service", name: "crash-auth",

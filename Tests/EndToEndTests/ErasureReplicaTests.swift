@@ -50,7 +50,7 @@ struct ErasureReplicaTests {
     func replicas() async throws {
         let url = try TestPostgres.isolatedURL(schemaPrefix: "erasure")
         let schema = try #require(url.schema)
-        let data = FileManager.default.temporaryDirectory.appendingPathComponent("erasure-\(UUID().uuidString)")
+        let data = TemporaryDirectory.processRootURL.appendingPathComponent("erasure-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: data) }
         let auditKey = data.appendingPathComponent("audit.pem").path

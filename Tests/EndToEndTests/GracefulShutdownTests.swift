@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import SecurePushClient
 import SharedModels
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -16,7 +17,7 @@ struct GracefulShutdownTests {
         "SIGTERM with a client that never answers and an open event stream: every service exits 0 in under 3 s"
     )
     func exitsPromptlyWhateverClientsDo() async throws {
-        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let dataDirectory = TemporaryDirectory.processRootURL.appendingPathComponent(
             "shutdown-\(UUID().uuidString)"
         ).path
         defer { try? FileManager.default.removeItem(atPath: dataDirectory) }

@@ -53,6 +53,7 @@ struct HardwareModuleProcessTests {
     )
     func keysInModule() async throws {
         let hsm = try SoftHSM.isolated()
+        defer { hsm.remove() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let auth = try await startAuthSigningIn(hsm, directory: directory, account: Self.account("fern"))
@@ -72,6 +73,7 @@ struct HardwareModuleProcessTests {
     @Test("a token removed while auth runs: /health answers 503 naming hsm, signing refuses with -32050 naming hsm")
     func tokenRemoved() async throws {
         let hsm = try SoftHSM.isolated()
+        defer { hsm.remove() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let account = Self.account("gail")
@@ -121,6 +123,7 @@ struct HardwareModuleProcessTests {
         ])
     func refusals(name: String, change: [String: String], message: String) async throws {
         let hsm = try SoftHSM.isolated()
+        defer { hsm.remove() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         try await Self.keygen(hsm, "auth-signing", type: "ec")
@@ -144,6 +147,7 @@ struct HardwareModuleProcessTests {
         "`securepush store-keys rotate` with the module on writes wrapped keys only; without it the file opens nothing")
     func storeKeysRotate() async throws {
         let hsm = try SoftHSM.isolated()
+        defer { hsm.remove() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         try await Self.keygen(hsm, "store-wrap", type: "aes")
@@ -168,6 +172,7 @@ struct HardwareModuleProcessTests {
     @Test("the store refuses to start when its wrapping key is not in the module")
     func storeRefusal() async throws {
         let hsm = try SoftHSM.isolated()
+        defer { hsm.remove() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let (status, output) = try await ServiceProcess.runUntilExit(

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `SECUREPUSH_LOG_FORMAT` in a real service process (ServiceRunner sets the logger up before anything else).
@@ -9,7 +10,7 @@ struct JSONLogProcessTests {
         let environment = [
             "SECUREPUSH_ENV": "production", "SECUREPUSH_HOST": "0.0.0.0", "SECUREPUSH_AUTH_PORT": "0",
             "SECUREPUSH_AUTH_SIGNING_KEY_FILE": "/nonexistent/signing.pem",
-            "SECUREPUSH_DATA_DIR": FileManager.default.temporaryDirectory.appendingPathComponent(
+            "SECUREPUSH_DATA_DIR": TemporaryDirectory.processRootURL.appendingPathComponent(
                 "json-log-\(UUID().uuidString)"
             ).path,
         ].merging(extra) { _, extra in extra }

@@ -29,7 +29,7 @@ struct MetricsSwitchTests {
 
     @Test("any other value stops the service at start with one line naming the variable and the accepted values")
     func badValueRefused() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("metrics-\(UUID().uuidString)")
+        let directory = TemporaryDirectory.processRootURL.appendingPathComponent("metrics-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let (status, output) = try await ServiceProcess.runUntilExit(
             "store-service",

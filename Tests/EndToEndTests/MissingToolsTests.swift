@@ -31,7 +31,7 @@ struct MissingToolsTests {
 
     @Test("the interpreter finder takes the first python3 that imports the modules, and none when none does")
     func finder() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("python-\(UUID().uuidString)")
+        let directory = TemporaryDirectory.processRootURL.appendingPathComponent("python-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         // A python3 that imports nothing (exits 1 for every program).

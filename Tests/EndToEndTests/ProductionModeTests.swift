@@ -4,6 +4,7 @@ import DispatchService
 import Foundation
 import ServiceCore
 import StoreService
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -170,7 +171,7 @@ struct ProductionModeTests {
 
     @Test("secrets can come from files (…_SECRET_FILE), and are checked like the variables")
     func secretFiles() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("secrets-\(UUID().uuidString)")
+        let directory = TemporaryDirectory.processRootURL.appendingPathComponent("secrets-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let good = directory.appendingPathComponent("good").path
@@ -190,7 +191,7 @@ struct ProductionModeTests {
 
     @Test("Web Push without an allow-list is refused in production")
     func webPushAllowList() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vapid-\(UUID().uuidString)")
+        let directory = TemporaryDirectory.processRootURL.appendingPathComponent("vapid-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let keyFile = directory.appendingPathComponent("vapid.pem").path
@@ -215,7 +216,7 @@ struct ProductionModeTests {
             environment: [
                 "SECUREPUSH_ENV": "production", "SECUREPUSH_HOST": "0.0.0.0", "SECUREPUSH_AUTH_PORT": "0",
                 "SECUREPUSH_AUTH_SIGNING_KEY_FILE": "/nonexistent/signing.pem",
-                "SECUREPUSH_DATA_DIR": FileManager.default.temporaryDirectory.appendingPathComponent(
+                "SECUREPUSH_DATA_DIR": TemporaryDirectory.processRootURL.appendingPathComponent(
                     "refusal-\(UUID().uuidString)"
                 ).path,
             ])
@@ -230,7 +231,7 @@ struct ProductionModeTests {
 
     @Test("a refused configuration is also a signed config.refused entry in the service's audit trail")
     func refusalAudited() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("refusal-\(UUID().uuidString)")
+        let directory = TemporaryDirectory.processRootURL.appendingPathComponent("refusal-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let auditKey = directory.appendingPathComponent("audit.pem").path

@@ -1,5 +1,6 @@
 import ChildProcesses
 import Foundation
+import TestSupport
 
 /// A `/metrics` body as the reference parser (Python's `prometheus_client.parser`) reads it: each family's type and
 /// the label names of its samples. Parsing fails loudly (the parser throws) on anything that breaks the format.
@@ -35,7 +36,7 @@ struct PrometheusExposition: Decodable {
 
     /// Parses `text` with the reference parser; throws when it refuses the text.
     static func parse(_ text: String) async throws -> PrometheusExposition {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("metrics-\(UUID().uuidString).txt")
+        let file = TemporaryDirectory.processRootURL.appendingPathComponent("metrics-\(UUID().uuidString).txt")
         try Data(text.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let result = try await run(["-c", script, file.path])

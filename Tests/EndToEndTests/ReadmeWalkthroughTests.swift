@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -65,7 +66,7 @@ final class ReadmeSession: @unchecked Sendable {
     private var values: [String: String] = [:]
 
     init() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("securepush-readme-\(UUID())").path
+        let root = TemporaryDirectory.processRootURL.appendingPathComponent("securepush-readme-\(UUID())").path
         directory = root + "/repo"
         home = root + "/home"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

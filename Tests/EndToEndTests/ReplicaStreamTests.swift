@@ -25,7 +25,7 @@ struct ReplicaStreamTests {
             "SECUREPUSH_DISPATCH_CLIENT_SECRET": "replica-dispatch-secret-0123456789abcdef",
             "SECUREPUSH_BCRYPT_COST": "10",
             "SECUREPUSH_DISPATCH_KEEPALIVE": "60", "SECUREPUSH_DISPATCH_SWEEP_INTERVAL": "600",
-            "SECUREPUSH_DATA_DIR": FileManager.default.temporaryDirectory.appendingPathComponent(
+            "SECUREPUSH_DATA_DIR": TemporaryDirectory.processRootURL.appendingPathComponent(
                 "replicastreams-\(UUID().uuidString)"
             ).path,
         ]

@@ -34,7 +34,7 @@ struct ReplicaTests {
             // retries below give up after 10 s.
             "SECUREPUSH_IDEMPOTENCY_TIMEOUT": "60", "SECUREPUSH_REPLICA_LEASE": "2",
             "SECUREPUSH_DISPATCH_KEEPALIVE": "2",
-            "SECUREPUSH_DATA_DIR": FileManager.default.temporaryDirectory.appendingPathComponent(
+            "SECUREPUSH_DATA_DIR": TemporaryDirectory.processRootURL.appendingPathComponent(
                 "replicas-\(UUID().uuidString)"
             ).path,
         ]

@@ -6,6 +6,7 @@ import SecurePushStack
 import ServiceCore
 import SharedModels
 import StoreService
+import TestSupport
 import Testing
 
 /// The three services started one by one, so a test can stop and restart one of them.
@@ -20,7 +21,7 @@ final class SeparateServices: @unchecked Sendable {
 
     init() {
         directory =
-            FileManager.default.temporaryDirectory.appendingPathComponent("securepush-e2e-\(UUID().uuidString)").path
+            TemporaryDirectory.processRootURL.appendingPathComponent("securepush-e2e-\(UUID().uuidString)").path
         environment = TestStack.environment(
             mode: .cleartext, dataDirectory: directory, backendSecret: backendSecret, certificates: nil)
     }

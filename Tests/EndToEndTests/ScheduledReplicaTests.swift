@@ -31,7 +31,7 @@ struct ScheduledReplicaTests {
             "SECUREPUSH_DISPATCH_CLIENT_ID": "push-dispatch",
             "SECUREPUSH_DISPATCH_CLIENT_SECRET": "scheduled-dispatch-secret-0123456789abcdef",
             "SECUREPUSH_BCRYPT_COST": "10", "SECUREPUSH_REPLICA_LEASE": "2", "SECUREPUSH_DISPATCH_KEEPALIVE": "2",
-            "SECUREPUSH_DATA_DIR": FileManager.default.temporaryDirectory.appendingPathComponent(
+            "SECUREPUSH_DATA_DIR": TemporaryDirectory.processRootURL.appendingPathComponent(
                 "scheduled-\(UUID().uuidString)"
             ).path,
         ]

@@ -25,7 +25,7 @@ struct SendToManyCrashTests {
         "killed halfway, retried with the same key: exactly one notification per known recipient, each device's job once, unknown recipients listed"
     )
     func killedHalfwayThenRetried() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("send-many-\(UUID().uuidString)")
+        let directory = TemporaryDirectory.processRootURL.appendingPathComponent("send-many-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let secret = "send-many-backend-secret-\(UUID().uuidString)"

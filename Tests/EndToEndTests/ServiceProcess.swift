@@ -37,7 +37,7 @@ final class ServiceProcess: @unchecked Sendable {
         variables[portVariable] = "\(port)"
         variables["SECUREPUSH_LOG_LEVEL"] = variables["SECUREPUSH_LOG_LEVEL"] ?? "warning"
         process.environment = variables
-        let logPath = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString).log")
+        let logPath = TemporaryDirectory.processRootURL.appendingPathComponent("\(name)-\(UUID().uuidString).log")
             .path
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))

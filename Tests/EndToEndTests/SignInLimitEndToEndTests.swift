@@ -89,7 +89,7 @@ struct SignInLimitEndToEndTests {
 struct ClosedRegistrationEndToEndTests {
     @Test("SECUREPUSH_SELF_REGISTRATION=false refuses auth.register; `securepush users create` makes accounts instead")
     func closedRegistration() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let directory = TemporaryDirectory.processRootURL.appendingPathComponent(
             "securepush-users-\(UUID().uuidString)"
         ).path
         defer { try? FileManager.default.removeItem(atPath: directory) }

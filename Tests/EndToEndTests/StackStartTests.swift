@@ -2,6 +2,7 @@ import Foundation
 import SecurePushStack
 import ServiceCore
 import StoreService
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -11,7 +12,7 @@ import Testing
 @Suite("Starting the local stack")
 struct StackStartTests {
     private static func freshDirectory() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("securepush-start-\(UUID().uuidString)").path
+        TemporaryDirectory.processRootURL.appendingPathComponent("securepush-start-\(UUID().uuidString)").path
     }
 
     @Test("a taken port fails the start before anything is written, naming the port, its service and its variable")

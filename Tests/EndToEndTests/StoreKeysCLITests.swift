@@ -10,7 +10,7 @@ import Testing
 /// `securepush store-keys rotate` on the store's SQLite database, as an operator runs it.
 @Suite("securepush store-keys rotate")
 struct StoreKeysCLITests {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("store-keys-cli-\(UUID().uuidString)")
+    let directory = TemporaryDirectory.processRootURL.appendingPathComponent("store-keys-cli-\(UUID().uuidString)")
     let logger = Logger(label: "store-keys-cli", factory: { _ in SwiftLogNoOpLogHandler() })
 
     @Test(
@@ -108,7 +108,7 @@ struct StoreKeysCLITests {
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SECUREPUSH_") }
         environment.merge(extra) { _, new in new }
         process.environment = environment
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString).txt")
+        let output = TemporaryDirectory.processRootURL.appendingPathComponent("cli-\(UUID().uuidString).txt")
         defer { try? FileManager.default.removeItem(at: output) }
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         let handle = try FileHandle(forWritingTo: output)

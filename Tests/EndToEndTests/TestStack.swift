@@ -65,7 +65,7 @@ struct TestStack {
     static func start(
         _ mode: TransportMode, extra: [String: String] = [:], tracer: (any Tracer)? = nil
     ) async throws -> TestStack {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let directory = TemporaryDirectory.processRootURL.appendingPathComponent(
             "securepush-e2e-\(UUID().uuidString)"
         ).path
         let certificates = mode == .tls ? try TestCertificates.make() : nil

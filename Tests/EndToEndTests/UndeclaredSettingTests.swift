@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import TestSupport
 import Testing
 
 /// Issue 25: a `SECUREPUSH_*` variable no setting declares (a typo) never passes silently for a setting.
@@ -9,7 +10,7 @@ struct UndeclaredSettingTests {
 
     @Test("in development the service starts and warns once, naming the variable and the nearest setting")
     func warnsInDevelopment() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("undeclared-\(UUID().uuidString)")
+        let directory = TemporaryDirectory.processRootURL.appendingPathComponent("undeclared-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let service = try await ServiceProcess.start(
             "auth-service", name: "undeclared-auth",
@@ -25,7 +26,7 @@ struct UndeclaredSettingTests {
 
     @Test("in production the service refuses to start: exit 1, one line naming the variable, one security event")
     func refusedInProduction() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("undeclared-\(UUID().uuidString)")
+        let directory = TemporaryDirectory.processRootURL.appendingPathComponent("undeclared-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let (status, output) = try await ServiceProcess.runUntilExit(
             "dispatch-service",

@@ -22,7 +22,7 @@ struct WebhookReplicaTests {
     func eachEventOnce() async throws {
         let url = try TestPostgres.isolatedURL(schemaPrefix: "webhooks")
         let secret = "webhook-backend-secret-\(UUID().uuidString)"
-        let data = FileManager.default.temporaryDirectory.appendingPathComponent("webhooks-\(UUID().uuidString)")
+        let data = TemporaryDirectory.processRootURL.appendingPathComponent("webhooks-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: data) }
         // Every replica reads the same apps key (the webhooks' secrets are sealed under it).

@@ -35,7 +35,7 @@ struct FCMAppsEndToEndTests {
             await mock.setBaseURL(baseURL)
             defaultAccount.tokenURI = baseURL + FCMMock.tokenPath
             retailAccount.tokenURI = baseURL + FCMMock.tokenPath
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            let directory = TemporaryDirectory.processRootURL.appendingPathComponent(
                 "fcm-apps-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: directory) }
             let defaultFile = try defaultAccount.write()

@@ -1,11 +1,12 @@
 import CryptoExtras
 import Foundation
 import JWTKit
+import TestSupport
 
 /// One RSA key for the whole test run: generating a 2048-bit key takes a noticeable moment in a debug build.
 let testAccountKey = try! _RSA.Signing.PrivateKey(keySize: .bits2048)
 
-/// A service account like the JSON key file the Firebase console downloads, written to a temporary directory.
+/// A service account like the JSON key file the Firebase console downloads, written to a ``TemporaryDirectory``.
 struct TestServiceAccount: Sendable {
     var projectID = "securepush-test"
     var clientEmail = "firebase-adminsdk-x1y2z@securepush-test.iam.gserviceaccount.com"
@@ -38,13 +39,11 @@ struct TestServiceAccount: Sendable {
         return try JSONSerialization.data(withJSONObject: fields, options: [.prettyPrinted, .sortedKeys])
     }
 
-    /// Writes the key file into a new temporary directory and returns its path.
+    /// Writes the key file into a new ``TemporaryDirectory`` (removed when the test process exits) and returns its
+    /// path.
     func write(overriding overrides: [String: Any?] = [:]) throws -> String {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("securepush-fcm-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let file = directory.appendingPathComponent("service-account.json")
-        try json(overriding: overrides).write(to: file)
-        return file.path
+        let file = try TemporaryDirectory(prefix: "securepush-fcm").file("service-account.json")
+        try json(overriding: overrides).write(to: URL(fileURLWithPath: file))
+        return file
     }
 }

@@ -10,11 +10,16 @@ final class PeerServerProcess {
     let port: Int
     private let process: Process
     private let outputPath: URL
+    /// A directory of the peer's own files (the hostile server's script), removed by ``stop()``.
+    private let workDirectory: URL?
 
-    /// Starts `executable` with `arguments(port)` and waits (up to 20 s) until `isReady(port)`.
+    /// Starts `executable` with `arguments(port)` and waits (up to 20 s) until `isReady(port)`; ``stop()`` removes
+    /// `workDirectory`.
     init(
-        _ executable: String, arguments: (Int) -> [String], isReady: (Int) async throws -> Bool
+        _ executable: String, arguments: (Int) -> [String], workDirectory: URL? = nil,
+        isReady: (Int) async throws -> Bool
     ) async throws {
+        self.workDirectory = workDirectory
         port = try SeparateServerProcess.freePort()
         outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("h2peer-out-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: outputPath.path, contents: nil)
@@ -70,6 +75,7 @@ final class PeerServerProcess {
         try Data(hostileServerScript.utf8).write(to: script)
         return try await PeerServerProcess(
             try PeerTools.requirePython(), arguments: { [script.path, mode, String($0), ready.path] },
+            workDirectory: directory,
             isReady: { _ in FileManager.default.fileExists(atPath: ready.path) })
     }
 
@@ -94,5 +100,6 @@ final class PeerServerProcess {
             process.waitUntilExit()
         }
         try? FileManager.default.removeItem(at: outputPath)
+        if let workDirectory { try? FileManager.default.removeItem(at: workDirectory) }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import SealedPush
 import SecurePushClient
 import SharedModels
+import TestSupport
 import Testing
 
 @Suite("SDK device key: creation, storage, proofs, opening sealed copies")
@@ -10,7 +11,7 @@ struct DeviceKeyTests {
     static let did = "9b2f8c3e-6a1d-4e7b-8c5f-2d3e4f5a6b7c"
 
     func withDirectory<T>(_ body: (URL) throws -> T) throws -> T {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("device-key-\(UUID().uuidString)")
+        let directory = TemporaryDirectory.processRootURL.appendingPathComponent("device-key-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         return try body(directory)
     }

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ServiceCore
 import SharedModels
+import TestSupport
 import Testing
 
 /// Keys known to the test: `alice` has one, everyone else none (unknown or erased).
@@ -31,7 +32,7 @@ private struct TrailFixture {
     init() throws {
         database = try ServiceDatabase.sqlite(
             path: nil, migrations: [AuditSchema.migration("v1", tables: AuditTables(prefix: "auth"))])
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("audit-\(UUID().uuidString)").path
+        directory = try TemporaryDirectory(prefix: "audit").path
     }
 
     func trail(

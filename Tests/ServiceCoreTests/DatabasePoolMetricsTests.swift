@@ -17,7 +17,7 @@ struct DatabasePoolMetricsTests {
     ) async throws {
         switch backend {
         case .sqlite:
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pool-\(UUID().uuidString)")
+            let directory = TemporaryDirectory.processRootURL.appendingPathComponent("pool-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: directory) }
             let database = try ServiceDatabase.sqlite(
                 path: directory.appendingPathComponent("probe.sqlite").path, migrations: Self.migrations,

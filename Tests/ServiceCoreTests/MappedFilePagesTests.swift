@@ -1,5 +1,6 @@
 import Foundation
 import ServiceCore
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -192,7 +193,7 @@ import Testing
 
         /// A new file of four pages of known bytes; returns its path.
         static func temporaryFile() throws -> String {
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("mapped-\(UUID()).bin").path
+            let path = TemporaryDirectory.processRootURL.appendingPathComponent("mapped-\(UUID()).bin").path
             let bytes = (0..<(4 * page)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
             try Data(bytes).write(to: URL(fileURLWithPath: path))
             // As /proc/self/smaps names it, should the temporary directory be reached through a symbolic link.

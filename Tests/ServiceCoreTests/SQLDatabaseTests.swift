@@ -12,7 +12,7 @@ struct SQLDatabaseTests {
     func withDatabase(_ backend: TestDatabaseBackend, _ body: (any SQLDatabase) async throws -> Void) async throws {
         switch backend {
         case .sqlite:
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sql-\(UUID().uuidString)")
+            let directory = TemporaryDirectory.processRootURL.appendingPathComponent("sql-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: directory) }
             // A file, so that reads go to the pool's reader connections as in production.
             let database = try ServiceDatabase.sqlite(

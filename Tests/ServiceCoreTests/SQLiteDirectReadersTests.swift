@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ServiceCore
@@ -8,7 +9,7 @@ import Testing
 @Suite("SQLite reads on connections of the calling thread's own")
 struct SQLiteDirectReadersTests {
     static func database() throws -> (directory: URL, sql: SQLiteSQLDatabase) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("direct-\(UUID().uuidString)")
+        let directory = TemporaryDirectory.processRootURL.appendingPathComponent("direct-\(UUID().uuidString)")
         let database = try ServiceDatabase.sqlite(
             path: directory.appendingPathComponent("direct.sqlite").path,
             migrations: [

@@ -20,7 +20,7 @@ struct SQLiteReaderGateTests {
     /// A fresh SQLite file (so that reads go to the pool's reader connections, as in production) with a `probe` table;
     /// the caller removes `directory`.
     static func probeDatabase() throws -> (directory: URL, database: ServiceDatabase, sql: SQLiteSQLDatabase) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("readers-\(UUID().uuidString)")
+        let directory = TemporaryDirectory.processRootURL.appendingPathComponent("readers-\(UUID().uuidString)")
         let database = try ServiceDatabase.sqlite(
             path: directory.appendingPathComponent("probe.sqlite").path,
             migrations: [SQLMigration("v1", ["CREATE TABLE probe (id TEXT PRIMARY KEY)"])])

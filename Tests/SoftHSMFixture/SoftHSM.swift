@@ -36,6 +36,10 @@ public struct SoftHSM: Sendable {
         ]
     }
 
+    /// Deletes the directory: the configuration, the tokens and the PIN file. ``shared()``'s is removed when the
+    /// test process exits.
+    public func remove() { try? FileManager.default.removeItem(atPath: directory) }
+
     /// The URI of the object labelled `object` in the token.
     public func uri(_ object: String) -> String { "pkcs11:token=\(Self.tokenLabel);object=\(object)" }
 
@@ -50,6 +54,8 @@ public struct SoftHSM: Sendable {
             do {
                 let made = try isolated(twins: true)
                 setenv("SOFTHSM2_CONF", made.configurationFile, 1)
+                // The module keeps it open to the end: removed at exit (a C function pointer captures nothing).
+                atexit { (try? SoftHSM.shared())?.remove() }
                 result = .success(made)
             } catch let error as SoftHSMError {
                 result = .failure(error)

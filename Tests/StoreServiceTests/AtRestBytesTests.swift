@@ -35,7 +35,7 @@ struct AtRestBytesTests {
 
     @Test("on SQLite, neither store.sqlite nor its -wal or -shm hold any 8-byte sequence of a stored payload")
     func sqliteFiles() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("at-rest-\(UUID().uuidString)")
+        let directory = TemporaryDirectory.processRootURL.appendingPathComponent("at-rest-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let configuration = try StoreConfiguration(
             environment: ServiceEnvironment(["SECUREPUSH_DATA_DIR": directory.path]))
@@ -84,8 +84,8 @@ struct AtRestBytesTests {
         let binary = try #require(
             versions.reversed().map { "/usr/lib/postgresql/\($0)/bin/pg_dump" }
                 .first { FileManager.default.isExecutableFile(atPath: $0) })
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("dump-\(UUID().uuidString).sql")
-        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("dump-\(UUID().uuidString).err")
+        let output = TemporaryDirectory.processRootURL.appendingPathComponent("dump-\(UUID().uuidString).sql")
+        let errors = TemporaryDirectory.processRootURL.appendingPathComponent("dump-\(UUID().uuidString).err")
         defer {
             try? FileManager.default.removeItem(at: output)
             try? FileManager.default.removeItem(at: errors)

@@ -14,7 +14,7 @@ import Testing
 struct ErasedBytesTests {
     @Test("after a read-once fetch, no 16 bytes of any stored copy are in store.sqlite, -wal or -shm")
     func readOnceLeavesNothing() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("erased-\(UUID().uuidString)")
+        let directory = TemporaryDirectory.processRootURL.appendingPathComponent("erased-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("store.sqlite").path

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import ServiceCore
 import StoreService
+import TestSupport
 import Testing
 
 @Suite("SECUREPUSH_SQLITE_SYNCHRONOUS")
@@ -18,7 +19,7 @@ struct SQLiteSynchronousTests {
 
     @Test("the writer connection uses the chosen setting", arguments: [SQLiteSynchronous.full, .normal])
     func pragmaApplied(_ synchronous: SQLiteSynchronous) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-\(UUID().uuidString)")
+        let directory = TemporaryDirectory.processRootURL.appendingPathComponent("sync-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let database = try SQLiteDatabase.open(
             path: directory.appendingPathComponent("store.sqlite").path, migrator: DatabaseMigrator(),

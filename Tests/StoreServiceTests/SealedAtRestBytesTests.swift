@@ -23,7 +23,7 @@ struct SealedAtRestBytesTests {
 
     @Test("SQLite: the database files hold no 8 bytes of a payload sent to sealed devices only")
     func sqliteFiles() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sealed-\(UUID().uuidString)")
+        let directory = TemporaryDirectory.processRootURL.appendingPathComponent("sealed-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("store.sqlite").path

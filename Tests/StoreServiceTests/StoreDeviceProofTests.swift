@@ -66,7 +66,7 @@ struct StoreDeviceProofTests {
         "after a restart (SQLite: the replay cache is in memory), a proof accepted before it is refused, a new one accepted"
     )
     func restartRefusesOldProofs() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proofs-\(UUID().uuidString)")
+        let directory = TemporaryDirectory.processRootURL.appendingPathComponent("proofs-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let configuration = StoreConfiguration(

@@ -44,7 +44,7 @@ struct StoreImmediateFetchTests {
         arguments: [false, true])
     func answeredOnceTokenVerified(onFile: Bool) async throws {
         // In memory: GRDB's one connection; on a file: the event loops' own read-only connections.
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("immediate-\(UUID().uuidString)")
+        let directory = TemporaryDirectory.processRootURL.appendingPathComponent("immediate-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = onFile ? directory.appendingPathComponent("store.sqlite").path : nil
         let harness = try await StoreHarness(configuration: StoreConfiguration(databasePath: path))

@@ -7,7 +7,7 @@ import Testing
 
 @Suite("store keys configuration")
 struct StoreKeyConfigurationTests {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("store-keys-\(UUID().uuidString)")
+    let directory = TemporaryDirectory.processRootURL.appendingPathComponent("store-keys-\(UUID().uuidString)")
 
     @Test("unset in development: <data dir>/store-keys, generated on first start and read again after a restart")
     func generatedInDataDirectory() async throws {

@@ -50,7 +50,7 @@ struct StoreKeyFileTests {
 
     @Test("a missing file is refused naming it and how to create one")
     func missingFile() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("absent-\(UUID())").path
+        let path = TemporaryDirectory.processRootURL.appendingPathComponent("absent-\(UUID())").path
         let error = #expect(throws: ConfigurationError.self) {
             try EncryptionKeyFile(path: path, purpose: .store).load()
         }
@@ -60,7 +60,7 @@ struct StoreKeyFileTests {
 
     @Test("a generated file is 0600 in a 0700 directory, kept on the next start, and appending keeps older keys")
     func generatesAndAppends() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keys-\(UUID())")
+        let directory = TemporaryDirectory.processRootURL.appendingPathComponent("keys-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = EncryptionKeyFile(path: directory.appendingPathComponent("store-keys").path, purpose: .store)
         let now = Date(timeIntervalSince1970: 1_795_996_800)  // 2026-11-30
@@ -82,7 +82,7 @@ struct StoreKeyFileTests {
 
     @Test("the file `securepush certs --secrets-dir` generates is a valid key file")
     func developmentSecretsFile() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("secrets-\(UUID())").path
+        let directory = TemporaryDirectory.processRootURL.appendingPathComponent("secrets-\(UUID())").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let secrets = DevelopmentSecrets(directory: directory)
         _ = try secrets.ensure()
@@ -97,7 +97,7 @@ struct StoreKeyFileTests {
 
 @Suite("store key file, at the edges")
 struct StoreKeyFileEdgeTests {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keys-edge-\(UUID().uuidString)")
+    let directory = TemporaryDirectory.processRootURL.appendingPathComponent("keys-edge-\(UUID().uuidString)")
 
     @Test("replicas generating the file at the same moment end up with one key file and the same key")
     func concurrentFirstStarts() async throws {

@@ -8,7 +8,7 @@ import Testing
 struct StorePersistenceTests {
     @Test("notifications survive reopening the same SQLite file")
     func survivesReopen() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let directory = TemporaryDirectory.processRootURL.appendingPathComponent(
             "store-tests-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let configuration = StoreConfiguration(databasePath: directory.appendingPathComponent("store.sqlite").path)

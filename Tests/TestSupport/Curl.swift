@@ -16,7 +16,7 @@ public struct Curl {
     /// Runs curl with `arguments` plus `-s -o <file> -w '%{http_code} %{http_version}'`; curl gives up after 20 s.
     /// `body` is sent as the request body from a file (`--data-binary @file`).
     public static func run(_ arguments: [String], body: Data? = nil) async throws -> Result {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString)")
+        let directory = TemporaryDirectory.processRootURL.appendingPathComponent("curl-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let output = directory.appendingPathComponent("body").path

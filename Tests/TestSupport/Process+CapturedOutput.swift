@@ -6,7 +6,7 @@ extension Process {
     /// error captured in temporary files: reading a pipe would block a thread of the cooperative pool until the child
     /// exits, and an unread full pipe would block the child.
     public func runCapturingOutput() async throws -> (status: Int32, output: Data, error: String) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("process-\(UUID().uuidString)")
+        let directory = TemporaryDirectory.processRootURL.appendingPathComponent("process-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let outputFile = directory.appendingPathComponent("stdout")

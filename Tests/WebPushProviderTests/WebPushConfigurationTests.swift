@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import ServiceCore
+import TestSupport
 import Testing
 
 @testable import DispatchService
@@ -20,7 +21,7 @@ struct WebPushConfigurationTests {
 
     /// Writes `contents` to a new temporary file, runs `body`, deletes the file.
     static func withFile<T>(_ contents: String, _ body: (String) throws -> T) throws -> T {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("webpush-\(UUID().uuidString)").path
+        let path = TemporaryDirectory.processRootURL.appendingPathComponent("webpush-\(UUID().uuidString)").path
         try Data(contents.utf8).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         return try body(path)
