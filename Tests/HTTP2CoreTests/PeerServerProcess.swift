@@ -69,14 +69,20 @@ final class PeerServerProcess {
     /// The Python hostile server in `mode` (see ``hostileServerScript``).
     static func hostile(_ mode: String) async throws -> PeerServerProcess {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("h2hostile-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let script = directory.appendingPathComponent("server.py")
         let ready = directory.appendingPathComponent("ready")
-        try Data(hostileServerScript.utf8).write(to: script)
-        return try await PeerServerProcess(
-            try PeerTools.requirePython(), arguments: { [script.path, mode, String($0), ready.path] },
-            workDirectory: directory,
-            isReady: { _ in FileManager.default.fileExists(atPath: ready.path) })
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try Data(hostileServerScript.utf8).write(to: script)
+            return try await PeerServerProcess(
+                try PeerTools.requirePython(), arguments: { [script.path, mode, String($0), ready.path] },
+                workDirectory: directory,
+                isReady: { _ in FileManager.default.fileExists(atPath: ready.path) })
+        } catch {
+            // A peer that never started has no stop() to remove its directory.
+            try? FileManager.default.removeItem(at: directory)
+            throw error
+        }
     }
 
     /// What the process printed (the hostile server prints a JSON summary when it ends).

@@ -80,15 +80,28 @@ public struct SoftHSM: Sendable {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("softhsm-\(UUID().uuidString)")
             .path
         let token = SoftHSM(directory: directory)
-        try FileManager.default.createDirectory(atPath: token.tokenDirectory, withIntermediateDirectories: true)
-        try "directories.tokendir = \(token.tokenDirectory)\nobjectstore.backend = file\nlog.level = ERROR\n"
-            .write(toFile: token.configurationFile, atomically: true, encoding: .utf8)
-        try "\(pin)\n".write(toFile: token.pinFile, atomically: true, encoding: .utf8)
-        for label in [tokenLabel] + (twins ? [twinLabel, twinLabel] : []) {
+        do {
+            try token.initialise(twins: twins)
+        } catch {
+            token.remove()
+            throw error
+        }
+        return token
+    }
+
+    /// Writes the configuration and the PIN file and initialises the tokens with `softhsm2-util`.
+    private func initialise(twins: Bool) throws {
+        try FileManager.default.createDirectory(atPath: tokenDirectory, withIntermediateDirectories: true)
+        try "directories.tokendir = \(tokenDirectory)\nobjectstore.backend = file\nlog.level = ERROR\n"
+            .write(toFile: configurationFile, atomically: true, encoding: .utf8)
+        try "\(Self.pin)\n".write(toFile: pinFile, atomically: true, encoding: .utf8)
+        for label in [Self.tokenLabel] + (twins ? [Self.twinLabel, Self.twinLabel] : []) {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/softhsm2-util")
-            process.arguments = ["--init-token", "--free", "--label", label, "--pin", pin, "--so-pin", "5678-test"]
-            process.environment = ["SOFTHSM2_CONF": token.configurationFile]
+            process.arguments = [
+                "--init-token", "--free", "--label", label, "--pin", Self.pin, "--so-pin", "5678-test",
+            ]
+            process.environment = ["SOFTHSM2_CONF": configurationFile]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
@@ -97,7 +110,6 @@ public struct SoftHSM: Sendable {
                 throw SoftHSMError("softhsm2-util --init-token exited with \(process.terminationStatus)")
             }
         }
-        return token
     }
 
     /// A label no other test uses: `prefix` and 8 random hex digits.

@@ -46,8 +46,13 @@ public struct TemporaryDirectory: Sendable {
             path =
                 FileManager.default.temporaryDirectory
                 .appendingPathComponent("securepush-tests-\(getpid())-\(UUID().uuidString.prefix(8))").path
-            try? FileManager.default.createDirectory(
-                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            do {
+                try FileManager.default.createDirectory(
+                    atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                // Every test writing a file would fail later, each with a message naming its own path.
+                fatalError("the test process's temporary directory \(path) cannot be made: \(error)")
+            }
             // A C function pointer captures nothing: the handler reads the root, made by then.
             atexit { try? FileManager.default.removeItem(atPath: TemporaryDirectory.processRoot) }
         }
