@@ -106,7 +106,7 @@ final class CountingDeliveries: DeliveryRepository {
         return try await base.pendingJobs(after: sequences, now: now, limit: limit)
     }
 
-    func record(_ outcome: DeliveryOutcome, for jobs: [DeliveryJob], now: Date) async throws {
+    func record(_ outcome: DeliveryOutcome, for jobs: [DeliveryJob], now: Date) async throws -> Set<Int64> {
         counted()
         return try await base.record(outcome, for: jobs, now: now)
     }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TestSupport
 
 /// One Server-Sent Event as a client parses it.
@@ -11,39 +10,39 @@ struct ServerSentEvent: Equatable {
 
 /// `curl --http2-prior-knowledge -N` reading an event stream in the background, as a device would.
 /// Every run is bounded by `--max-time`, and `stop()` ends it earlier.
+///
+/// curl writes the body to a file (`-N`: each chunk as it arrives), which ``text`` reads. A pipe read with a
+/// `readabilityHandler` would put a dispatch source on a pipe whose writer `stop()` kills: the hang-up that
+/// corelibs-libdispatch's epoll loop has crashed on (swift-corelibs-libdispatch#949,
+/// swift-corelibs-foundation#3276), which once took the whole test process down in CI.
 final class CurlStream: @unchecked Sendable {
-    private final class Buffer: Sendable {
-        let data = Mutex(Data())
-    }
-
     private let process = Process()
-    private let buffer = Buffer()
-    /// Where curl dumps the response headers.
+    /// Where curl writes the body, and dumps the response headers.
+    private let bodyFile: URL
     let headersFile: URL
 
     init(url: String, token: String?, maxSeconds: Int = 30) throws {
-        headersFile = TemporaryDirectory.processRootURL.appendingPathComponent(
-            "dispatch-sse-\(UUID().uuidString).headers")
+        let name = "dispatch-sse-\(UUID().uuidString)"
+        bodyFile = TemporaryDirectory.processRootURL.appendingPathComponent("\(name).body")
+        headersFile = TemporaryDirectory.processRootURL.appendingPathComponent("\(name).headers")
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        var arguments = ["--http2-prior-knowledge", "-N", "-s", "--max-time", "\(maxSeconds)", "-D", headersFile.path]
+        var arguments = [
+            "--http2-prior-knowledge", "-N", "-s", "--max-time", "\(maxSeconds)", "-D", headersFile.path,
+            "-o", bodyFile.path,
+        ]
         if let token { arguments += ["-H", "Authorization: Bearer \(token)"] }
         process.arguments = arguments + [url]
-        let pipe = Pipe()
-        process.standardOutput = pipe
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        pipe.fileHandleForReading.readabilityHandler = { [buffer] handle in
-            let chunk = handle.availableData
-            if chunk.isEmpty {
-                handle.readabilityHandler = nil
-            } else {
-                buffer.data.withLock { $0.append(chunk) }
-            }
-        }
         try process.run()
     }
 
     /// Everything received so far.
-    var text: String { String(decoding: buffer.data.withLock { $0 }, as: UTF8.self) }
+    var text: String {
+        let data = FileManager.default.contents(atPath: bodyFile.path) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
 
     /// The complete events received so far (comments left out).
     var events: [ServerSentEvent] {
@@ -90,7 +89,13 @@ final class CurlStream: @unchecked Sendable {
     func stop() {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
+    }
+
+    /// What curl received stays readable after `stop()`, until the stream is gone.
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         try? FileManager.default.removeItem(at: headersFile)
+        try? FileManager.default.removeItem(at: bodyFile)
     }
 }
 

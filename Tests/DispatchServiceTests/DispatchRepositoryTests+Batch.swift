@@ -46,6 +46,44 @@ extension DispatchRepositoryTests {
     }
 
     @Test(
+        "two streams of one device that both read a job queued and both wrote it get its first write once between them",
+        arguments: TestPostgres.backends)
+    func firstWriteCountedOnce(backend: TestDatabaseBackend) async throws {
+        try await withRepositories(backend) { devices, deliveries in
+            let phone = try await devices.register(
+                ownerID: "ada", platform: .direct, token: nil, name: nil, now: Self.start)
+            for id in ["n1", "n2"] { _ = try await deliveries.recordSend(send(id, to: "ada"), claim: nil) }
+            // A reconnect opened before the first stream's record committed reads the same jobs, still queued.
+            let read = try await deliveries.pendingJobs(deviceID: phone.id, after: 0, now: Self.start, limit: 10)
+            let again = try await deliveries.pendingJobs(deviceID: phone.id, after: 0, now: Self.start, limit: 10)
+            #expect(read.map(\.status) == [.queued, .queued])
+            #expect(again == read)
+
+            let first = try await deliveries.record(.sent, for: read, now: Self.start)
+            #expect(first == Set(read.map(\.sequence)))
+            let second = try await deliveries.record(.sent, for: again, now: Self.start)
+            #expect(second.isEmpty, "the second write of each job is a re-send: \(second)")
+            // Nor is a third.
+            let third = try await deliveries.record(.sent, for: [read[1]], now: Self.start)
+            #expect(third.isEmpty)
+
+            // The path with a transaction (an outcome that reads the device) counts the same way.
+            _ = try await deliveries.recordSend(send("n3", to: "ada"), claim: nil)
+            let late = try await deliveries.pendingJobs(
+                deviceID: phone.id, after: read[1].sequence, now: Self.start, limit: 10)
+            #expect(late.map(\.notificationID) == ["n3"])
+            let retried = try await deliveries.record(
+                .deactivateIfRegisteredBefore(Self.start.addingTimeInterval(-60), reason: "gone"), for: late,
+                now: Self.start)
+            #expect(retried == Set(late.map(\.sequence)))
+            let retriedAgain = try await deliveries.record(
+                .deactivateIfRegisteredBefore(Self.start.addingTimeInterval(-60), reason: "gone"), for: late,
+                now: Self.start)
+            #expect(retriedAgain.isEmpty)
+        }
+    }
+
+    @Test(
         "the devices of a list of ids come back in one read; unknown ids are absent", arguments: TestPostgres.backends)
     func devicesByIDs(backend: TestDatabaseBackend) async throws {
         try await withRepositories(backend) { devices, _ in

@@ -78,8 +78,11 @@ public protocol DeliveryRepository: Sendable {
     func queueStatistics(now: Date) async throws -> [Platform: DeliveryQueueStatistics]
 
     /// Records what an attempt on each of `jobs` achieved, without a lease (the direct channel's streams), in one
-    /// transaction; a job that ended meanwhile (acknowledged, expired) keeps its state.
-    func record(_ outcome: DeliveryOutcome, for jobs: [DeliveryJob], now: Date) async throws
+    /// transaction; a job that ended meanwhile (acknowledged, expired) keeps its state. Returns the sequences of the
+    /// jobs whose first attempt this was, by the rows' own count: two streams of one device that both wrote a job
+    /// they read as queued get it once between them (a delivery's latency is measured at its first write only).
+    @discardableResult
+    func record(_ outcome: DeliveryOutcome, for jobs: [DeliveryJob], now: Date) async throws -> Set<Int64>
 
     /// Leases up to `limit` jobs of `platform` that are due (`queued` or `retrying`, next attempt at or before `now`,
     /// not expired, lease free or lapsed) to `owner` until `leaseUntil`, earliest due first. Unfinished jobs of

@@ -104,15 +104,16 @@ struct DirectBatchDrain: Sendable {
         guard !sent.isEmpty else { return }
         for span in sent.flatMap(\.spans) { span.end() }
         let writtenAt = shared.now()
+        let first: Set<Int64>
         do {
-            try await shared.deliveries.record(.sent, for: sent.flatMap(\.jobs), now: writtenAt)
+            first = try await shared.deliveries.record(.sent, for: sent.flatMap(\.jobs), now: writtenAt)
         } catch {
             shared.logger.debug("direct.batch.record_failed", metadata: ["error": "\(error)"])
             for write in sent { write.stream.fail() }  // not recorded: written again on reconnect
             return
         }
         for write in sent {
-            for job in write.jobs where job.status == .queued {
+            for job in write.jobs where first.contains(job.sequence) {
                 shared.metrics.directDeliveryLatency.recordLatency(since: job.sentAt, until: writtenAt)
             }
             shared.metrics.eventsWritten.increment(by: write.jobs.count)

@@ -98,9 +98,9 @@ struct DirectEventStream: Sendable {
             }
             for span in spans { span.end() }
             let writtenAt = now()
-            try await deliveries.record(.sent, for: jobs, now: writtenAt)
-            // Latency to the first write only: a job written before (a reconnect re-sends it) is no longer `queued`.
-            for job in jobs where job.status == .queued {
+            let first = try await deliveries.record(.sent, for: jobs, now: writtenAt)
+            // Latency to the first write only, not a reconnect's re-send (nor another stream's write of the same job).
+            for job in jobs where first.contains(job.sequence) {
                 metrics.directDeliveryLatency.recordLatency(since: job.sentAt, until: writtenAt)
             }
             metrics.eventsWritten.increment(by: jobs.count)

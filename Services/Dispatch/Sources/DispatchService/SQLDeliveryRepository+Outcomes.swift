@@ -15,17 +15,27 @@ extension SQLDeliveryRepository {
         }
     }
 
-    public func record(_ outcome: DeliveryOutcome, for jobs: [DeliveryJob], now: Date) async throws {
-        guard !jobs.isEmpty else { return }
+    @discardableResult
+    public func record(_ outcome: DeliveryOutcome, for jobs: [DeliveryJob], now: Date) async throws -> Set<Int64> {
+        guard !jobs.isEmpty else { return [] }
         if let recorded = Self.rowOnly(outcome, now: now) {
             let (sql, binds) = Self.change(to: recorded, of: jobs, leaseOwner: nil, now: now)
-            _ = try await database.execute(sql, binds)
-            return
-        }
-        try await database.transaction { db in
-            for job in jobs {
-                _ = try await Self.apply(outcome, to: job, leaseOwner: nil, now: now, db)
+            // The row's own count, not the job's as read: two streams of one device may both have read it queued.
+            let rows = try await database.write(sql + "\nRETURNING sequence, attempts", binds)
+            var first: Set<Int64> = []
+            for row in rows {
+                if try row.decode(1, as: Int64.self) == 1 { first.insert(try row.decode(0, as: Int64.self)) }
             }
+            return first
+        }
+        return try await database.transaction { db in
+            var first: Set<Int64> = []
+            for job in jobs {
+                guard try await Self.apply(outcome, to: job, leaseOwner: nil, now: now, db) != nil else { continue }
+                let attempts = try await db.query("SELECT attempts FROM delivery WHERE sequence = ?", [job.sequence])
+                if try attempts.first?.decode(0, as: Int64.self) == 1 { first.insert(job.sequence) }
+            }
+            return first
         }
     }
 
