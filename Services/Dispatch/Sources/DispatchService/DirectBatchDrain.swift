@@ -104,16 +104,20 @@ struct DirectBatchDrain: Sendable {
         guard !sent.isEmpty else { return }
         for span in sent.flatMap(\.spans) { span.end() }
         let writtenAt = shared.now()
-        let first: Set<Int64>
+        // A device's two streams may both have written a job: it is recorded, and its first write counted, once.
+        var jobs: [DeliveryJob] = []
+        var listed: Set<Int64> = []
+        for job in sent.flatMap(\.jobs) where listed.insert(job.sequence).inserted { jobs.append(job) }
+        var uncounted: Set<Int64>
         do {
-            first = try await shared.deliveries.record(.sent, for: sent.flatMap(\.jobs), now: writtenAt)
+            uncounted = try await shared.deliveries.record(.sent, for: jobs, now: writtenAt)
         } catch {
             shared.logger.debug("direct.batch.record_failed", metadata: ["error": "\(error)"])
             for write in sent { write.stream.fail() }  // not recorded: written again on reconnect
             return
         }
         for write in sent {
-            for job in write.jobs where first.contains(job.sequence) {
+            for job in write.jobs where uncounted.remove(job.sequence) != nil {
                 shared.metrics.directDeliveryLatency.recordLatency(since: job.sentAt, until: writtenAt)
             }
             shared.metrics.eventsWritten.increment(by: write.jobs.count)
