@@ -85,6 +85,34 @@ extension DispatchRepositoryTests {
     }
 
     @Test(
+        "one record takes any number of jobs, repeated ones too, past PostgreSQL's 65,535 parameters",
+        arguments: TestPostgres.backends)
+    func recordManyJobs(backend: TestDatabaseBackend) async throws {
+        try await withRepositories(backend) { devices, deliveries in
+            let phone = try await devices.register(
+                ownerID: "ada", platform: .direct, token: nil, name: nil, now: Self.start)
+            for id in ["n1", "n2", "n3"] { _ = try await deliveries.recordSend(send(id, to: "ada"), claim: nil) }
+            let real = try await deliveries.pendingJobs(deviceID: phone.id, after: 0, now: Self.start, limit: 10)
+            #expect(real.count == 3)
+            // Rows that do not exist (a batch's jobs deleted meanwhile) are passed over.
+            let gone = (1...70_000).map { offset in
+                var job = real[0]
+                job.sequence = 1_000_000_000 + Int64(offset)
+                return job
+            }
+            let first = try await deliveries.record(.sent, for: gone + real + [real[2]], now: Self.start)
+            #expect(first == Set(real.map(\.sequence)))
+            let again = try await deliveries.pendingJobs(deviceID: phone.id, after: 0, now: Self.start, limit: 10)
+            #expect(again.map(\.status) == [.sent, .sent, .sent])
+            #expect(again.map(\.attempts) == [1, 1, 1])
+            // Two of them, the statement every list length shares.
+            #expect(try await deliveries.record(.sent, for: Array(real[0...1]), now: Self.start).isEmpty)
+            let twice = try await deliveries.pendingJobs(deviceID: phone.id, after: 0, now: Self.start, limit: 10)
+            #expect(twice.map(\.attempts) == [2, 2, 1])
+        }
+    }
+
+    @Test(
         "the devices of a list of ids come back in one read; unknown ids are absent", arguments: TestPostgres.backends)
     func devicesByIDs(backend: TestDatabaseBackend) async throws {
         try await withRepositories(backend) { devices, _ in

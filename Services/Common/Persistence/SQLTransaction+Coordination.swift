@@ -1,3 +1,5 @@
+import JSONRPC
+
 /// What differs between the backends when transactions coordinate with each other (row locks, named locks,
 /// notifications), for repositories whose processes share one database. SQLite has one process per file and a single
 /// writer that already runs one transaction at a time, so each of these is empty or does nothing there.
@@ -11,6 +13,22 @@ extension SQLDialect {
     public var jsonTextArray: String {
         self == .postgresql
             ? "SELECT jsonb_array_elements_text(CAST(? AS jsonb))" : "SELECT value FROM json_each(?)"
+    }
+
+    /// A subquery whose rows are the integers of the JSON array bound to its one placeholder (``jsonIntegerList(_:)``
+    /// writes it), for `x IN (…)` on an integer column with a list of any length as one (cached) statement.
+    public var jsonIntegerArray: String {
+        self == .postgresql
+            ? "SELECT CAST(jsonb_array_elements_text(CAST(? AS jsonb)) AS bigint)" : "SELECT value FROM json_each(?)"
+    }
+
+    /// `integers` as the JSON array ``jsonIntegerArray`` reads.
+    public static func jsonIntegerList(_ integers: some Sequence<Int64>) -> String {
+        var writer = JSONWriter(capacity: 2 + 12 * integers.underestimatedCount)
+        writer.beginArray()
+        for integer in integers { writer.integer(integer) }
+        writer.endArray()
+        return String(decoding: writer.bytes, as: UTF8.self)
     }
 
     /// A statement that takes the lock named by its one placeholder until the transaction ends (PostgreSQL's

@@ -7,7 +7,8 @@ extension SQLDeliveryRepository {
         async throws -> DeliveryStatus?
     {
         if let recorded = Self.rowOnly(outcome, now: now) {
-            let (sql, binds) = Self.change(to: recorded, of: [job], leaseOwner: owner, now: now)
+            let (sql, binds) = Self.change(
+                to: recorded, of: [job], leaseOwner: owner, now: now, dialect: database.dialect)
             return try await database.execute(sql, binds) > 0 ? recorded.status : nil
         }
         return try await database.transaction { db in
@@ -19,7 +20,8 @@ extension SQLDeliveryRepository {
     public func record(_ outcome: DeliveryOutcome, for jobs: [DeliveryJob], now: Date) async throws -> Set<Int64> {
         guard !jobs.isEmpty else { return [] }
         if let recorded = Self.rowOnly(outcome, now: now) {
-            let (sql, binds) = Self.change(to: recorded, of: jobs, leaseOwner: nil, now: now)
+            let (sql, binds) = Self.change(
+                to: recorded, of: jobs, leaseOwner: nil, now: now, dialect: database.dialect)
             // The row's own count, not the job's as read: two streams of one device may both have read it queued.
             let rows = try await database.write(sql + "\nRETURNING sequence, attempts", binds)
             var first: Set<Int64> = []
@@ -60,7 +62,7 @@ extension SQLDeliveryRepository {
                 .first?.decode(0, as: Int64.self)
         }
         let recorded = outcome.recorded(now: now, lastRegisteredAt: registered)
-        let (sql, binds) = change(to: recorded, of: [job], leaseOwner: leaseOwner, now: now)
+        let (sql, binds) = change(to: recorded, of: [job], leaseOwner: leaseOwner, now: now, dialect: db.dialect)
         guard try await db.execute(sql, binds) > 0 else { return nil }
         if recorded.status == .deactivated {
             _ = try await db.execute(
@@ -80,16 +82,23 @@ extension SQLDeliveryRepository {
     /// The statement that writes `recorded` on the rows of `jobs` still unfinished (with `leaseOwner`: still leased
     /// to it) and frees their leases: attempts + 1, status, last error, next attempt, updated time.
     static func change(
-        to recorded: DeliveryOutcome.Recorded, of jobs: [DeliveryJob], leaseOwner: String?, now: Date
+        to recorded: DeliveryOutcome.Recorded, of jobs: [DeliveryJob], leaseOwner: String?, now: Date,
+        dialect: SQLDialect
     ) -> (String, [any SQLBindable]) {
         let held =
             leaseOwner == nil ? "status IN \(unfinished)" : "lease_owner = ? AND status IN ('queued', 'retrying')"
-        // One statement per batch size (a stream writes at most its page of jobs at once).
-        let sequences = jobs.count == 1 ? "sequence = ?" : "sequence IN (\(Self.placeholders(jobs.count)))"
+        // One statement for one job and one for any other count: a batch of streams records up to 500 × 100 jobs
+        // at once, and a placeholder each made a statement per list length for the writer connection to prepare and
+        // keep in its cache (GRDB keeps each until the connection closes), and a list past 65,535 jobs could not reach PostgreSQL at all.
+        let sequences = jobs.count == 1 ? "sequence = ?" : "sequence IN (\(dialect.jsonIntegerArray))"
         var binds: [any SQLBindable] = [
             recorded.status.rawValue, recorded.lastError, recorded.nextAttemptMilliseconds, now.millisecondsSince1970,
         ]
-        binds += jobs.map(\.sequence) as [any SQLBindable]
+        if jobs.count == 1 {
+            binds.append(jobs[0].sequence)
+        } else {
+            binds.append(SQLDialect.jsonIntegerList(jobs.lazy.map(\.sequence)))
+        }
         if let leaseOwner { binds.append(leaseOwner) }
         return (
             """
