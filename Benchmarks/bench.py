@@ -1262,9 +1262,13 @@ def bench_tool(ctx):
 
 
 def start_bench_tool(ctx, label, argv):
-    """Starts securepush-bench; its progress lines (stderr) are read by finish_bench_tool."""
+    """Starts securepush-bench; its progress lines (stderr) are read by finish_bench_tool. Its temporary files (the
+    APNs mock's certificates) go under the work directory (TMPDIR), which the driver removes however the tool ends:
+    stopped with SIGTERM, the tool's own clean-up does not run."""
+    tmp = os.path.join(ctx["work"], "tmp")
+    os.makedirs(tmp, exist_ok=True)
     proc = subprocess.Popen([bench_tool(ctx)] + argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL, preexec_fn=_pdeathsig)
+                            stdin=subprocess.DEVNULL, preexec_fn=_pdeathsig, env=dict(os.environ, TMPDIR=tmp))
     _children.append((label, proc))
     return proc
 

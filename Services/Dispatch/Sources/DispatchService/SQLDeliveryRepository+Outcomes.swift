@@ -12,7 +12,7 @@ extension SQLDeliveryRepository {
             return try await database.execute(sql, binds) > 0 ? recorded.status : nil
         }
         return try await database.transaction { db in
-            try await Self.apply(outcome, to: job, leaseOwner: owner, now: now, db)
+            try await Self.apply(outcome, to: job, leaseOwner: owner, now: now, db)?.status
         }
     }
 
@@ -32,10 +32,8 @@ extension SQLDeliveryRepository {
         }
         return try await database.transaction { db in
             var first: Set<Int64> = []
-            for job in jobs {
-                guard try await Self.apply(outcome, to: job, leaseOwner: nil, now: now, db) != nil else { continue }
-                let attempts = try await db.query("SELECT attempts FROM delivery WHERE sequence = ?", [job.sequence])
-                if try attempts.first?.decode(0, as: Int64.self) == 1 { first.insert(job.sequence) }
+            for job in jobs where try await Self.apply(outcome, to: job, leaseOwner: nil, now: now, db)?.attempts == 1 {
+                first.insert(job.sequence)
             }
             return first
         }
@@ -49,12 +47,13 @@ extension SQLDeliveryRepository {
         return recorded.status == .deactivated ? nil : recorded
     }
 
-    /// Records `outcome` on the job's row and frees its lease; `nil` (nothing recorded) when the job ended meanwhile
-    /// or, with `leaseOwner`, when that owner lost the lease. A deactivation also deactivates the device and ends its
-    /// other waiting jobs `deactivated`: its token is dead, so attempting them would only fail again.
+    /// Records `outcome` on the job's row and frees its lease, and returns the status written and the row's attempts
+    /// after it; `nil` (nothing recorded) when the job ended meanwhile or, with `leaseOwner`, when that owner lost the
+    /// lease. A deactivation also deactivates the device and ends its other waiting jobs `deactivated`: its token is
+    /// dead, so attempting them would only fail again.
     static func apply(
         _ outcome: DeliveryOutcome, to job: DeliveryJob, leaseOwner: String?, now: Date, _ db: any SQLTransaction
-    ) async throws -> DeliveryStatus? {
+    ) async throws -> (status: DeliveryStatus, attempts: Int64)? {
         let nowMS = now.millisecondsSince1970
         var registered: Int64?
         if outcome.needsLastRegistration {
@@ -63,7 +62,7 @@ extension SQLDeliveryRepository {
         }
         let recorded = outcome.recorded(now: now, lastRegisteredAt: registered)
         let (sql, binds) = change(to: recorded, of: [job], leaseOwner: leaseOwner, now: now, dialect: db.dialect)
-        guard try await db.execute(sql, binds) > 0 else { return nil }
+        guard let row = try await db.query(sql + "\nRETURNING attempts", binds).first else { return nil }
         if recorded.status == .deactivated {
             _ = try await db.execute(
                 "UPDATE device SET active = FALSE, deactivated_at = ? WHERE id = ?", [nowMS, job.deviceID])
@@ -76,7 +75,7 @@ extension SQLDeliveryRepository {
                 WHERE device_id = ? AND status IN ('queued', 'retrying')
                 """, [recorded.lastError, nowMS, job.deviceID])
         }
-        return recorded.status
+        return (recorded.status, try row.decode(0, as: Int64.self))
     }
 
     /// The statement that writes `recorded` on the rows of `jobs` still unfinished (with `leaseOwner`: still leased
@@ -88,8 +87,9 @@ extension SQLDeliveryRepository {
         let held =
             leaseOwner == nil ? "status IN \(unfinished)" : "lease_owner = ? AND status IN ('queued', 'retrying')"
         // One statement for one job and one for any other count: a batch of streams records up to 500 × 100 jobs
-        // at once, and a placeholder each made a statement per list length for the writer connection to prepare and
-        // keep in its cache (GRDB keeps each until the connection closes), and a list past 65,535 jobs could not reach PostgreSQL at all.
+        // at once, and a placeholder each made a statement per list length for the writer connection to prepare
+        // and keep in its cache (GRDB keeps each until the connection closes), and a list past 65,535 jobs could
+        // not reach PostgreSQL at all.
         let sequences = jobs.count == 1 ? "sequence = ?" : "sequence IN (\(dialect.jsonIntegerArray))"
         var binds: [any SQLBindable] = [
             recorded.status.rawValue, recorded.lastError, recorded.nextAttemptMilliseconds, now.millisecondsSince1970,
