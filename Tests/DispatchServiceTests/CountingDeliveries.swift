@@ -2,13 +2,16 @@ import DispatchService
 import Foundation
 import SharedModels
 import Synchronization
+import TestSupport
 
 /// A `DeliveryRepository` that counts the calls made to it (and the worker's claims apart) and forwards everything to
-/// the real one.
+/// the real one. Batch records (`record(_:for:now:)` with a list of jobs) can be held back until released.
 final class CountingDeliveries: DeliveryRepository {
     private let base: any DeliveryRepository
     private let claimCount = Mutex(0)
     private let callCount = Mutex(0)
+    /// Where batch records wait while held.
+    private let batchRecordGate = CallGate()
 
     init(_ base: any DeliveryRepository) {
         self.base = base
@@ -22,6 +25,15 @@ final class CountingDeliveries: DeliveryRepository {
     private func counted() {
         callCount.withLock { $0 += 1 }
     }
+
+    /// How many batch records have started (held or not).
+    var batchRecordsStarted: Int { batchRecordGate.arrivals }
+
+    /// From now on a batch record waits, before it writes, until ``releaseBatchRecords()``.
+    func holdBatchRecords() { batchRecordGate.close() }
+
+    /// Lets the held batch records (and every later one) write.
+    func releaseBatchRecords() { batchRecordGate.open() }
 
     func claimDue(platform: Platform, owner: String, now: Date, leaseUntil: Date, limit: Int) async throws
         -> [DeliveryJob]
@@ -108,6 +120,7 @@ final class CountingDeliveries: DeliveryRepository {
 
     func record(_ outcome: DeliveryOutcome, for jobs: [DeliveryJob], now: Date) async throws -> Set<Int64> {
         counted()
+        await batchRecordGate.pass()
         return try await base.record(outcome, for: jobs, now: now)
     }
 

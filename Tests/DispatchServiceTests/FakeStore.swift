@@ -29,8 +29,6 @@ final class FakeStore: Sendable {
         var mode = Mode.up
         var tokensToRefuse = 0
         var calls: [Call] = []
-        var gateClosed = false
-        var waiting: [CheckedContinuation<Void, Never>] = []
         var receipts: [String: [Store.Receipt]] = [:]
         var revocations: [Store.RevokeDevices.Params] = []
         var putManyCalls: [Int] = []
@@ -66,6 +64,7 @@ final class FakeStore: Sendable {
 
     private let clock: any AdjustableClock
     private let state = Mutex(State())
+    private let gate = CallGate()
 
     init(clock: any AdjustableClock) {
         self.clock = clock
@@ -96,22 +95,13 @@ final class FakeStore: Sendable {
     }
 
     /// Holds every following call until `openGate()`.
-    func closeGate() {
-        state.withLock { $0.gateClosed = true }
-    }
+    func closeGate() { gate.close() }
 
     /// Lets held calls (and later ones) through.
-    func openGate() {
-        let waiting = state.withLock { state in
-            state.gateClosed = false
-            defer { state.waiting = [] }
-            return state.waiting
-        }
-        for continuation in waiting { continuation.resume() }
-    }
+    func openGate() { gate.open() }
 
     /// How many calls are held at the gate.
-    var heldCount: Int { state.withLock { $0.waiting.count } }
+    var heldCount: Int { gate.heldCount }
 
     /// A client to this fake, as push-dispatch's composition root receives one.
     var client: RPCClient {
@@ -273,15 +263,7 @@ final class FakeStore: Sendable {
         }
     }
 
-    private func passGate() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let held = state.withLock { state in
-                if state.gateClosed { state.waiting.append(continuation) }
-                return state.gateClosed
-            }
-            if !held { continuation.resume() }
-        }
-    }
+    private func passGate() async { await gate.pass() }
 
     private static func refuse<M: RPCMethod>(_ method: M.Type, in dispatcher: inout RPCDispatcher) {
         dispatcher.register(method) { _, _ in

@@ -12,6 +12,10 @@ import Tracing
 /// transaction recording `sent` for every write that went out within ``writeGrace``; a later write records itself.
 /// A stream whose share was a full batch, or that was woken again meanwhile, drains on by itself.
 ///
+/// The batches are pipelined: while one batch waits for its writes and records them, the next one reads and writes
+/// (at most one batch recording at a time), so the last device of a large wake-up waits for the batches before it to
+/// be read and written, not recorded.
+///
 /// Every stream of a hub comes from the one route, so they share their repositories, clock, metrics and tracing:
 /// the batch uses the first stream's.
 struct DirectBatchDrain: Sendable {
@@ -29,24 +33,31 @@ struct DirectBatchDrain: Sendable {
         let sent: Bool
     }
 
-    /// Drains `streams` (those closed or already draining are skipped), batch after batch.
+    /// Drains `streams` (those closed or already draining are skipped), batch after batch; returns once every batch
+    /// has recorded its writes.
     static func run(_ streams: [DirectLiveStream]) async {
+        var recording: Task<Void, Never>?
         for start in stride(from: 0, to: streams.count, by: batchSize) {
             let batch = streams[start..<min(start + batchSize, streams.count)].compactMap { stream in
                 stream.beginBatchDrain().map { (stream: stream, sequence: $0) }
             }
             guard let first = batch.first?.stream.stream else { continue }
             do {
-                try await drain(batch, using: first)
+                let writes = try await write(batch, using: first)
+                // The previous batch's record first: one transaction at a time, in the order the batches were written.
+                await recording?.value
+                recording = Task { await record(await writes.collect(upTo: writeGrace), using: first) }
             } catch {
                 first.logger.debug("direct.batch.failed", metadata: ["error": "\(error)"])
                 for (stream, _) in batch { stream.fail() }  // the clients reconnect and read what is pending
             }
         }
+        await recording?.value
     }
 
-    private static func drain(_ batch: [(stream: DirectLiveStream, sequence: Int64)], using shared: DirectEventStream)
-        async throws
+    /// Reads the batch's devices and pending jobs and queues each stream's write; returns the writes, for ``record``.
+    private static func write(_ batch: [(stream: DirectLiveStream, sequence: Int64)], using shared: DirectEventStream)
+        async throws -> BatchWrites
     {
         let devices = try await shared.devices.devices(ids: batch.map(\.stream.deviceID))
         let owners = Dictionary(devices.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
@@ -88,7 +99,7 @@ struct DirectBatchDrain: Sendable {
                 }
             }
         }
-        await record(await writes.collect(upTo: writeGrace), using: shared)
+        return writes
     }
 
     /// Records `sent` for the writes that went out (one transaction), ends their spans, and lets each stream go on.
