@@ -188,6 +188,9 @@ if [ "$binaries" = prebuilt ]; then
   bin="$(cd "$repo" && swift build -c release --show-bin-path)"
   mkdir -p "$repo/compose/.prebuilt"
   cp "$bin/auth-service" "$bin/store-service" "$bin/dispatch-service" "$bin/securepush" "$repo/compose/.prebuilt/"
+  # The backtracer the binaries' linked-in runtime cannot find by itself (the image names it in SWIFT_BACKTRACE).
+  cp "$(dirname "$(readlink -f "$(command -v swift)")")/../libexec/swift/linux/swift-backtrace-static" \
+    "$repo/compose/.prebuilt/"
   strip --strip-debug "$repo/compose/.prebuilt/"* # as the Dockerfile's source build does
   # The build stage only copies files in this mode: the runtime image serves as its base, no Swift image needed.
   export SECUREPUSH_BUILDER_IMAGE="$SECUREPUSH_RUNTIME_IMAGE"
@@ -197,6 +200,21 @@ else
 fi
 log "building the image"
 compose build >"$work/compose-build.log" 2>&1 || { tail -40 "$work/compose-build.log" >&2; fail "docker compose build"; }
+# A crash in the image leaves a backtrace: the runtime linked into the binaries finds no backtracer by itself, so the
+# image installs the toolchain's static one and names it in SWIFT_BACKTRACE (docs/operations.md, "Crashes"). A
+# SIGSEGV sent to a running auth-service in a container of its own (no network) must be backtraced.
+docker run --rm --network none --entrypoint sh "$SECUREPUSH_IMAGE" -c '
+  SECUREPUSH_BCRYPT_COST=10 auth-service >/tmp/auth.log 2>&1 & pid=$!
+  for _ in $(seq 150); do securepush health http://127.0.0.1:8081 >/dev/null 2>&1 && break; sleep 0.2; done
+  kill -SEGV "$pid"
+  for _ in $(seq 300); do grep -q "Backtrace took" /tmp/auth.log && break; sleep 0.2; done
+  kill -KILL "$pid"; cat /tmp/auth.log' >"$work/crash.log" 2>&1 || true
+if grep -q "unable to locate swift-backtrace" "$work/crash.log" || ! grep -q "Program crashed" "$work/crash.log"; then
+  tail -40 "$work/crash.log" >&2
+  fail "a crashed service in the image printed no backtrace"
+fi
+log "a crashed service in the image prints its backtrace ($(grep -o 'Backtrace took [0-9.]*s' "$work/crash.log"))"
+
 export SECUREPUSH_PROMETHEUS_IMAGE="securepush-prometheus:smoke-$$"
 log "building the monitoring profile's Prometheus image"
 compose --profile monitoring build prometheus >"$work/prometheus-build.log" 2>&1 ||
