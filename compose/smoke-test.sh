@@ -209,7 +209,9 @@ docker run --rm --network none --entrypoint sh "$SECUREPUSH_IMAGE" -c '
   kill -SEGV "$pid"
   for _ in $(seq 300); do grep -q "Backtrace took" /tmp/auth.log && break; sleep 0.2; done
   kill -KILL "$pid"; cat /tmp/auth.log' >"$work/crash.log" 2>&1 || true
-if grep -q "unable to locate swift-backtrace" "$work/crash.log" || ! grep -q "Program crashed" "$work/crash.log"; then
+# The whole backtrace: its header, a frame of the service's own code, and the backtracer's closing line.
+if grep -q "unable to locate swift-backtrace" "$work/crash.log" || ! grep -q "Program crashed" "$work/crash.log" ||
+  ! grep -Eq '^ *[0-9]+ .* in auth-service$' "$work/crash.log" || ! grep -q "Backtrace took" "$work/crash.log"; then
   tail -40 "$work/crash.log" >&2
   fail "a crashed service in the image printed no backtrace"
 fi

@@ -37,7 +37,11 @@ struct DirectBatchDrainTests {
         let everyoneWritten = await eventually { writers.allSatisfy { $0.text.contains("id: \(sent)") } }
         #expect(everyoneWritten, "\(writers.filter { !$0.text.contains("id: \(sent)") }.count) streams not written")
         // ... and the second batch's record waits for the first: one record at a time.
-        #expect(deliveries.batchRecordsStarted == recordsBefore + 1)
+        #expect(await eventually { deliveries.batchRecordsStarted == recordsBefore + 1 })
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(
+            deliveries.batchRecordsStarted == recordsBefore + 1,
+            "the second batch's record started before the first batch's was done")
         var status = try await harness.status(sent)
         #expect(status.deliveries.count == count)
         #expect(status.deliveries.allSatisfy { $0.status == .queued })

@@ -31,6 +31,8 @@ struct DirectBatchDrain: Sendable {
         let spans: [any Span]
         let last: Int64
         let sent: Bool
+        /// When the write went out (or failed): a delivery's latency ends here, not when its batch records it.
+        let at: Date
     }
 
     /// Drains `streams` (those closed or already draining are skipped), batch after batch; returns once every batch
@@ -93,7 +95,8 @@ struct DirectBatchDrain: Sendable {
             let last = jobs.reduce(sequence) { max($0, $1.sequence) }
             writes.expect()
             stream.post(events) { sent in
-                let written = Written(stream: stream, jobs: jobs, spans: spans, last: last, sent: sent)
+                let written = Written(
+                    stream: stream, jobs: jobs, spans: spans, last: last, sent: sent, at: shared.now())
                 if !writes.complete(written) {
                     Task { await record([written], using: shared) }  // after the batch recorded: on its own
                 }
@@ -114,14 +117,14 @@ struct DirectBatchDrain: Sendable {
         }
         guard !sent.isEmpty else { return }
         for span in sent.flatMap(\.spans) { span.end() }
-        let writtenAt = shared.now()
+        let recordedAt = shared.now()
         // A device's two streams may both have written a job: it is recorded, and its first write counted, once.
         var jobs: [DeliveryJob] = []
         var listed: Set<Int64> = []
         for job in sent.flatMap(\.jobs) where listed.insert(job.sequence).inserted { jobs.append(job) }
         var uncounted: Set<Int64>
         do {
-            uncounted = try await shared.deliveries.record(.sent, for: jobs, now: writtenAt)
+            uncounted = try await shared.deliveries.record(.sent, for: jobs, now: recordedAt)
         } catch {
             shared.logger.debug("direct.batch.record_failed", metadata: ["error": "\(error)"])
             for write in sent { write.stream.fail() }  // not recorded: written again on reconnect
@@ -129,7 +132,7 @@ struct DirectBatchDrain: Sendable {
         }
         for write in sent {
             for job in write.jobs where uncounted.remove(job.sequence) != nil {
-                shared.metrics.directDeliveryLatency.recordLatency(since: job.sentAt, until: writtenAt)
+                shared.metrics.directDeliveryLatency.recordLatency(since: job.sentAt, until: write.at)
             }
             shared.metrics.eventsWritten.increment(by: write.jobs.count)
             for (app, written) in Dictionary(grouping: write.jobs, by: \.appID) {
