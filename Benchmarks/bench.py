@@ -105,6 +105,11 @@ TARGET_METRICS_COST_PCT = 5.0
 TARGET_DEVICE_RSS_KB = 10.0  # issue 33 (issue 14 asked 16): push-dispatch RSS per connected direct device
 TARGET_IDLE_CPU_PCT = 1.0  # issue 33 (issue 14 asked 2): of one core, every device's stream open and idle
 TARGET_PUSH_TO_ALL_MS = 1000.0  # issue 33 (issue 14 asked 2 s): push.send's answer until the last device's event
+# How the device clients' request fields reach push-dispatch's HPACK decoder: indexed as real clients index them
+# (the default), or BENCH_DEVICE_LITERAL_HEADERS=1 as literals (the rounds before issue 33's sixteenth);
+# BENCH_DEVICE_PAD_BYTES=N adds an indexed field N bytes long (a table hours of refreshed tokens filled).
+DEVICE_HEADER_OPTIONS = ((["--literal-headers"] if os.environ.get("BENCH_DEVICE_LITERAL_HEADERS") == "1" else [])
+                         + ["--pad-bytes", str(int(os.environ.get("BENCH_DEVICE_PAD_BYTES", "0")))])
 DEVICES_PER_CLIENT_PROCESS = 2500  # connections per event_streams.py process (each holds one socket per device)
 DEVICES_KEEPALIVE_S = 15  # SECUREPUSH_DISPATCH_KEEPALIVE's default: the idle window sees every stream's keepalive
 DEVICES_SETTLE_S = 5  # after the last stream opened, before RSS and idle CPU are read
@@ -487,7 +492,22 @@ def service_env(work, **extra):
         "SECUREPUSH_BCRYPT_CHECKS_PER_ADDRESS": "0",
     })
     env.update({k: str(v) for k, v in extra.items()})
+    backtracer = toolchain_backtracer()
+    if backtracer and "SWIFT_BACKTRACE" not in env:
+        # Binaries built with --static-swift-stdlib find no backtracer beside themselves ("unable to locate
+        # swift-backtrace"): a service crashing mid-benchmark leaves its backtrace in its log, as in the image.
+        env["SWIFT_BACKTRACE"] = f"enable=yes,interactive=no,symbolicate=fast,threads=crashed,swift-backtrace={backtracer}"
     return env
+
+
+def toolchain_backtracer():
+    """The toolchain's swift-backtrace-static (beside the `swift` on PATH), or None."""
+    swift = shutil.which("swift")
+    if not swift:
+        return None
+    path = os.path.join(os.path.dirname(os.path.realpath(swift)), "..", "libexec", "swift", "linux",
+                        "swift-backtrace-static")
+    return os.path.normpath(path) if os.access(path, os.X_OK) else None
 
 
 def start_auth(ctx, name, port, cost, extra_env=None):
@@ -1670,7 +1690,7 @@ class StreamClients:
                 f.write("\n".join(chunk) + "\n")
             proc = subprocess.Popen(
                 [sys.executable, "-u", os.path.join(os.path.dirname(os.path.abspath(__file__)), "event_streams.py"),
-                 host, port, token_file, ids_file, "--timeout", "900"],
+                 host, port, token_file, ids_file, "--timeout", "900"] + DEVICE_HEADER_OPTIONS,
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(os.path.join(ctx["logs"],
                                                                                         f"event-streams-{index}.log"), "ab"),
                 preexec_fn=_pdeathsig)
@@ -1830,6 +1850,9 @@ def bench_devices(ctx, prof):
                   f"{DEVICES_PER_CLIENT_PROCESS} connections per process at most",
         "topology": "auth, notification-store and push-dispatch, cleartext h2c, SQLite; one user with N direct "
                     "devices (devices.register), each holding GET /devices/{id}/events on its own connection",
+        "request_fields": ("literals, not indexed" if "--literal-headers" in DEVICE_HEADER_OPTIONS
+                           else "indexed in push-dispatch's HPACK table (all but :path), as real clients index them"),
+        "request_pad_bytes": int(DEVICE_HEADER_OPTIONS[-1]),
         "keepalive_seconds": int(DEVICES_KEEPALIVE_S), "settle_seconds": DEVICES_SETTLE_S,
         "rss_per_device": "(push-dispatch VmRSS with every stream open - before any) / N",
         "latency_origin": "push.send's answer (push_to_all_ms) or just before it is sent (push_to_all_from_request_ms); "

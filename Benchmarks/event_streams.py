@@ -3,10 +3,12 @@
 
 Started by bench.py's `devices` mode, several at once (each process stays far below the open-file limit):
 
-    event_streams.py HOST PORT TOKEN_FILE DEVICE_IDS_FILE [--connect-concurrency N] [--timeout S]
+    event_streams.py HOST PORT TOKEN_FILE DEVICE_IDS_FILE [--connect-concurrency N] [--timeout S] [--literal-headers]
+                     [--pad-bytes N]
 
 For every device id in DEVICE_IDS_FILE (one per line) it opens a cleartext HTTP/2 connection (prior knowledge,
-1 GiB windows: the server never waits for a WINDOW_UPDATE) and `GET /devices/{id}/events` with the bearer token.
+1 GiB windows: the server never waits for a WINDOW_UPDATE) and `GET /devices/{id}/events` with the bearer token,
+its fields indexed in the server's HPACK table as real clients index them (`--literal-headers`: not indexed).
 Protocol on stdout, one JSON object per line:
   {"ready": n, "failed": m, "seconds": s}     once every stream has its response headers (status 200) or failed
   {"events": [t, ...], "missing": k}          the CLOCK_MONOTONIC time (seconds, shared by every process on the
@@ -28,7 +30,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from h2c import (  # noqa: E402
     ACK, BIG_WINDOW, DATA, END_HEADERS, END_STREAM, GOAWAY, HEADERS, PING, PREFACE, RST_STREAM, SETTINGS,
-    WINDOW_UPDATE, _frame, _hpack_literal)
+    WINDOW_UPDATE, _frame, _hpack_indexed_literal, _hpack_literal)
 
 MARKER = b"event: push.notify"
 
@@ -80,11 +82,17 @@ class EventStream(asyncio.Protocol):
         self.fail()
 
 
-def request_block(host, port, path, token):
+def request_block(host, port, path, token, indexing=True, pad_bytes=0):
+    """The event stream's HEADERS. With `indexing` the fields go into the server's HPACK table as nghttp2, browsers and
+    URLSession put them (every field but `:path`); without, as literals the server keeps nothing of. `pad_bytes` adds
+    an `x-pad` field that long: what a long-lived connection's table holds after hours of refreshed tokens."""
+    ix = _hpack_indexed_literal if indexing else _hpack_literal
     block = (_hpack_literal(":method", "GET") + _hpack_literal(":scheme", "http")
-             + _hpack_literal(":path", path) + _hpack_literal(":authority", f"{host}:{port}")
-             + _hpack_literal("accept", "text/event-stream")
-             + _hpack_literal("authorization", f"Bearer {token}"))
+             + _hpack_literal(":path", path) + ix(":authority", f"{host}:{port}")
+             + ix("accept", "text/event-stream")
+             + ix("authorization", f"Bearer {token}"))
+    if pad_bytes:
+        block += ix("x-pad", "p" * pad_bytes)
     return _frame(HEADERS, END_HEADERS | END_STREAM, 1, block)
 
 
@@ -103,7 +111,8 @@ class Client:
     async def open_one(self, device_id, gate):
         loop = asyncio.get_running_loop()
         async with gate:
-            request = request_block(self.args.host, self.args.port, f"/devices/{device_id}/events", self.token)
+            request = request_block(self.args.host, self.args.port, f"/devices/{device_id}/events", self.token,
+                                    indexing=not self.args.literal_headers, pad_bytes=self.args.pad_bytes)
             try:
                 _, stream = await asyncio.wait_for(loop.create_connection(
                     lambda: EventStream(self, request), self.args.host, self.args.port), 30)
@@ -162,6 +171,9 @@ def main():
     ap.add_argument("device_ids_file")
     ap.add_argument("--connect-concurrency", type=int, default=100)
     ap.add_argument("--timeout", type=float, default=900, help="seconds before the process gives up and exits")
+    ap.add_argument("--literal-headers", action="store_true",
+                    help="send the request's fields without indexing (issue 33's rounds before the sixteenth)")
+    ap.add_argument("--pad-bytes", type=int, default=0, help="add an x-pad field this long to the request")
     args = ap.parse_args()
     with open(args.token_file) as f:
         token = f.read().strip()

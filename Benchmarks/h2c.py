@@ -1,7 +1,8 @@
 """A minimal HTTP/2 client over cleartext TCP (prior knowledge), Python standard library only.
 
 Just enough for the benchmarks: POST small JSON bodies on many concurrent streams of one connection and collect
-each response's status and body. Requests are sent with HPACK literals (no Huffman, no indexing); responses'
+each response's status and body. Requests are sent with HPACK literals (no Huffman, no indexing: fine for
+request/response benchmarks; event_streams.py indexes, to hold what real clients leave in the server); responses'
 header blocks are only inspected for the common `:status: 200` encoding (static-table index 8), so `status` is
 200 or None ("something else") — callers check the JSON-RPC body anyway. Flow control: the client announces a
 1 GiB stream and connection window up front and never sends more than one frame of body per request.
@@ -44,6 +45,13 @@ def _hpack_literal(name, value):
     # Literal Header Field without Indexing, new name (RFC 7541 6.2.2), no Huffman coding.
     n, v = name.encode(), value.encode()
     return b"\x00" + _hpack_int(len(n), 7) + n + _hpack_int(len(v), 7) + v
+
+
+def _hpack_indexed_literal(name, value):
+    # Literal Header Field with Incremental Indexing, new name (RFC 7541 6.2.1), no Huffman coding: the decoder
+    # adds the field to its dynamic table, as it does for the requests of nghttp2, browsers and URLSession.
+    n, v = name.encode(), value.encode()
+    return b"\x40" + _hpack_int(len(n), 7) + n + _hpack_int(len(v), 7) + v
 
 
 class H2Connection:

@@ -27,6 +27,7 @@ extension HTTP2ConnectionHandler {
     func startStreaming(stream id: Int32, status: Int, headers: HTTP2Headers) -> Bool {
         guard let stream = streams[id], stream.phase == .handling else { return false }
         stream.phase = .streaming
+        shrinkHeaderTableForStreaming()  // the SETTINGS frame goes out with the response headers
         submit(id, status: status, headers: headers, contentLength: nil, body: true)
         return true
     }

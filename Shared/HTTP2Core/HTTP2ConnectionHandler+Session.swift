@@ -47,6 +47,24 @@ extension HTTP2ConnectionHandler {
         return session
     }
 
+    /// Advertises ``HTTP2Limits/streamingHeaderTableBytes`` once, when the connection first holds a streaming
+    /// response. nghttp2 applies it to its decoder when the client acknowledges the SETTINGS frame, evicting the
+    /// entries that no longer fit; until then the client may still use what it indexed.
+    func shrinkHeaderTableForStreaming() {
+        guard !headerTableShrunk, let session, let bytes = limits.streamingHeaderTableBytes,
+            bytes < Self.defaultHeaderTableBytes
+        else { return }
+        headerTableShrunk = true
+        var entry = NGHTTP2Session.setting(NGHTTP2_SETTINGS_HEADER_TABLE_SIZE, bytes)
+        let result = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entry, 1)
+        if result != 0 {
+            logger.debug("HTTP/2 SETTINGS not submitted", metadata: ["http2.error": "\(Self.errorText(result))"])
+        }
+    }
+
+    /// SETTINGS_HEADER_TABLE_SIZE's initial value (RFC 9113 §6.5.2), which our first SETTINGS frame leaves as is.
+    static let defaultHeaderTableBytes = 4096
+
     /// The handler behind a callback's `user_data` (see the type's comment for why it is alive).
     static func handler(_ userData: UnsafeMutableRawPointer?) -> HTTP2ConnectionHandler {
         Unmanaged<HTTP2ConnectionHandler>.fromOpaque(userData!).takeUnretainedValue()

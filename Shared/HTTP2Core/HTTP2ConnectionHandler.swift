@@ -53,6 +53,8 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget, N
     /// Fires `idleTimeout` after response bytes were left waiting by a round of writing: a stream whose bytes still
     /// wait then is stalled. Armed by ``armStallCheck()``.
     var stallTimer: Scheduled<Void>?
+    /// Whether ``shrinkHeaderTableForStreaming()`` has sent its SETTINGS frame on this connection.
+    var headerTableShrunk = false
     /// Streams whose refusal has been sent while their request was unfinished: reset after this round of writing.
     var resetsDue: [Int32] = []
 

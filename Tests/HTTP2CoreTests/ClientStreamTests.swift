@@ -55,6 +55,32 @@ struct ClientStreamTests {
         #expect(echoed.status == 200 && echoed.body == ByteBuffer(repeating: 7, count: 200_000))
     }
 
+    @Test("after an event stream shrinks the server's header table, fields the client indexes still arrive")
+    func indexedFieldsAfterShrink() async throws {
+        // nghttp2's encoder (ours, and most clients') indexes `authorization` and unknown fields; once the server
+        // advertises a 0-byte table it must say so in its next header block and index nothing.
+        let server = try await TestServer()
+        let connection = try await connectClient(port: server.port)
+        let events = try await connection.fetch("/events")
+        #expect(events.status == 200)
+        for index in 0..<20 {
+            let stream = connection.request(
+                HTTP2ClientRequestHead(
+                    method: "POST", scheme: "http", authority: "127.0.0.1", path: "/echo",
+                    headers: [("authorization", "Bearer token-\(index)"), ("content-type", "x-trace/\(index)")]),
+                body: ByteBuffer(string: "\(index)"), bodyLimit: 1024)
+            let head = try await stream.head()
+            #expect(head.status == 200)
+            let echoed = head.headers.first { $0.0 == "content-type" }?.1
+            #expect(echoed == "x-trace/\(index)", "request \(index)'s field arrived as \(echoed ?? "nothing")")
+            var body = ByteBuffer()
+            while var chunk = try await stream.nextChunk() { body.writeBuffer(&chunk) }
+            #expect(body == ByteBuffer(string: "\(index)"))
+        }
+        connection.close()
+        await server.shutdown()
+    }
+
     @Test("a PING is acknowledged; after the connection closes, requests fail as not sent")
     func pingAndClosed() async throws {
         let server = try await TestServer()

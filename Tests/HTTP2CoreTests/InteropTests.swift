@@ -133,7 +133,7 @@ struct InteropTests {
         #expect(result["statuses"] as? [Int] == [200])
     }
 
-    @Test("Python httpx: TLS with ALPN h2 and cleartext prior knowledge, a body past the window and a stream")
+    @Test("Python httpx: TLS and cleartext h2, a body past the window, a stream, requests after it shrank the table")
     func httpx() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("h2core-pki-\(UUID())").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -150,6 +150,7 @@ struct InteropTests {
             #expect(result["echo_tail"] as? String == #"{"jsonrpc":"2.0"}"#)
             #expect(result["big"] as? Int == 300_000)
             #expect(result["events"] as? String == "event 0\nevent 1\nevent 2\n")
+            #expect(result["after_events"] as? [String] == (0..<10).map { "x-trace/\($0)" })
         }
     }
 

@@ -195,11 +195,15 @@ let peerScript = #"""
                                headers={"content-type": "application/json"})
             big = client.get(base + "/bytes?n=300000")
             events = client.get(base + "/events")
-        answers = (hello, echo, big, events)
+            # The event stream shrank the server's header table to 0: fields h2's encoder indexed before (and would
+            # index now) must still arrive intact on the same connection.
+            after = [client.post(base + "/echo", content=b"%d" % i, headers={"content-type": "x-trace/%d" % i})
+                     for i in range(10)]
+        answers = (hello, echo, big, events) + tuple(after)
         print(json.dumps({"versions": sorted({r.http_version for r in answers}),
                           "statuses": sorted({r.status_code for r in answers}),
                           "hello": hello.text, "echo_tail": echo.text[-17:], "big": len(big.content),
-                          "events": events.text}))
+                          "events": events.text, "after_events": [r.headers.get("content-type") for r in after]}))
     elif mode == "held-then-idle":
         # a stream held open past the idle timeout, then reset: GOAWAY only once the connection has no stream
         sock, conn = client()

@@ -86,18 +86,25 @@ struct RequestTimerTests {
 
     /// How many HEADERS frames on `stream` the handler has written since the last call.
     static func headersFrames(on stream: UInt8, readFrom channel: EmbeddedChannel) throws -> Int {
+        try frames(readFrom: channel).count { $0.type == 0x1 && $0.stream == UInt32(stream) }
+    }
+
+    /// The frames the handler has written since the last call.
+    static func frames(
+        readFrom channel: EmbeddedChannel
+    ) throws -> [(type: UInt8, flags: UInt8, stream: UInt32, payload: [UInt8])] {
         var bytes: [UInt8] = []
         while let buffer = try channel.readOutbound(as: ByteBuffer.self) { bytes += Array(buffer.readableBytesView) }
-        var count = 0
+        var frames: [(type: UInt8, flags: UInt8, stream: UInt32, payload: [UInt8])] = []
         var offset = 0
         while offset + 9 <= bytes.count {
             let length = Int(bytes[offset]) << 16 | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2])
-            if bytes[offset + 3] == 0x1, bytes[offset + 8] == stream, bytes[offset + 5...offset + 7] == [0, 0, 0] {
-                count += 1
-            }
+            let stream = bytes[offset + 5...offset + 8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } & 0x7fff_ffff
+            let end = min(bytes.count, offset + 9 + length)
+            frames.append((bytes[offset + 3], bytes[offset + 4], stream, Array(bytes[offset + 9..<end])))
             offset += 9 + length
         }
-        return count
+        return frames
     }
 
     @Test("a streamed response whose bytes went out arms no stall check; bytes left waiting (socket full) do")
