@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import ctypes
 import datetime
+import functools
 import json
 import os
 import re
@@ -105,11 +106,20 @@ TARGET_METRICS_COST_PCT = 5.0
 TARGET_DEVICE_RSS_KB = 10.0  # issue 33 (issue 14 asked 16): push-dispatch RSS per connected direct device
 TARGET_IDLE_CPU_PCT = 1.0  # issue 33 (issue 14 asked 2): of one core, every device's stream open and idle
 TARGET_PUSH_TO_ALL_MS = 1000.0  # issue 33 (issue 14 asked 2 s): push.send's answer until the last device's event
-# How the device clients' request fields reach push-dispatch's HPACK decoder: indexed as real clients index them
-# (the default), or BENCH_DEVICE_LITERAL_HEADERS=1 as literals (the rounds before issue 33's sixteenth);
-# BENCH_DEVICE_PAD_BYTES=N adds an indexed field N bytes long (a table hours of refreshed tokens filled).
+# How the device clients' request fields reach push-dispatch's HPACK decoder: `:authority`, `accept` and
+# `authorization` indexed (the default: a client indexing all it may), or BENCH_DEVICE_LITERAL_HEADERS=1 as literals
+# (the rounds before issue 33's sixteenth); BENCH_DEVICE_PAD_BYTES=N adds an indexed field N bytes long (the table of
+# a long-lived connection whose client indexed a varying field for hours; at most 4000, or it would not fit the table).
+def _device_pad_bytes():
+    raw = os.environ.get("BENCH_DEVICE_PAD_BYTES", "0")
+    if not raw.isdigit() or int(raw) > 4000:
+        sys.exit(f"BENCH_DEVICE_PAD_BYTES must be a whole number of bytes from 0 to 4000, not {raw!r}")
+    return int(raw)
+
+
+DEVICE_PAD_BYTES = _device_pad_bytes()
 DEVICE_HEADER_OPTIONS = ((["--literal-headers"] if os.environ.get("BENCH_DEVICE_LITERAL_HEADERS") == "1" else [])
-                         + ["--pad-bytes", str(int(os.environ.get("BENCH_DEVICE_PAD_BYTES", "0")))])
+                         + ["--pad-bytes", str(DEVICE_PAD_BYTES)])
 DEVICES_PER_CLIENT_PROCESS = 2500  # connections per event_streams.py process (each holds one socket per device)
 DEVICES_KEEPALIVE_S = 15  # SECUREPUSH_DISPATCH_KEEPALIVE's default: the idle window sees every stream's keepalive
 DEVICES_SETTLE_S = 5  # after the last stream opened, before RSS and idle CPU are read
@@ -500,14 +510,17 @@ def service_env(work, **extra):
     return env
 
 
+@functools.cache
 def toolchain_backtracer():
-    """The toolchain's swift-backtrace-static (beside the `swift` on PATH), or None."""
-    swift = shutil.which("swift")
-    if not swift:
+    """The toolchain's swift-backtrace-static (found from its runtime resource path, usr/lib/swift, which a swiftly
+    proxy reports too), or None without a toolchain."""
+    try:
+        info = subprocess.run(["swift", "-print-target-info"], capture_output=True, text=True, timeout=60, check=True)
+        resources = json.loads(info.stdout)["paths"]["runtimeResourcePath"]
+    except (OSError, subprocess.SubprocessError, ValueError, KeyError):
         return None
-    path = os.path.join(os.path.dirname(os.path.realpath(swift)), "..", "libexec", "swift", "linux",
-                        "swift-backtrace-static")
-    return os.path.normpath(path) if os.access(path, os.X_OK) else None
+    path = os.path.normpath(os.path.join(resources, "..", "..", "libexec", "swift", "linux", "swift-backtrace-static"))
+    return path if os.access(path, os.X_OK) else None
 
 
 def start_auth(ctx, name, port, cost, extra_env=None):
@@ -1851,8 +1864,9 @@ def bench_devices(ctx, prof):
         "topology": "auth, notification-store and push-dispatch, cleartext h2c, SQLite; one user with N direct "
                     "devices (devices.register), each holding GET /devices/{id}/events on its own connection",
         "request_fields": ("literals, not indexed" if "--literal-headers" in DEVICE_HEADER_OPTIONS
-                           else "indexed in push-dispatch's HPACK table (all but :path), as real clients index them"),
-        "request_pad_bytes": int(DEVICE_HEADER_OPTIONS[-1]),
+                           else ":authority, accept and authorization indexed in push-dispatch's HPACK table; "
+                                ":method, :scheme and :path literals"),
+        "request_pad_bytes": DEVICE_PAD_BYTES,
         "keepalive_seconds": int(DEVICES_KEEPALIVE_S), "settle_seconds": DEVICES_SETTLE_S,
         "rss_per_device": "(push-dispatch VmRSS with every stream open - before any) / N",
         "latency_origin": "push.send's answer (push_to_all_ms) or just before it is sent (push_to_all_from_request_ms); "

@@ -8,7 +8,7 @@ Started by bench.py's `devices` mode, several at once (each process stays far be
 
 For every device id in DEVICE_IDS_FILE (one per line) it opens a cleartext HTTP/2 connection (prior knowledge,
 1 GiB windows: the server never waits for a WINDOW_UPDATE) and `GET /devices/{id}/events` with the bearer token,
-its fields indexed in the server's HPACK table as real clients index them (`--literal-headers`: not indexed).
+`:authority`, `accept` and `authorization` indexed in the server's HPACK table (`--literal-headers`: not indexed).
 Protocol on stdout, one JSON object per line:
   {"ready": n, "failed": m, "seconds": s}     once every stream has its response headers (status 200) or failed
   {"events": [t, ...], "missing": k}          the CLOCK_MONOTONIC time (seconds, shared by every process on the
@@ -83,9 +83,10 @@ class EventStream(asyncio.Protocol):
 
 
 def request_block(host, port, path, token, indexing=True, pad_bytes=0):
-    """The event stream's HEADERS. With `indexing` the fields go into the server's HPACK table as nghttp2, browsers and
-    URLSession put them (every field but `:path`); without, as literals the server keeps nothing of. `pad_bytes` adds
-    an `x-pad` field that long: what a long-lived connection's table holds after hours of refreshed tokens."""
+    """The event stream's HEADERS. With `indexing`, `:authority`, `accept` and `authorization` go into the server's HPACK
+    table (a client indexing all it may: nghttp2 and Firefox never index `authorization`); without, every field is a
+    literal the server keeps nothing of. `pad_bytes` adds an indexed `x-pad` field that long: the table of a
+    long-lived connection whose client indexed a varying field for hours."""
     ix = _hpack_indexed_literal if indexing else _hpack_literal
     block = (_hpack_literal(":method", "GET") + _hpack_literal(":scheme", "http")
              + _hpack_literal(":path", path) + ix(":authority", f"{host}:{port}")

@@ -188,9 +188,11 @@ if [ "$binaries" = prebuilt ]; then
   bin="$(cd "$repo" && swift build -c release --show-bin-path)"
   mkdir -p "$repo/compose/.prebuilt"
   cp "$bin/auth-service" "$bin/store-service" "$bin/dispatch-service" "$bin/securepush" "$repo/compose/.prebuilt/"
-  # The backtracer the binaries' linked-in runtime cannot find by itself (the image names it in SWIFT_BACKTRACE).
-  cp "$(dirname "$(readlink -f "$(command -v swift)")")/../libexec/swift/linux/swift-backtrace-static" \
-    "$repo/compose/.prebuilt/"
+  # The backtracer the binaries' linked-in runtime cannot find by itself (the image names it in SWIFT_BACKTRACE): the
+  # toolchain's, found from its runtime resource path (usr/lib/swift), which a swiftly proxy reports too.
+  resources="$(swift -print-target-info | python3 -c 'import json, sys; print(json.load(sys.stdin)["paths"]["runtimeResourcePath"])')" ||
+    fail "swift -print-target-info named no runtime resource path"
+  cp "$resources/../../libexec/swift/linux/swift-backtrace-static" "$repo/compose/.prebuilt/"
   strip --strip-debug "$repo/compose/.prebuilt/"* # as the Dockerfile's source build does
   # The build stage only copies files in this mode: the runtime image serves as its base, no Swift image needed.
   export SECUREPUSH_BUILDER_IMAGE="$SECUREPUSH_RUNTIME_IMAGE"

@@ -70,8 +70,9 @@ public struct ServiceEnvironment: Sendable {
     /// `SECUREPUSH_TLS_CERT_FILE` + `SECUREPUSH_TLS_KEY_FILE`, `SECUREPUSH_MAX_BODY_BYTES`, `SECUREPUSH_MAX_BATCH`,
     /// `SECUREPUSH_IDLE_TIMEOUT`, `SECUREPUSH_HANDSHAKE_TIMEOUT`, `SECUREPUSH_SHUTDOWN_TIMEOUT`,
     /// `SECUREPUSH_REQUEST_TIMEOUT`, `SECUREPUSH_MAX_CONNECTION_BUFFER_BYTES`, `SECUREPUSH_MAX_CONNECTIONS`,
-    /// `SECUREPUSH_MAX_CONNECTIONS_PER_ADDRESS`, `SECUREPUSH_TRUSTED_PROXIES`, `SECUREPUSH_FORWARDED_HEADER`,
-    /// `SECUREPUSH_METRICS_PORT`, `SECUREPUSH_METRICS`; `SECUREPUSH_ENV` is checked too.
+    /// `SECUREPUSH_MAX_CONNECTIONS_PER_ADDRESS`, `SECUREPUSH_STREAMING_HEADER_TABLE_BYTES`,
+    /// `SECUREPUSH_TRUSTED_PROXIES`, `SECUREPUSH_FORWARDED_HEADER`, `SECUREPUSH_METRICS_PORT`, `SECUREPUSH_METRICS`;
+    /// `SECUREPUSH_ENV` is checked too.
     public func server(port: IntegerSetting) throws -> RPCServerConfiguration {
         try checkMode()
         let certificate = string("SECUREPUSH_TLS_CERT_FILE")
@@ -96,6 +97,7 @@ public struct ServiceEnvironment: Sendable {
             "SECUREPUSH_MAX_CONNECTION_BUFFER_BYTES", default: 2 * body, in: body...(1 << 30))
         configuration.maxConnections = try int(SettingCatalog.maxConnections)
         configuration.maxConnectionsPerAddress = try int(SettingCatalog.maxConnectionsPerAddress)
+        configuration.streamingHeaderTableBytes = try int(SettingCatalog.streamingHeaderTableBytes)
         configuration.trustedProxies = try trustedProxies()
         configuration.forwardedHeader = try forwardedHeader()
         configuration.metricsPort = try metricsPort(servicePort: configuration.port)

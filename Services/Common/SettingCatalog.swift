@@ -42,6 +42,13 @@ public enum SettingCatalog {
         #"connections open at once from one address (IPv6: one /64); trusted proxies are exempt; more are closed as they are accepted"#
     )
 
+    /// `SECUREPUSH_STREAMING_HEADER_TABLE_BYTES`.
+    public static let streamingHeaderTableBytes = IntegerSetting(
+        #"SECUREPUSH_STREAMING_HEADER_TABLE_BYTES"#, group: .shared, default: 0, in: 0...4096,
+        usedBy: #"all (push-dispatch's event streams)"#,
+        #"HPACK table (bytes, as RFC 7541 counts them) a client may keep in the server's decoder on a connection once it holds an event stream, advertised then as `SETTINGS_HEADER_TABLE_SIZE`: what a connected device's client indexes would otherwise stay in memory for hours (~5 kB a device with token-sized fields). 4096 keeps the RFC's table, for a client that fails to apply a smaller one (its connection then ends with `COMPRESSION_ERROR`, logged at `notice` as `http2.header_table.not_applied`)"#
+    )
+
     /// `SECUREPUSH_SHUTDOWN_TIMEOUT`.
     public static let shutdownTimeout = IntegerSetting(
         #"SECUREPUSH_SHUTDOWN_TIMEOUT"#, group: .shared, default: 10, in: 1...600, unit: " s",
@@ -549,6 +556,7 @@ public enum SettingCatalog {
         ),
         maxConnections.setting,
         maxConnectionsPerAddress.setting,
+        streamingHeaderTableBytes.setting,
         shutdownTimeout.setting,
         Setting(
             #"SECUREPUSH_LOG_LEVEL"#, group: .shared,

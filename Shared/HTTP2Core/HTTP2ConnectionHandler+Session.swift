@@ -51,15 +51,30 @@ extension HTTP2ConnectionHandler {
     /// response. nghttp2 applies it to its decoder when the client acknowledges the SETTINGS frame, evicting the
     /// entries that no longer fit; until then the client may still use what it indexed.
     func shrinkHeaderTableForStreaming() {
-        guard !headerTableShrunk, let session, let bytes = limits.streamingHeaderTableBytes,
-            bytes < Self.defaultHeaderTableBytes
-        else { return }
+        let bytes = limits.streamingHeaderTableBytes
+        guard !headerTableShrunk, let session, bytes < Self.defaultHeaderTableBytes else { return }
         headerTableShrunk = true
         var entry = NGHTTP2Session.setting(NGHTTP2_SETTINGS_HEADER_TABLE_SIZE, bytes)
         let result = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entry, 1)
         if result != 0 {
             logger.debug("HTTP/2 SETTINGS not submitted", metadata: ["http2.error": "\(Self.errorText(result))"])
         }
+    }
+
+    /// A GOAWAY went out with `errorCode`. A header compression error on a connection whose table was shrunk is most
+    /// likely a client that ignored the smaller size: counted, and the operator is told how to keep the RFC's table.
+    func sentGoAway(errorCode: UInt32) {
+        guard errorCode == NGHTTP2_COMPRESSION_ERROR.rawValue, headerTableShrunk,
+            configuration.load.recordHeaderTableFailure()
+        else { return }
+        logger.notice(
+            "http2.header_table.not_applied",
+            metadata: [
+                "http2.header_table_bytes": "\(limits.streamingHeaderTableBytes)",
+                "http2.header_table_failures": "\(configuration.load.headerTableFailureCount)",
+                "http2.hint":
+                    "a client failed to apply the smaller SETTINGS_HEADER_TABLE_SIZE sent with its event stream (COMPRESSION_ERROR); SECUREPUSH_STREAMING_HEADER_TABLE_BYTES=4096 keeps the RFC's table",
+            ])
     }
 
     /// SETTINGS_HEADER_TABLE_SIZE's initial value (RFC 9113 §6.5.2), which our first SETTINGS frame leaves as is.
@@ -148,8 +163,12 @@ private let onFrame: nghttp2_on_frame_recv_callback = { _, frame, userData in
 }
 
 private let onFrameSend: nghttp2_on_frame_send_callback = { _, frame, userData in
-    guard let frame, frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 else { return 0 }
-    HTTP2ConnectionHandler.handler(userData).endedStream(frame.pointee.hd.stream_id)
+    guard let frame else { return 0 }
+    if frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 {
+        HTTP2ConnectionHandler.handler(userData).endedStream(frame.pointee.hd.stream_id)
+    } else if frame.pointee.hd.type == UInt8(NGHTTP2_GOAWAY.rawValue) {
+        HTTP2ConnectionHandler.handler(userData).sentGoAway(errorCode: frame.pointee.goaway.error_code)
+    }
     return 0
 }
 

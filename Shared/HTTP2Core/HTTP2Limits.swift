@@ -28,12 +28,15 @@ public struct HTTP2Limits: Sendable, Hashable {
     public var maxConnectionBufferBytes: Int = 2 << 20
     /// The HPACK dynamic table (in bytes, as RFC 7541 counts them) a client may keep in this server's decoder on a
     /// connection once the connection holds a streaming response; advertised then as SETTINGS_HEADER_TABLE_SIZE, and
-    /// what the table already holds beyond it is dropped when the client acknowledges. `nil` keeps the RFC's 4,096
-    /// bytes. Such a connection (a device's event stream) stays open for hours, and every field its client indexes
-    /// meanwhile (a refreshed bearer token, a new `traceparent`) stays in memory with it until the table is full: up
-    /// to ~5 kB a connection, a fifth of what an idle event stream costs in all. Its few other requests (an ack, a
-    /// refresh) carry their fields as literals instead, a few hundred bytes each on the wire.
-    public var streamingHeaderTableBytes: Int? = 0
+    /// what the table already holds beyond it is dropped when the client acknowledges. 4,096 (the RFC's initial size)
+    /// or more sends nothing. Such a connection (a device's event stream) stays open for hours, and every field its
+    /// client indexes meanwhile (each new value of a header that varies: a bearer token, for clients that index it)
+    /// stays in memory with it until the table is full: ~5 kB a connection with token-sized entries, a fifth of what an
+    /// idle event stream costs in all. Its few other requests (an ack, a refresh) carry their fields as literals
+    /// instead. RFC 7541 §4.2 requires the client to apply the smaller size at the start of its next header block; one
+    /// that does not fails its connection with COMPRESSION_ERROR (counted in ``HTTP2ServerLoad/headerTableFailureCount``,
+    /// logged at `notice` as `http2.header_table.not_applied`).
+    public var streamingHeaderTableBytes: Int = 0
 
     /// The defaults: 1 MiB bodies, 16 KiB header lists, 100 concurrent streams, 120 s idle timeout, 10 s TLS
     /// handshake timeout, 10 s to send a request, 2 MiB of request bytes buffered per connection, no header table

@@ -14,8 +14,26 @@ public final class HTTP2ServerLoad: Sendable {
     private let responseBytes = Atomic<Int>(0)
     private let requestBytesPeak = Atomic<Int>(0)
     private let connectionsPeak = Atomic<Int>(0)
+    private let headerTableFailures = Atomic<Int>(0)
+    private let headerTableFailureLogged = Mutex<ContinuousClock.Instant?>(nil)
 
     public init() {}
+
+    /// Connections that ended on a header compression error after their HPACK table was shrunk for a streaming
+    /// response (``HTTP2Limits/streamingHeaderTableBytes``): most likely clients that ignore a smaller table.
+    public var headerTableFailureCount: Int { headerTableFailures.load(ordering: .relaxed) }
+
+    /// Counts one such connection; `true` when it is to be logged (the first, then at most once a minute: a fleet of
+    /// such clients reconnecting must not flood the log).
+    func recordHeaderTableFailure() -> Bool {
+        headerTableFailures.add(1, ordering: .relaxed)
+        let now = ContinuousClock.now
+        return headerTableFailureLogged.withLock { last in
+            guard last.map({ now - $0 >= .seconds(60) }) ?? true else { return false }
+            last = now
+            return true
+        }
+    }
 
     /// Connections open now.
     public var openConnections: Int { connections.withLock { $0.total } }

@@ -29,6 +29,9 @@ public struct RPCServerConfiguration: Sendable {
     /// Request bytes one connection may buffer while they arrive (`SECUREPUSH_MAX_CONNECTION_BUFFER_BYTES`,
     /// 2 × ``maxBodyBytes``).
     public var maxConnectionBufferBytes: Int? = nil
+    /// The HPACK table a client may keep on a connection once it holds a streaming response
+    /// (`SECUREPUSH_STREAMING_HEADER_TABLE_BYTES`, 0; see ``HTTP2Limits/streamingHeaderTableBytes``).
+    public var streamingHeaderTableBytes = 0
     /// Most connections open at once (`SECUREPUSH_MAX_CONNECTIONS`, 16,000).
     public var maxConnections = 16_000
     /// Most connections open at once from one address, IPv6 per /64; trusted proxies are exempt
@@ -76,6 +79,7 @@ public struct RPCServerConfiguration: Sendable {
         limits.handshakeTimeout = handshakeTimeout
         limits.requestTimeout = requestTimeout
         limits.maxConnectionBufferBytes = maxConnectionBufferBytes ?? 2 * maxBodyBytes
+        limits.streamingHeaderTableBytes = streamingHeaderTableBytes
         return limits
     }
 

@@ -45,6 +45,26 @@ struct EventStreamTests {
         #expect(stoppedInTime)
     }
 
+    @Test("a device's event stream connection is told to keep no HPACK table (SETTINGS_HEADER_TABLE_SIZE 0)")
+    func headerTableShrunk() async throws {
+        // Issue 33: what a device's client indexes would stay in push-dispatch's memory for as long as it is
+        // connected. nghttp (nghttp2's client) prints the frames it receives; it gives up on the endless stream after
+        // its timeout.
+        let harness = try await DispatchHarness(configuration: DispatchHarness.configuration(keepalive: .seconds(60)))
+        let device = try await harness.registerDevice(user: "alice")
+        let alice = try await harness.signer.userToken("alice")
+        try await RunningDispatch.with(harness) { port in
+            let nghttp = Process()
+            nghttp.executableURL = URL(fileURLWithPath: "/usr/bin/nghttp")
+            nghttp.arguments = ["-v", "--timeout=2", "-H", "authorization: Bearer \(alice)", Self.url(port, device)]
+            let output = String(decoding: try await nghttp.runCapturingOutput().output, as: UTF8.self)
+            #expect(output.contains(":status: 200"), "the event stream was not opened: \(output.prefix(2000))")
+            #expect(
+                output.contains("[SETTINGS_HEADER_TABLE_SIZE(0x01):0]"),
+                "no SETTINGS_HEADER_TABLE_SIZE 0 on the event stream's connection: \(output.prefix(2000))")
+        }
+    }
+
     @Test("unacknowledged ids are written again on reconnect, in order; acknowledged ones never again")
     func redeliveryUntilAck() async throws {
         let harness = try await DispatchHarness()

@@ -57,8 +57,8 @@ struct ClientStreamTests {
 
     @Test("after an event stream shrinks the server's header table, fields the client indexes still arrive")
     func indexedFieldsAfterShrink() async throws {
-        // nghttp2's encoder (ours, and most clients') indexes `authorization` and unknown fields; once the server
-        // advertises a 0-byte table it must say so in its next header block and index nothing.
+        // nghttp2's encoder (ours, curl's) indexes fields such as `content-type` (not `authorization`); once the server
+        // advertises a 0-byte table it must say so at the start of its next header block and index nothing.
         let server = try await TestServer()
         let connection = try await connectClient(port: server.port)
         let events = try await connection.fetch("/events")
