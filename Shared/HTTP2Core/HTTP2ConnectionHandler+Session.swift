@@ -72,6 +72,7 @@ extension HTTP2ConnectionHandler {
             metadata: [
                 "http2.header_table_bytes": "\(limits.streamingHeaderTableBytes)",
                 "http2.header_table_failures": "\(configuration.load.headerTableFailureCount)",
+                "client.address": "\(remoteAddress?.ipAddress ?? "?")",
                 "http2.hint":
                     "a client failed to apply the smaller SETTINGS_HEADER_TABLE_SIZE sent with its event stream (COMPRESSION_ERROR); SECUREPUSH_STREAMING_HEADER_TABLE_BYTES=4096 keeps the RFC's table",
             ])

@@ -20,7 +20,7 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, HTTPResponseTarget, N
     /// Open streams by id; entries are removed by nghttp2's stream-close callback or by `teardown()`.
     var streams: [Int32: HTTP2StreamState] = [:]
     private(set) var context: ChannelHandlerContext?
-    private var remoteAddress: SocketAddress?
+    private(set) var remoteAddress: SocketAddress?
     /// Between `channelRead` and `channelReadComplete`: responses submitted then go out in one write and flush.
     var inReadBurst = false
     /// nghttp2 calls on the stack (`mem_recv`, `mem_send`): a teardown requested meanwhile waits for them.

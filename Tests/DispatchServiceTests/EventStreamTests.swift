@@ -49,14 +49,14 @@ struct EventStreamTests {
     func headerTableShrunk() async throws {
         // Issue 33: what a device's client indexes would stay in push-dispatch's memory for as long as it is
         // connected. nghttp (nghttp2's client) prints the frames it receives; it gives up on the endless stream after
-        // its timeout.
+        // 5 s without a frame (an idle timeout: the keepalive below is far longer).
         let harness = try await DispatchHarness(configuration: DispatchHarness.configuration(keepalive: .seconds(60)))
         let device = try await harness.registerDevice(user: "alice")
         let alice = try await harness.signer.userToken("alice")
         try await RunningDispatch.with(harness) { port in
             let nghttp = Process()
             nghttp.executableURL = URL(fileURLWithPath: "/usr/bin/nghttp")
-            nghttp.arguments = ["-v", "--timeout=2", "-H", "authorization: Bearer \(alice)", Self.url(port, device)]
+            nghttp.arguments = ["-v", "--timeout=5", "-H", "authorization: Bearer \(alice)", Self.url(port, device)]
             let output = String(decoding: try await nghttp.runCapturingOutput().output, as: UTF8.self)
             #expect(output.contains(":status: 200"), "the event stream was not opened: \(output.prefix(2000))")
             #expect(
