@@ -79,7 +79,8 @@ struct HeaderTableTests {
     }
 
     static func decoderTableBytes(_ handler: HTTP2ConnectionHandler) throws -> Int {
-        Int(nghttp2_session_get_hd_inflate_dynamic_table_size(try #require(handler.session)))
+        let session: OpaquePointer = try #require(handler.session)
+        return Int(nghttp2_session_get_hd_inflate_dynamic_table_size(session))
     }
 
     @Test("starting a streaming response advertises a 0-byte table; the client's ack drops what it had indexed")
