@@ -15,7 +15,7 @@ public final class HTTP2ServerLoad: Sendable {
     private let requestBytesPeak = Atomic<Int>(0)
     private let connectionsPeak = Atomic<Int>(0)
     private let headerTableFailures = Atomic<Int>(0)
-    private let headerTableFailureLogged = Mutex<ContinuousClock.Instant?>(nil)
+    private let headerTableFailureLog = IntervalGate(interval: .seconds(60))
 
     public init() {}
 
@@ -27,12 +27,7 @@ public final class HTTP2ServerLoad: Sendable {
     /// such clients reconnecting must not flood the log).
     func recordHeaderTableFailure() -> Bool {
         headerTableFailures.add(1, ordering: .relaxed)
-        let now = ContinuousClock.now
-        return headerTableFailureLogged.withLock { last in
-            guard last.map({ now - $0 >= .seconds(60) }) ?? true else { return false }
-            last = now
-            return true
-        }
+        return headerTableFailureLog.open()
     }
 
     /// Connections open now.

@@ -1,7 +1,6 @@
 import CoreMetrics
 import HTTP2Core
 import Logging
-import Synchronization
 
 /// What the listener's connections cost, as metrics: connections refused at accept (by reason), forwarding-header
 /// mismatches, and, read from the core at each scrape, open connections and the request and response bytes they
@@ -15,7 +14,7 @@ final class ServerLoadMetrics: Sendable {
     private let pendingResponseBytes: Gauge
     private let headerMismatches: Counter
     /// When `client_address.header_mismatch` was last logged: at most once a minute.
-    private let lastMismatchLog = Mutex<ContinuousClock.Instant?>(nil)
+    private let mismatchLog = IntervalGate(interval: .seconds(60))
 
     init(load: HTTP2ServerLoad, factory: any MetricsFactory) {
         self.load = load
@@ -48,13 +47,7 @@ final class ServerLoadMetrics: Sendable {
     /// (a misconfigured proxy would otherwise log every request).
     func headerMismatch(expected: ClientAddressResolver.Header, peer: String?, logger: Logger) {
         headerMismatches.increment()
-        let now = ContinuousClock.now
-        let due = lastMismatchLog.withLock { last in
-            guard last.map({ now - $0 >= .seconds(60) }) ?? true else { return false }
-            last = now
-            return true
-        }
-        guard due else { return }
+        guard mismatchLog.open() else { return }
         logger.warning(
             "client_address.header_mismatch",
             metadata: [
