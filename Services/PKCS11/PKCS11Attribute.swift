@@ -57,7 +57,7 @@ func findSingleObject(
     missing: @autoclosure () -> String, ambiguous: @autoclosure () -> String
 ) throws(PKCS11Error) -> ck_object_handle_t {
     let handles = try findObjects(session: session, functions: functions, template: template, limit: 2)
-    guard let handle = handles.first else { throw PKCS11Error("find key", reason: missing()) }
+    guard let handle = handles.first else { throw PKCS11Error(missingKey: missing()) }
     guard handles.count == 1 else { throw PKCS11Error("find key", reason: ambiguous()) }
     return handle
 }

@@ -10,17 +10,31 @@ public struct PKCS11Error: Error, Sendable, CustomStringConvertible {
     public let code: UInt?
     /// What went wrong, when it is not said by `code`.
     public let reason: String?
+    /// Whether a search found no object where one was meant (``PKCS11Token`` logs in again and tries once more: a
+    /// session that lost its login sees no private object).
+    let isMissingKey: Bool
 
     init(_ operation: String, code: UInt) {
         self.operation = operation
         self.code = code
         self.reason = nil
+        self.isMissingKey = false
     }
 
     init(_ operation: String, reason: String) {
         self.operation = operation
         self.code = nil
         self.reason = reason
+        self.isMissingKey = false
+    }
+
+    /// A `find key` failure: no object in the token matches the key `reason` names (an ambiguous or mismatched one is
+    /// a plain `find key` failure: logging in again cannot change it).
+    init(missingKey reason: String) {
+        self.operation = "find key"
+        self.code = nil
+        self.reason = reason
+        self.isMissingKey = true
     }
 
     /// The code's name from the PKCS#11 specification, e.g. `CKR_PIN_INCORRECT`, or its hexadecimal value.

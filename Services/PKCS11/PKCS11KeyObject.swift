@@ -31,7 +31,7 @@ final class PKCS11KeyObject: @unchecked Sendable {
         } catch  where error.code == CKR_OBJECT_HANDLE_INVALID || error.code == CKR_KEY_HANDLE_INVALID {
             guard
                 let found = try findObjects(session: session, functions: functions, template: template, limit: 1).first
-            else { throw PKCS11Error("find key", reason: "token '\(tokenLabel)' no longer holds key \(name)") }
+            else { throw PKCS11Error(missingKey: "token '\(tokenLabel)' no longer holds key \(name)") }
             handle.withLock { $0 = found }
             return try body(found)
         }

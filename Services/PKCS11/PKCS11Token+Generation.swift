@@ -67,7 +67,11 @@ extension PKCS11Token {
         return try PKCS11AESKey.find(PKCS11URI(token: self.label, object: label), in: self)
     }
 
+    /// Throws when an object labelled `label` exists. Logs in first: a search on a session without the login sees no
+    /// private object, and would take a label an AES key holds for free (closing a module's last session logs the
+    /// process out; the session `logIn()` leaves in the pool keeps the login through the generation).
     private func refuseExisting(label: String) throws(PKCS11Error) {
+        try logIn()
         let existing = try run("find") { session, functions throws(PKCS11Error) in
             try findObjects(
                 session: session, functions: functions, template: [PKCS11Attribute(CKA_LABEL, string: label)], limit: 1)

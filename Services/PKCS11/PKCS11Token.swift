@@ -33,6 +33,9 @@ public final class PKCS11Token: @unchecked Sendable {
         self.pin = Array(pin.utf8)
     }
 
+    /// Sessions open and idle in the pool now (for tests and diagnostics).
+    var idleSessionCount: Int { idleSessions.withLock { $0.count } }
+
     /// Adds `observer`, told of every operation from now on.
     public func observe(_ observer: @escaping Observer) {
         observers.withLock { $0.append(observer) }
@@ -81,19 +84,16 @@ public final class PKCS11Token: @unchecked Sendable {
             let result: T
             do throws(PKCS11Error) {
                 result = try attempt(body)
-            } catch  where error.isLostSession || error.isMissingKey {
+            } catch  where error.isLostSession {
                 // The token was removed and put back, or a network HSM reconnected: every pooled session is dead and
-                // the login is gone (a logged-out session sees no private key). Close the idle sessions, log in
-                // again and try once more on a fresh session. A login that still holds answers
-                // CKR_USER_ALREADY_LOGGED_IN.
+                // the login is gone. Close the idle sessions, log in again and try once more on a fresh session. A
+                // login that still holds answers CKR_USER_ALREADY_LOGGED_IN.
                 closeIdleSessions()
-                do throws(PKCS11Error) {
-                    try logIn()
-                } catch let login where !login.isPINRefused {
-                    // The token is still gone: the first failure says more than the login's.
-                    throw error
-                }
-                result = try attempt(body)
+                result = try retryAfterLogIn(body, failure: error)
+            } catch  where error.isMissingKey {
+                // A session that lost its login sees no private key. Log in again (the pooled sessions stay: closing
+                // a module's last session logs the process out, in SoftHSM2 at least) and look once more.
+                result = try retryAfterLogIn(body, failure: error)
             }
             notify(operation, since: started, succeeded: true)
             return result
@@ -101,6 +101,20 @@ public final class PKCS11Token: @unchecked Sendable {
             notify(operation, since: started, succeeded: false)
             throw error
         }
+    }
+
+    /// Logs in again and runs `body` once more; `failure` is thrown when the login fails for a reason other than the
+    /// PIN (the token is still gone: the first failure says more than the login's).
+    private func retryAfterLogIn<T>(
+        _ body: (ck_session_handle_t, UnsafeMutablePointer<ck_function_list>) throws(PKCS11Error) -> T,
+        failure: PKCS11Error
+    ) throws(PKCS11Error) -> T {
+        do throws(PKCS11Error) {
+            try logIn()
+        } catch let login where !login.isPINRefused {
+            throw failure
+        }
+        return try attempt(body)
     }
 
     /// `body` on an idle session or a new one; the session goes back to the pool unless the module failed.
@@ -115,7 +129,7 @@ public final class PKCS11Token: @unchecked Sendable {
             release(session)
             return result
         } catch {
-            if error.isAboutData {
+            if error.leavesSessionUsable {
                 release(session)
             } else {
                 _ = module.functions.pointee.C_CloseSession!(session)
@@ -166,13 +180,12 @@ extension PKCS11Error {
         ].contains(code)
     }
 
-    /// Whether a key found before is no longer in the token (``PKCS11KeyObject``).
-    var isMissingKey: Bool { operation == "find key" && code == nil }
-
-    /// Whether the failure is about the data given (a tag that does not verify, a wrong length), not the module:
-    /// such a failure says nothing about the token's health.
-    var isAboutData: Bool {
-        guard let code else { return !isMissingKey && operation != "load" }
+    /// Whether the session that answered can serve again: the module answered, and the failure is about the data given
+    /// (a tag that does not verify, a wrong length) or about what the token holds (a key missing, ambiguous, of another
+    /// type). A session is closed only when the module itself failed: closing a module's last session logs the
+    /// process out, and a logged-out session finds no private key.
+    var leavesSessionUsable: Bool {
+        guard let code else { return operation != "load" }
         return [
             CKR_ENCRYPTED_DATA_INVALID, CKR_ENCRYPTED_DATA_LEN_RANGE, CKR_DATA_INVALID, CKR_DATA_LEN_RANGE,
             CKR_SIGNATURE_INVALID,

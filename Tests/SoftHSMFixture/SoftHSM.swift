@@ -112,6 +112,34 @@ public struct SoftHSM: Sendable {
         }
     }
 
+    /// The serial numbers of the tokens labelled `label` (`softhsm2-util --show-slots`), e.g. to name one of the
+    /// ``twinLabel`` tokens in a URI.
+    public func serials(ofTokensLabelled label: String) throws -> [String] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/softhsm2-util")
+        process.arguments = ["--show-slots"]
+        process.environment = ["SOFTHSM2_CONF": configurationFile]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw SoftHSMError("softhsm2-util --show-slots exited with \(process.terminationStatus)")
+        }
+        // Each token's "Serial number:" line comes before its "Label:" line.
+        var serial: String?
+        var serials: [String] = []
+        for line in text.split(separator: "\n") {
+            let field = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard field.count == 2 else { continue }
+            if field[0] == "Serial number" { serial = field[1] }
+            if field[0] == "Label", field[1] == label, let serial { serials.append(serial) }
+        }
+        return serials
+    }
+
     /// A label no other test uses: `prefix` and 8 random hex digits.
     public static func uniqueLabel(_ prefix: String) -> String {
         "\(prefix)-\(UUID().uuidString.prefix(8).lowercased())"
