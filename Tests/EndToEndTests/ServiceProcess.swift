@@ -18,25 +18,45 @@ final class ServiceProcess: @unchecked Sendable {
 
     /// Starts `executable` listening on a free loopback port, with `environment` on top of the variables every
     /// service needs (without the test process's `unset` ones), and waits until its `GET /health` says ready.
+    ///
+    /// A port chosen here may be taken by another test's process before this one binds it (the choice and the bind are
+    /// apart): then the service is started again on another port (`choosePort`'s next), up to three times. With
+    /// `port` given, a port another process holds fails the start with a message saying so.
     static func start(
         _ executable: String, name: String, environment: [String: String], portVariable: String, logger: Logger,
-        unset: Set<String> = [], port: Int? = nil
+        unset: Set<String> = [], port: Int? = nil, choosePort: () throws -> Int = freePort
     ) async throws -> ServiceProcess {
         let binary = Self.buildDirectory.appendingPathComponent(executable).path
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw ServiceProcessError("\(binary) is missing: build it first (swift build --build-tests)")
         }
-        let port = try port ?? Self.freePort()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
         var variables = ProcessInfo.processInfo.environment.filter {
             !$0.key.hasPrefix("SECUREPUSH_") && !unset.contains($0.key)
         }
         variables.merge(environment) { _, new in new }
         variables["SECUREPUSH_HOST"] = "127.0.0.1"
-        variables[portVariable] = "\(port)"
         variables["SECUREPUSH_LOG_LEVEL"] = variables["SECUREPUSH_LOG_LEVEL"] ?? "warning"
-        process.environment = variables
+        for attempt in 1...3 {
+            variables[portVariable] = "\(try port ?? choosePort())"
+            let service = try launch(binary, name: name, environment: variables, port: Int(variables[portVariable]!)!)
+            do {
+                try await service.waitUntilHealthy(logger: logger)
+                return service
+            } catch let error as ServiceProcessError where error.portTaken && port == nil && attempt < 3 {
+                await service.stop(signal: SIGKILL)
+                logger.notice("\(error.description.prefix(200)); starting it on another port")
+            }
+        }
+        preconditionFailure("unreachable: the third attempt returns or throws")
+    }
+
+    /// Runs `binary` with `environment`, its output going to a log file.
+    private static func launch(
+        _ binary: String, name: String, environment: [String: String], port: Int
+    ) throws -> ServiceProcess {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.environment = environment
         let logPath = TemporaryDirectory.processRootURL.appendingPathComponent("\(name)-\(UUID().uuidString).log")
             .path
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
@@ -45,9 +65,7 @@ final class ServiceProcess: @unchecked Sendable {
         process.standardError = log
         process.standardInput = FileHandle.nullDevice
         let exited = try process.runInBackground()
-        let service = ServiceProcess(name: name, port: port, process: process, exited: exited, logPath: logPath)
-        try await service.waitUntilHealthy(logger: logger)
-        return service
+        return ServiceProcess(name: name, port: port, process: process, exited: exited, logPath: logPath)
     }
 
     private init(name: String, port: Int, process: Process, exited: Task<Int32, Never>, logPath: String) {
@@ -63,16 +81,24 @@ final class ServiceProcess: @unchecked Sendable {
     /// What the process wrote to stdout and stderr.
     var output: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
-    /// Polls `GET /health` for up to 60 s.
+    /// Polls `GET /health` for up to 60 s; ready counts only when this process holds the port's listener (another
+    /// test's service answering on a port this one could not bind is ``ServiceProcessError/portTaken``).
     func waitUntilHealthy(logger: Logger) async throws {
         for _ in 0..<240 {
             if !process.isRunning {
+                let output = output
                 throw ServiceProcessError(
-                    "\(name) exited (\(process.terminationStatus)) before it was ready:\n\(output)")
+                    "\(name) exited (\(process.terminationStatus)) before it was ready:\n\(output)",
+                    portTaken: output.contains("Address already in use"))
             }
             if let health = try? await ServiceHealthCheck.check(
                 baseURL: url, caFile: nil, timeout: .seconds(5), logger: logger), health.isReady
             {
+                guard LoopbackListener.isHeld(byProcess: process.processIdentifier, port: port) != false else {
+                    throw ServiceProcessError(
+                        "\(name): another process answers on port \(port), which this one was to listen on",
+                        portTaken: true)
+                }
                 return
             }
             try await Task.sleep(for: .milliseconds(250))
@@ -121,5 +147,11 @@ final class ServiceProcess: @unchecked Sendable {
 
 struct ServiceProcessError: Error, CustomStringConvertible {
     let description: String
-    init(_ description: String) { self.description = description }
+    /// The port was taken by another process before the service bound it.
+    let portTaken: Bool
+
+    init(_ description: String, portTaken: Bool = false) {
+        self.description = description
+        self.portTaken = portTaken
+    }
 }
