@@ -46,7 +46,7 @@ public enum SettingCatalog {
     public static let streamingHeaderTableBytes = IntegerSetting(
         #"SECUREPUSH_STREAMING_HEADER_TABLE_BYTES"#, group: .shared, default: 0, in: 0...4096,
         usedBy: #"all (push-dispatch's event streams)"#,
-        #"HPACK table (bytes, as RFC 7541 counts them) a client may keep in the server's decoder on a connection once it holds an event stream, advertised then as `SETTINGS_HEADER_TABLE_SIZE`: what a connected device's client indexes would otherwise stay in memory for hours (~5 kB a device with token-sized fields). 4096 keeps the RFC's table, for a client that fails to apply a smaller one (its connection then ends with `COMPRESSION_ERROR`, logged at `notice` as `http2.header_table.not_applied`)"#
+        #"HPACK table (bytes, as RFC 7541 counts them) a client may keep in the server's decoder on a connection once it holds an event stream, advertised then as `SETTINGS_HEADER_TABLE_SIZE`: what a connected device's client indexes would otherwise stay in memory for hours (~5 kB a device with token-sized fields). 4096 keeps the RFC's table, for a client that fails to apply a smaller one (its connection then ends with `COMPRESSION_ERROR`, counted in `securepush_http2_header_table_failures_total` and logged at `notice` as `http2.header_table.not_applied`)"#
     )
 
     /// `SECUREPUSH_SHUTDOWN_TIMEOUT`.

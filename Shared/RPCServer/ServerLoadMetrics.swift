@@ -1,10 +1,11 @@
 import CoreMetrics
 import HTTP2Core
 import Logging
+import Synchronization
 
 /// What the listener's connections cost, as metrics: connections refused at accept (by reason), forwarding-header
-/// mismatches, and, read from the core at each scrape, open connections and the request and response bytes they
-/// buffer.
+/// mismatches, and, read from the core at each scrape, open connections, the request and response bytes they
+/// buffer, and connections closed because the client kept a header table it was told to shrink.
 final class ServerLoadMetrics: Sendable {
     /// The core's counters, shared with the listener.
     let load: HTTP2ServerLoad
@@ -13,6 +14,9 @@ final class ServerLoadMetrics: Sendable {
     private let bufferedRequestBytes: Gauge
     private let pendingResponseBytes: Gauge
     private let headerMismatches: Counter
+    private let headerTableFailures: Counter
+    /// The core's header table failures already added to ``headerTableFailures``.
+    private let headerTableFailuresCounted = Mutex(0)
     /// When `client_address.header_mismatch` was last logged: at most once a minute.
     private let mismatchLog = IntervalGate(interval: .seconds(60))
 
@@ -29,6 +33,7 @@ final class ServerLoadMetrics: Sendable {
         bufferedRequestBytes = Gauge(label: "securepush_http_buffered_request_bytes", factory: factory)
         pendingResponseBytes = Gauge(label: "securepush_http_pending_response_bytes", factory: factory)
         headerMismatches = Counter(label: "securepush_forwarded_header_mismatch_total", factory: factory)
+        headerTableFailures = Counter(label: "securepush_http2_header_table_failures_total", factory: factory)
     }
 
     /// A connection was refused at accept.
@@ -41,6 +46,12 @@ final class ServerLoadMetrics: Sendable {
         openConnections.record(load.openConnections)
         bufferedRequestBytes.record(load.bufferedRequestBytes)
         pendingResponseBytes.record(load.pendingResponseBytes)
+        let failures = load.headerTableFailureCount
+        let new = headerTableFailuresCounted.withLock { counted in
+            defer { counted = max(counted, failures) }
+            return failures - counted
+        }
+        if new > 0 { headerTableFailures.increment(by: new) }
     }
 
     /// A trusted proxy's request carried the other forwarding header only: counted, and logged at most once a minute
