@@ -68,8 +68,9 @@ extension PKCS11Token {
     }
 
     /// Throws when an object labelled `label` exists. Logs in first: a search on a session without the login sees no
-    /// private object, and would take a label an AES key holds for free (closing a module's last session logs the
-    /// process out; the session `logIn()` leaves in the pool keeps the login through the generation).
+    /// private object, and would take a label an AES key holds for free (closing an application's last session logs
+    /// it out). The session `logIn()` leaves in the pool keeps the login through the generation: under the token's
+    /// exclusive access no other thread's operation, nor its recovery, closes sessions meanwhile.
     private func refuseExisting(label: String) throws(PKCS11Error) {
         try logIn()
         let existing = try run("find") { session, functions throws(PKCS11Error) in

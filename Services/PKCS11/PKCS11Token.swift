@@ -44,10 +44,16 @@ public final class PKCS11Token: @unchecked Sendable {
     /// Whether `pin` is the PIN this token was logged in with.
     func hasPIN(_ pin: String) -> Bool { Array(pin.utf8) == self.pin }
 
-    /// Logs in on a new session: `CKR_USER_ALREADY_LOGGED_IN` (another service of this process did) is a success.
-    /// Once the token refused the PIN it is never offered again (each try would count towards locking it): the
-    /// refusal is answered from memory until the process restarts with a PIN that works.
+    /// Logs in on a new session, which goes to the pool: `CKR_USER_ALREADY_LOGGED_IN` (another service of this process
+    /// did) is a success. Once the token refused the PIN it is never offered again (each try would count towards
+    /// locking it): the refusal is answered from memory until the process restarts with a PIN that works.
     func logIn() throws(PKCS11Error) {
+        release(try loggedInSession())
+    }
+
+    /// A new session, logged in as ``logIn()`` does, that the caller holds: while it is open, the login holds
+    /// (PKCS#11's `C_CloseSession`: closing an application's last session with a token logs it out).
+    private func loggedInSession() throws(PKCS11Error) -> ck_session_handle_t {
         if let refusal = pinRefusal.withLock({ $0 }) { throw refusal }
         let session = try openSession()
         let rv = pin.withUnsafeBufferPointer { pin in
@@ -60,13 +66,15 @@ public final class PKCS11Token: @unchecked Sendable {
             if error.isPINRefused { pinRefusal.withLock { $0 = error } }
             throw error
         }
-        release(session)
+        return session
     }
 
     /// Runs `body` on a session of its own, named `operation` for the observer.
     ///
-    /// A session whose operation failed for a reason that is not the data's (the token gone, the module broken) is
-    /// closed, not reused.
+    /// A session whose operation failed because of the module or the token (the token gone, the module broken) is
+    /// closed, not reused; one that answered about the data or the key (``PKCS11Error/leavesSessionUsable``) goes back
+    /// to the pool. A lost session, or a key not found (a session that lost its login sees no private key), is
+    /// tried once more after a new login.
     func run<T>(
         _ operation: String,
         _ body: (ck_session_handle_t, UnsafeMutablePointer<ck_function_list>) throws(PKCS11Error) -> T
@@ -91,8 +99,8 @@ public final class PKCS11Token: @unchecked Sendable {
                 closeIdleSessions()
                 result = try retryAfterLogIn(body, failure: error)
             } catch  where error.isMissingKey {
-                // A session that lost its login sees no private key. Log in again (the pooled sessions stay: closing
-                // a module's last session logs the process out, in SoftHSM2 at least) and look once more.
+                // A session that lost its login sees no private key. Log in again and look once more, on the new
+                // session (the pooled sessions stay: closing an application's last session logs it out).
                 result = try retryAfterLogIn(body, failure: error)
             }
             notify(operation, since: started, succeeded: true)
@@ -103,27 +111,37 @@ public final class PKCS11Token: @unchecked Sendable {
         }
     }
 
-    /// Logs in again and runs `body` once more; `failure` is thrown when the login fails for a reason other than the
-    /// PIN (the token is still gone: the first failure says more than the login's).
+    /// Logs in again and runs `body` once more, on the session just logged in (held, so that no other thread's
+    /// recovery closes it and the login with it); `failure` is thrown when the login fails for a reason other than
+    /// the PIN (the token is still gone: the first failure says more than the login's).
     private func retryAfterLogIn<T>(
         _ body: (ck_session_handle_t, UnsafeMutablePointer<ck_function_list>) throws(PKCS11Error) -> T,
         failure: PKCS11Error
     ) throws(PKCS11Error) -> T {
+        let session: ck_session_handle_t
         do throws(PKCS11Error) {
-            try logIn()
+            session = try loggedInSession()
         } catch let login where !login.isPINRefused {
             throw failure
         }
-        return try attempt(body)
+        return try attempt(body, on: session)
     }
 
-    /// `body` on an idle session or a new one; the session goes back to the pool unless the module failed.
+    /// `body` on an idle session or a new one.
     private func attempt<T>(
         _ body: (ck_session_handle_t, UnsafeMutablePointer<ck_function_list>) throws(PKCS11Error) -> T
     ) throws(PKCS11Error) -> T {
         let idle = idleSessions.withLock { $0.popLast() }
         let session: ck_session_handle_t
         if let idle { session = idle } else { session = try openSession() }
+        return try attempt(body, on: session)
+    }
+
+    /// `body` on `session`, which goes back to the pool unless the module failed.
+    private func attempt<T>(
+        _ body: (ck_session_handle_t, UnsafeMutablePointer<ck_function_list>) throws(PKCS11Error) -> T,
+        on session: ck_session_handle_t
+    ) throws(PKCS11Error) -> T {
         do throws(PKCS11Error) {
             let result = try body(session, module.functions)
             release(session)
@@ -180,15 +198,18 @@ extension PKCS11Error {
         ].contains(code)
     }
 
-    /// Whether the session that answered can serve again: the module answered, and the failure is about the data given
-    /// (a tag that does not verify, a wrong length) or about what the token holds (a key missing, ambiguous, of another
-    /// type). A session is closed only when the module itself failed: closing a module's last session logs the
-    /// process out, and a logged-out session finds no private key.
+    /// Whether the session that answered can serve again: the module answered about the request, not about itself —
+    /// the data given (a tag that does not verify, a wrong length), the key (missing, ambiguous, of another type, not
+    /// allowed this use) or the mechanism and template; no operation stays active after such an answer. A session is
+    /// closed only when the module or the token failed: closing an application's last session logs it out, and a
+    /// logged-out session finds no private key.
     var leavesSessionUsable: Bool {
-        guard let code else { return operation != "load" }
+        guard let code else { return true }
         return [
             CKR_ENCRYPTED_DATA_INVALID, CKR_ENCRYPTED_DATA_LEN_RANGE, CKR_DATA_INVALID, CKR_DATA_LEN_RANGE,
-            CKR_SIGNATURE_INVALID,
+            CKR_SIGNATURE_INVALID, CKR_KEY_TYPE_INCONSISTENT, CKR_KEY_FUNCTION_NOT_PERMITTED, CKR_MECHANISM_INVALID,
+            CKR_MECHANISM_PARAM_INVALID, CKR_ATTRIBUTE_SENSITIVE, CKR_ATTRIBUTE_TYPE_INVALID,
+            CKR_ATTRIBUTE_VALUE_INVALID, CKR_TEMPLATE_INCOMPLETE, CKR_TEMPLATE_INCONSISTENT,
         ].contains(code)
     }
 }

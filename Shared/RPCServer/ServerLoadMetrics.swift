@@ -17,7 +17,7 @@ final class ServerLoadMetrics: Sendable {
     private let headerTableFailures: Counter
     /// The core's header table failures already added to ``headerTableFailures``.
     private let headerTableFailuresCounted = Mutex(0)
-    /// When `client_address.header_mismatch` was last logged: at most once a minute.
+    /// Lets `client_address.header_mismatch` be logged at most once a minute.
     private let mismatchLog = IntervalGate(interval: .seconds(60))
 
     init(load: HTTP2ServerLoad, factory: any MetricsFactory) {

@@ -56,7 +56,7 @@ struct ErasureReplicaTests {
         let auditKey = data.appendingPathComponent("audit.pem").path
         _ = try AuditSigningKey.loadOrCreate(path: auditKey)
         let secret = "erasure-backend-secret-\(UUID().uuidString)"
-        let ports = try (0..<4).map { _ in try ServiceProcess.freePort() }
+        let ports = try LoopbackPort.free(count: 4)
         let (authURL, storeURL) = ("http://127.0.0.1:\(ports[0])", "http://127.0.0.1:\(ports[1])")
         let dispatchURLs = ["http://127.0.0.1:\(ports[2])", "http://127.0.0.1:\(ports[3])"]
         let common = [

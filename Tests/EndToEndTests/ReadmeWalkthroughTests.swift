@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import TestSupport
 import Testing
@@ -71,10 +72,8 @@ final class ReadmeSession: @unchecked Sendable {
         home = root + "/home"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-        ports = [
-            "8081": try ServiceProcess.freePort(), "8082": try ServiceProcess.freePort(),
-            "8083": try ServiceProcess.freePort(),
-        ]
+        let free = try LoopbackPort.free(count: 3)
+        ports = ["8081": free[0], "8082": free[1], "8083": free[2]]
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SECUREPUSH_") }
         environment["HOME"] = home
         environment["PATH"] = ServiceProcess.buildDirectory.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")

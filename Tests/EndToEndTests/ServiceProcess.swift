@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Logging
 import SecurePushClient
@@ -24,7 +25,7 @@ final class ServiceProcess: @unchecked Sendable {
     /// `port` given, a port another process holds fails the start with a message saying so.
     static func start(
         _ executable: String, name: String, environment: [String: String], portVariable: String, logger: Logger,
-        unset: Set<String> = [], port: Int? = nil, choosePort: () throws -> Int = freePort
+        unset: Set<String> = [], port: Int? = nil, choosePort: () throws -> Int = LoopbackPort.free
     ) async throws -> ServiceProcess {
         let binary = Self.buildDirectory.appendingPathComponent(executable).path
         guard FileManager.default.isExecutableFile(atPath: binary) else {
@@ -37,14 +38,20 @@ final class ServiceProcess: @unchecked Sendable {
         variables["SECUREPUSH_HOST"] = "127.0.0.1"
         variables["SECUREPUSH_LOG_LEVEL"] = variables["SECUREPUSH_LOG_LEVEL"] ?? "warning"
         for attempt in 1...3 {
-            variables[portVariable] = "\(try port ?? choosePort())"
-            let service = try launch(binary, name: name, environment: variables, port: Int(variables[portVariable]!)!)
+            let chosen = try port ?? choosePort()
+            variables[portVariable] = "\(chosen)"
+            let service = try launch(binary, name: name, environment: variables, port: chosen)
             do {
                 try await service.waitUntilHealthy(logger: logger)
                 return service
-            } catch let error as ServiceProcessError where error.portTaken && port == nil && attempt < 3 {
+            } catch {
+                // Never left running: a failed start is in no ServiceProcesses' list, so nothing else would stop it
+                // (the error carries its output).
                 await service.stop(signal: SIGKILL)
-                logger.notice("\(error.description.prefix(200)); starting it on another port")
+                guard let refusal = error as? ServiceProcessError, refusal.portTaken, port == nil, attempt < 3 else {
+                    throw error
+                }
+                logger.notice("\(refusal.description.prefix(200)); starting it on another port")
             }
         }
         preconditionFailure("unreachable: the third attempt returns or throws")
@@ -94,7 +101,10 @@ final class ServiceProcess: @unchecked Sendable {
             if let health = try? await ServiceHealthCheck.check(
                 baseURL: url, caFile: nil, timeout: .seconds(5), logger: logger), health.isReady
             {
-                guard LoopbackListener.isHeld(byProcess: process.processIdentifier, port: port) != false else {
+                // A process that exited since (it could not bind) holds nothing: `false`, as another's listener is.
+                guard LoopbackPort.isHeld(byProcess: process.processIdentifier, port: port) != false,
+                    process.isRunning
+                else {
                     throw ServiceProcessError(
                         "\(name): another process answers on port \(port), which this one was to listen on",
                         portTaken: true)
@@ -123,25 +133,6 @@ final class ServiceProcess: @unchecked Sendable {
     /// The directory holding the test bundle and the executables.
     static var buildDirectory: URL {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    }
-
-    /// A loopback port nothing listens on right now.
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw ServiceProcessError("socket() failed") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard bound else { throw ServiceProcessError("bind() failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
 

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 #if canImport(Glibc)
@@ -20,7 +21,7 @@ final class PeerServerProcess {
         isReady: (Int) async throws -> Bool
     ) async throws {
         self.workDirectory = workDirectory
-        port = try SeparateServerProcess.freePort()
+        port = try LoopbackPort.free()
         outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("h2peer-out-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: outputPath.path, contents: nil)
         process = Process()
@@ -34,7 +35,10 @@ final class PeerServerProcess {
         process.standardError = try FileHandle(forWritingTo: errorPath)
         try process.run()
         for _ in 0..<80 {
-            if try await isReady(port) { return }
+            // Only this process's answer counts: another test's server may have taken the port before it bound.
+            if try await isReady(port), LoopbackPort.isHeld(byProcess: process.processIdentifier, port: port) != false {
+                return
+            }
             // A peer that exited will never get ready: say so at once, with what it said.
             if !process.isRunning { break }
             try await Task.sleep(for: .milliseconds(250))

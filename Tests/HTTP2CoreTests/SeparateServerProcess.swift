@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 #if canImport(Glibc)
@@ -24,7 +25,7 @@ final class SeparateServerProcess {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let body = directory.appendingPathComponent("body.json")
         try Data(#"{"jsonrpc":"2.0","id":1,"result":{}}"#.utf8).write(to: body)
-        port = try Self.freePort()
+        port = try LoopbackPort.free()
         process = Process()
         process.executableURL = executable
         process.arguments = ["--port", String(port), "--body-file", body.path]
@@ -33,11 +34,16 @@ final class SeparateServerProcess {
         for _ in 0..<80 {
             let probe = try await Subprocess.curl(
                 ["--http2-prior-knowledge", "-d", "{}", "http://127.0.0.1:\(port)/rpc"])
-            if probe.status == 200 { return }
+            // Only this process's answer counts: another test's server may have taken the port before it bound.
+            if probe.status == 200, LoopbackPort.isHeld(byProcess: process.processIdentifier, port: port) != false {
+                return
+            }
+            if !process.isRunning { break }
             try await Task.sleep(for: .milliseconds(250))
         }
         stop()
-        throw Subprocess.PeerFailed(description: "h2core-bench-server did not answer on port \(port) within 20 s")
+        throw Subprocess.PeerFailed(
+            description: "h2core-bench-server did not answer on port \(port) within 20 s, or exited (port taken?)")
     }
 
     /// The process's peak resident memory so far (VmHWM), in bytes.
@@ -56,24 +62,5 @@ final class SeparateServerProcess {
             process.waitUntilExit()
         }
         try? FileManager.default.removeItem(at: directory)
-    }
-
-    /// A loopback port nothing listens on right now.
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Subprocess.PeerFailed(description: "socket() failed") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard bound else { throw Subprocess.PeerFailed(description: "bind() failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

@@ -41,7 +41,7 @@ struct PKCS11LoginTests {
         _ = try PKCS11AESKey.find(try uri(label), in: token)
     }
 
-    @Test("a search for a key that is not there, or one of another type, keeps the session that answered")
+    @Test("a search for a key that is not there, or for an AES key's label as an EC key, keeps the session")
     func sessionsKept() throws {
         let (token, uri) = try twin(1)
         let label = SoftHSM.uniqueLabel("kept")
@@ -53,7 +53,7 @@ struct PKCS11LoginTests {
         #expect { try PKCS11ECPrivateKey.find(try uri(label), in: token) } throws: {
             String(describing: $0).contains("no private key")
         }
-        #expect(token.idleSessionCount >= idle, "a key of another type closed sessions")
+        #expect(token.idleSessionCount >= idle, "a search of the other key class closed sessions")
         // The login held: the private key is found on the sessions kept.
         _ = try PKCS11AESKey.find(try uri(label), in: token)
     }
