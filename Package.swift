@@ -289,7 +289,7 @@ let package = Package(
             // SoftHSM2 tokens made for a test (PKCS#11, issue 32): its own target, so the sanitizer package (.ci/asan)
             // runs the PKCS#11 tests without TestSupport's dependencies.
             .target(
-                name: "SoftHSMFixture", dependencies: ["PKCS11"], path: "Tests/SoftHSMFixture",
+                name: "SoftHSMFixture", dependencies: ["PKCS11", "ChildProcesses"], path: "Tests/SoftHSMFixture",
                 swiftSettings: swiftSettings),
             // Waits on child processes (peers, services, the CLI) with a limit, so a test fails instead of hanging.
             .target(name: "ChildProcesses", path: "Tests/ChildProcesses", swiftSettings: swiftSettings),

@@ -55,19 +55,39 @@ public enum LoopbackPort {
     /// when the process is gone; `nil` only when `/proc/net/tcp` cannot be read (not Linux).
     ///
     /// `/proc/net/tcp` and `tcp6` name each listening socket's inode (state `0A`); `/proc/PID/fd` links to the
-    /// sockets the process holds as `socket:[inode]`.
+    /// sockets the process holds as `socket:[inode]`. The kernel writes those tables a page at a time and walks them
+    /// again for each page, so sockets opened or closed meanwhile can make a line go missing: a `false` is read again
+    /// a few times (a `true` cannot be wrong: the inode must be one of the process's own sockets).
     public static func isHeld(byProcess pid: Int32, port: Int) -> Bool? {
-        let tables = ["/proc/net/tcp", "/proc/net/tcp6"].compactMap { try? String(contentsOfFile: $0, encoding: .utf8) }
-        guard !tables.isEmpty else { return nil }
-        guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd") else {
-            return false
+        for _ in 0..<5 {
+            let tables = ["/proc/net/tcp", "/proc/net/tcp6"].compactMap(readWhole)
+            guard !tables.isEmpty else { return nil }
+            guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd") else {
+                return false
+            }
+            let inodes = Set(tables.flatMap { listeningInodes(in: $0, port: port) })
+            let held = descriptors.contains { descriptor in
+                let link = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(descriptor)")
+                return link.map { target in inodes.contains { target == "socket:[\($0)]" } } ?? false
+            }
+            if held { return true }
         }
-        let inodes = Set(tables.flatMap { listeningInodes(in: $0, port: port) })
-        return descriptors.contains { descriptor in
-            let link = "/proc/\(pid)/fd/\(descriptor)"
-            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: link) else { return false }
-            return inodes.contains { target == "socket:[\($0)]" }
+        return false
+    }
+
+    /// A `/proc` file read to its end; `nil` when it cannot be opened.
+    static func readWhole(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { _ = close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            guard count > 0 else { break }
+            bytes += buffer[0..<count]
         }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The inodes of the sockets listening on `port` in one `/proc/net/tcp`-style table.

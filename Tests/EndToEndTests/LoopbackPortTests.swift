@@ -29,26 +29,33 @@ struct LoopbackPortTests {
         let port = socket.port
         #expect(LoopbackPort.isHeld(byProcess: getpid(), port: port) == true)
 
-        // A child that listens on a port of its own and says which.
+        // A child that listens on a port of its own and says which, in a file (read without blocking a thread).
+        let portFile = FileManager.default.temporaryDirectory.appendingPathComponent("child-port-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: portFile) }
         let child = Process()
         child.executableURL = URL(fileURLWithPath: try #require(PythonInterpreter.path()))
         child.arguments = [
             "-c",
-            "import socket,sys,time; s=socket.socket(); s.bind(('127.0.0.1',0)); s.listen(); "
-                + "print(s.getsockname()[1], flush=True); time.sleep(30)",
+            "import os,socket,sys,time; s=socket.socket(); s.bind(('127.0.0.1',0)); s.listen(); "
+                + "open(sys.argv[1]+'.tmp','w').write(str(s.getsockname()[1])); os.rename(sys.argv[1]+'.tmp',sys.argv[1]); "
+                + "time.sleep(60)",
+            portFile.path,
         ]
-        let output = Pipe()
-        child.standardOutput = output
         try child.run()
-        defer { if child.isRunning { child.terminate() } }
-        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
-        let childPort = try #require(Int(line.trimmingCharacters(in: .whitespacesAndNewlines)))
-        #expect(LoopbackPort.isHeld(byProcess: getpid(), port: childPort) == false)
-        #expect(LoopbackPort.isHeld(byProcess: child.processIdentifier, port: childPort) == true)
+        // SIGKILL: a child may inherit SIGTERM ignored from this process (service lifecycles in other tests ignore it).
+        defer { if child.isRunning { kill(child.processIdentifier, SIGKILL) } }
+        var childPort: Int?
+        for _ in 0..<300 where childPort == nil {
+            childPort = (try? String(contentsOf: portFile, encoding: .utf8)).flatMap { Int($0) }
+            if childPort == nil { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        let listening = try #require(childPort, "the child never said its port")
+        #expect(LoopbackPort.isHeld(byProcess: getpid(), port: listening) == false)
+        #expect(LoopbackPort.isHeld(byProcess: child.processIdentifier, port: listening) == true)
         #expect(LoopbackPort.isHeld(byProcess: child.processIdentifier, port: port) == false)
-        child.terminate()
-        child.waitUntilExit()
-        #expect(LoopbackPort.isHeld(byProcess: child.processIdentifier, port: childPort) == false, "a process gone")
+        kill(child.processIdentifier, SIGKILL)
+        try await child.exitStatus(within: .seconds(30))
+        #expect(LoopbackPort.isHeld(byProcess: child.processIdentifier, port: listening) == false, "a process gone")
     }
 
     @Test("ports chosen together are all different")

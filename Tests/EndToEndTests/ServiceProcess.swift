@@ -88,32 +88,34 @@ final class ServiceProcess: @unchecked Sendable {
     /// What the process wrote to stdout and stderr.
     var output: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
-    /// Polls `GET /health` for up to 60 s; ready counts only when this process holds the port's listener (another
-    /// test's service answering on a port this one could not bind is ``ServiceProcessError/portTaken``).
+    /// Polls `GET /health` for up to 60 s; ready counts only when this process holds the port's listener. An answer
+    /// from another process's listener (another test's service took the port first) is not ready: polling goes on
+    /// until this process exits for the taken port (``ServiceProcessError/portTaken``) or its listener is seen (a
+    /// line of `/proc/net/tcp` can go missing while other servers come and go, so one miss proves nothing).
     func waitUntilHealthy(logger: Logger) async throws {
+        var answeredByAnother = false
         for _ in 0..<240 {
             if !process.isRunning {
                 let output = output
+                let portTaken = output.contains("Address already in use")
+                let cause = portTaken && answeredByAnother ? " (another process answered on port \(port))" : ""
                 throw ServiceProcessError(
-                    "\(name) exited (\(process.terminationStatus)) before it was ready:\n\(output)",
-                    portTaken: output.contains("Address already in use"))
+                    "\(name) exited (\(process.terminationStatus)) before it was ready\(cause):\n\(output)",
+                    portTaken: portTaken)
             }
             if let health = try? await ServiceHealthCheck.check(
                 baseURL: url, caFile: nil, timeout: .seconds(5), logger: logger), health.isReady
             {
-                // A process that exited since (it could not bind) holds nothing: `false`, as another's listener is.
-                guard LoopbackPort.isHeld(byProcess: process.processIdentifier, port: port) != false,
-                    process.isRunning
-                else {
-                    throw ServiceProcessError(
-                        "\(name): another process answers on port \(port), which this one was to listen on",
-                        portTaken: true)
+                if LoopbackPort.isHeld(byProcess: process.processIdentifier, port: port) != false, process.isRunning {
+                    return
                 }
-                return
+                answeredByAnother = true
             }
             try await Task.sleep(for: .milliseconds(250))
         }
-        throw ServiceProcessError("\(name) was not healthy after 60 s:\n\(output)")
+        throw ServiceProcessError(
+            "\(name) was not healthy after 60 s\(answeredByAnother ? " (another process answered on its port)" : ""):"
+                + "\n\(output)")
     }
 
     /// Sends `signal` and waits (up to 30 s, then SIGKILL) for the process to exit; returns its status.

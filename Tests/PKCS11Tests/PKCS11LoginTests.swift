@@ -17,8 +17,8 @@ struct PKCS11LoginTests {
     }
 
     /// The `index`th token labelled ``SoftHSM/twinLabel``, and a URI for `object` in it.
-    private func twin(_ index: Int) throws -> (token: PKCS11Token, uri: (String) throws -> PKCS11URI) {
-        let serials = try hsm.serials(ofTokensLabelled: SoftHSM.twinLabel)
+    private func twin(_ index: Int) async throws -> (token: PKCS11Token, uri: (String) throws -> PKCS11URI) {
+        let serials = try await hsm.serials(ofTokensLabelled: SoftHSM.twinLabel)
         try #require(serials.count == 2, "\(serials)")
         let prefix = "pkcs11:token=\(SoftHSM.twinLabel);serial=\(serials[index])"
         let uri = { (object: String) throws -> PKCS11URI in try PKCS11URI("\(prefix);object=\(object)") }
@@ -27,8 +27,8 @@ struct PKCS11LoginTests {
     }
 
     @Test("after a search for a key that is not there, a generation of a label an AES key holds is refused")
-    func generationAfterMissingKey() throws {
-        let (token, uri) = try twin(0)
+    func generationAfterMissingKey() async throws {
+        let (token, uri) = try await twin(0)
         let label = SoftHSM.uniqueLabel("held")
         _ = try token.generateAESKey(label: label)
         #expect { try PKCS11AESKey.find(try uri("no-such-key"), in: token) } throws: {
@@ -42,8 +42,8 @@ struct PKCS11LoginTests {
     }
 
     @Test("a search for a key that is not there, or for an AES key's label as an EC key, keeps the session")
-    func sessionsKept() throws {
-        let (token, uri) = try twin(1)
+    func sessionsKept() async throws {
+        let (token, uri) = try await twin(1)
         let label = SoftHSM.uniqueLabel("kept")
         _ = try token.generateAESKey(label: label)
         let idle = token.idleSessionCount

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import PKCS11
 import Synchronization
@@ -113,21 +114,20 @@ public struct SoftHSM: Sendable {
     }
 
     /// The serial numbers of the tokens labelled `label` (`softhsm2-util --show-slots`), e.g. to name one of the
-    /// ``twinLabel`` tokens in a URI.
-    public func serials(ofTokensLabelled label: String) throws -> [String] {
+    /// ``twinLabel`` tokens in a URI. Waits for the tool without blocking a thread of the cooperative pool.
+    public func serials(ofTokensLabelled label: String) async throws -> [String] {
+        let outputPath = directory + "/show-slots-\(UUID().uuidString)"
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/softhsm2-util")
         process.arguments = ["--show-slots"]
         process.environment = ["SOFTHSM2_CONF": configurationFile]
-        let output = Pipe()
-        process.standardOutput = output
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
         process.standardError = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw SoftHSMError("softhsm2-util --show-slots exited with \(process.terminationStatus)")
-        }
+        let status = try await process.runToExit(within: .seconds(60))
+        guard status == 0 else { throw SoftHSMError("softhsm2-util --show-slots exited with \(status)") }
+        let text = try String(contentsOfFile: outputPath, encoding: .utf8)
         // Each token's "Serial number:" line comes before its "Label:" line.
         var serial: String?
         var serials: [String] = []
